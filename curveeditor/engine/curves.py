@@ -1,0 +1,335 @@
+"""Unity AnimationCurve keys as arrays, and their exact evaluation as Unity plays them.
+
+A :class:`Curve` holds N keys of a C-component curve (C = 1 for a float curve, 3 for an Euler or
+position curve, 4 for a quaternion curve). Unity stores vector curves with one time per key and
+per-component values, slopes and weights; scalar editor curves are the C = 1 case.
+
+Units: ``time`` in seconds; ``value`` in the curve's own unit (degrees for Euler curves);
+slopes in value units per second; weights are fractions of the neighbouring segment's duration.
+
+Evaluation (``shared/domain/rotations.md`` section 2): each segment k0 -> k1 is a cubic Hermite
+with ``k0.out_slope`` and ``k1.in_slope``; an infinite slope on either side holds ``v0`` until
+``t1`` (stepped); a weighted side (``weighted_mode`` bit 0 = in, bit 1 = out) turns the segment into a
+2-D cubic Bezier whose handle lengths are ``out_weight * dt`` and ``in_weight * dt`` (an unweighted
+side uses 1/3, which reduces to Hermite). Outside the key range ``pre_infinity``/``post_infinity``
+apply (0 PingPong, 1 Repeat, 2 Clamp, 3 Default = Clamp).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+__all__ = [
+    "Curve",
+    "TangentMode",
+    "WRAP_PINGPONG",
+    "WRAP_REPEAT",
+    "WRAP_CLAMP",
+    "WRAP_DEFAULT",
+    "DEFAULT_WEIGHT",
+    "evaluate",
+    "tangent_mode_bits",
+    "tangent_mode_sides",
+]
+
+WRAP_PINGPONG, WRAP_REPEAT, WRAP_CLAMP, WRAP_DEFAULT = 0, 1, 2, 3
+
+#: Unity's default handle weight, as float32 prints it in files (0.33333334).
+DEFAULT_WEIGHT = float(np.float32(1.0 / 3.0))
+
+
+class TangentMode:
+    """Unity's per-side ``AnimationUtility.TangentMode`` values (modern encoding).
+
+    A key's ``tangent_mode`` packs: bit 0 broken, bits 1-4 left (in) mode, bits 5-8 right (out) mode.
+    ``136`` = ClampedAuto both sides (the Animation window's default), ``0`` = Free both sides.
+    """
+
+    FREE = 0
+    AUTO = 1
+    LINEAR = 2
+    CONSTANT = 3
+    CLAMPED_AUTO = 4
+
+    NAMES = {0: "Free", 1: "Auto", 2: "Linear", 3: "Constant", 4: "ClampedAuto"}
+
+
+def tangent_mode_bits(left: int, right: int, broken: bool) -> int:
+    """Pack per-side modes into Unity's modern ``tangentMode`` integer."""
+    return (int(broken) & 1) | ((int(left) & 15) << 1) | ((int(right) & 15) << 5)
+
+
+def tangent_mode_sides(mode: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unpack modern ``tangentMode`` integers into ``(left, right, broken)`` arrays."""
+    m = np.asarray(mode, dtype=np.int64)
+    return (m >> 1) & 15, (m >> 5) & 15, (m & 1).astype(bool)
+
+
+def _per_key(a, n: int, c: int, default, dtype) -> np.ndarray:
+    """Broadcast ``a`` (None, scalar, ``(N,)`` per key or ``(N, C)``) to a fresh ``(N, C)`` array."""
+    arr = np.asarray(default if a is None else a, dtype=dtype)
+    if arr.ndim == 1 and arr.shape[0] == n:
+        arr = arr[:, None]
+    return np.broadcast_to(arr, (n, c)).copy()
+
+
+@dataclass(frozen=True, eq=False)
+class Curve:
+    """N keys of a C-component AnimationCurve, stored as read-only arrays.
+
+    Attributes (shapes):
+        time: ``(N,)`` seconds, strictly increasing.
+        value: ``(N, C)``.
+        in_slope, out_slope: ``(N, C)`` value units per second; ``+-inf`` = stepped.
+        in_weight, out_weight: ``(N, C)`` handle length as a fraction of the segment duration.
+        weighted_mode: ``(N, C)`` int, bit 0 = in weighted, bit 1 = out weighted.
+        tangent_mode: ``(N, C)`` int, Unity's modern encoding (see :class:`TangentMode`); only an
+            editing hint, never used for evaluation.
+        pre_infinity, post_infinity: wrap modes before the first / after the last key.
+
+    Build with :meth:`Curve.make`, which validates and fills defaults. Instances are immutable:
+    operations return new curves (``dataclasses.replace`` or :meth:`with_keys`).
+    """
+
+    time: np.ndarray
+    value: np.ndarray
+    in_slope: np.ndarray
+    out_slope: np.ndarray
+    in_weight: np.ndarray
+    out_weight: np.ndarray
+    weighted_mode: np.ndarray
+    tangent_mode: np.ndarray
+    pre_infinity: int = WRAP_CLAMP
+    post_infinity: int = WRAP_CLAMP
+
+    def __post_init__(self) -> None:
+        for name in (
+            "time",
+            "value",
+            "in_slope",
+            "out_slope",
+            "in_weight",
+            "out_weight",
+            "weighted_mode",
+            "tangent_mode",
+        ):
+            arr = getattr(self, name)
+            if isinstance(arr, np.ndarray) and arr.flags.writeable:
+                arr = arr.copy()
+                arr.flags.writeable = False
+                object.__setattr__(self, name, arr)
+
+    @classmethod
+    def make(
+        cls,
+        time,
+        value,
+        in_slope=None,
+        out_slope=None,
+        *,
+        in_weight=None,
+        out_weight=None,
+        weighted_mode=None,
+        tangent_mode=None,
+        pre_infinity: int = WRAP_CLAMP,
+        post_infinity: int = WRAP_CLAMP,
+    ) -> "Curve":
+        """Validated curve. ``value`` may be ``(N,)`` (scalar curve) or ``(N, C)``.
+
+        Missing slopes default to 0 (flat; call :func:`curveeditor.engine.tangents` helpers to compute
+        real ones), weights to 1/3, modes to 0. Raises ``ValueError`` when times are not finite and
+        strictly increasing or when values are not finite.
+        """
+        t = np.asarray(time, dtype=np.float64).reshape(-1)
+        v = np.asarray(value, dtype=np.float64)
+        if v.ndim == 1:
+            v = v[:, None]
+        if v.ndim != 2 or v.shape[0] != t.shape[0]:
+            raise ValueError(f"value shape {v.shape} does not match {t.shape[0]} key times")
+        n, c = v.shape
+        if not np.all(np.isfinite(t)):
+            raise ValueError("key times must be finite")
+        if n > 1 and not np.all(np.diff(t) > 0):
+            raise ValueError("key times must be strictly increasing")
+        if not np.all(np.isfinite(v)):
+            raise ValueError("key values must be finite")
+        ins = _per_key(in_slope, n, c, 0.0, np.float64)
+        outs = _per_key(out_slope, n, c, 0.0, np.float64)
+        if np.any(np.isnan(ins)) or np.any(np.isnan(outs)):
+            raise ValueError("slopes must not be NaN")
+        inw = _per_key(in_weight, n, c, DEFAULT_WEIGHT, np.float64)
+        outw = _per_key(out_weight, n, c, DEFAULT_WEIGHT, np.float64)
+        wm = _per_key(weighted_mode, n, c, 0, np.int64)
+        tm = _per_key(tangent_mode, n, c, 0, np.int64)
+        return cls(t, v, ins, outs, inw, outw, wm, tm, int(pre_infinity), int(post_infinity))
+
+    @property
+    def n_keys(self) -> int:
+        return int(self.time.shape[0])
+
+    @property
+    def n_components(self) -> int:
+        return int(self.value.shape[1])
+
+    @property
+    def start(self) -> float:
+        return float(self.time[0]) if self.n_keys else 0.0
+
+    @property
+    def end(self) -> float:
+        return float(self.time[-1]) if self.n_keys else 0.0
+
+    def with_keys(self, **changes) -> "Curve":
+        """A copy with some arrays replaced (validated through :meth:`make`)."""
+        fields = dict(
+            time=self.time,
+            value=self.value,
+            in_slope=self.in_slope,
+            out_slope=self.out_slope,
+            in_weight=self.in_weight,
+            out_weight=self.out_weight,
+            weighted_mode=self.weighted_mode,
+            tangent_mode=self.tangent_mode,
+            pre_infinity=self.pre_infinity,
+            post_infinity=self.post_infinity,
+        )
+        fields.update(changes)
+        return Curve.make(**fields)
+
+    def select(self, index) -> "Curve":
+        """Keys at ``index`` (integer array, slice or boolean mask), in order."""
+        return replace(
+            self,
+            time=self.time[index],
+            value=self.value[index],
+            in_slope=self.in_slope[index],
+            out_slope=self.out_slope[index],
+            in_weight=self.in_weight[index],
+            out_weight=self.out_weight[index],
+            weighted_mode=self.weighted_mode[index],
+            tangent_mode=self.tangent_mode[index],
+        )
+
+    def equals(self, other: "Curve") -> bool:
+        """Exact equality of every array and wrap mode."""
+        return (
+            isinstance(other, Curve)
+            and self.pre_infinity == other.pre_infinity
+            and self.post_infinity == other.post_infinity
+            and all(
+                np.array_equal(getattr(self, f), getattr(other, f))
+                for f in (
+                    "time",
+                    "value",
+                    "in_slope",
+                    "out_slope",
+                    "in_weight",
+                    "out_weight",
+                    "weighted_mode",
+                    "tangent_mode",
+                )
+            )
+        )
+
+
+def _wrap_time(curve: Curve, t: np.ndarray) -> np.ndarray:
+    """Map times outside the key range according to the pre/post infinity modes."""
+    t0, t1 = curve.start, curve.end
+    length = t1 - t0
+    if length <= 0:
+        return t
+    out = t.copy()
+    for mode, mask in ((curve.pre_infinity, t < t0), (curve.post_infinity, t > t1)):
+        if not np.any(mask):
+            continue
+        if mode == WRAP_REPEAT:
+            out[mask] = t0 + np.mod(t[mask] - t0, length)
+        elif mode == WRAP_PINGPONG:
+            phase = np.mod(t[mask] - t0, 2 * length)
+            out[mask] = t0 + np.where(phase > length, 2 * length - phase, phase)
+        else:  # Clamp and Default
+            out[mask] = np.clip(t[mask], t0, t1)
+    return out
+
+
+def _solve_bezier_u(x: np.ndarray, w_out: np.ndarray, w_in: np.ndarray) -> np.ndarray:
+    """Bezier parameter u in [0, 1] with X(u) = x for X's control points (0, w_out, 1 - w_in, 1).
+
+    Weights are clipped to [0, 1] so X is monotonic; Newton steps guarded by bisection, vectorized.
+    """
+    p1 = np.clip(w_out, 0.0, 1.0)
+    p2 = 1.0 - np.clip(w_in, 0.0, 1.0)
+    lo = np.zeros_like(x)
+    hi = np.ones_like(x)
+    u = x.copy()
+    for _ in range(30):
+        mu = 1.0 - u
+        xu = 3 * mu * mu * u * p1 + 3 * mu * u * u * p2 + u**3
+        f = xu - x
+        lo = np.where(f < 0, u, lo)
+        hi = np.where(f > 0, u, hi)
+        d = 3 * mu * mu * p1 + 6 * mu * u * (p2 - p1) + 3 * u * u * (1 - p2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            un = u - f / d
+        bad = ~np.isfinite(un) | (un < lo) | (un > hi)
+        u = np.where(bad, 0.5 * (lo + hi), un)
+        if np.max(np.abs(f), initial=0.0) < 1e-12:
+            break
+    return u
+
+
+def evaluate(curve: Curve, times) -> np.ndarray:
+    """Values ``(M, C)`` of ``curve`` at ``times`` (seconds, shape ``(M,)``), exactly as Unity plays them.
+
+    A curve with no keys evaluates to 0; a single key is constant.
+    """
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    n, c = curve.n_keys, curve.n_components
+    if n == 0:
+        return np.zeros((t.shape[0], c))
+    if n == 1:
+        return np.broadcast_to(curve.value[0], (t.shape[0], c)).copy()
+    tw = _wrap_time(curve, t)
+    seg = np.clip(np.searchsorted(curve.time, tw, side="right") - 1, 0, n - 2)
+    t0 = curve.time[seg]
+    dt = curve.time[seg + 1] - t0
+    s = ((tw - t0) / dt)[:, None]
+    v0 = curve.value[seg]
+    v1 = curve.value[seg + 1]
+    m0 = curve.out_slope[seg]
+    m1 = curve.in_slope[seg + 1]
+    dtc = dt[:, None]
+    stepped = ~np.isfinite(m0) | ~np.isfinite(m1)
+    m0f = np.where(stepped, 0.0, m0)
+    m1f = np.where(stepped, 0.0, m1)
+
+    out_w = (curve.weighted_mode[seg] & 2) != 0
+    in_w = (curve.weighted_mode[seg + 1] & 1) != 0
+    weighted = (out_w | in_w) & ~stepped
+
+    s2 = s * s
+    s3 = s2 * s
+    h00 = 2 * s3 - 3 * s2 + 1
+    h10 = s3 - 2 * s2 + s
+    h01 = -2 * s3 + 3 * s2
+    h11 = s3 - s2
+    v = h00 * v0 + h10 * dtc * m0f + h01 * v1 + h11 * dtc * m1f
+
+    if np.any(weighted):
+        rows, cols = np.nonzero(weighted)
+        wo = np.where(out_w[rows, cols], curve.out_weight[seg[rows], cols], 1.0 / 3.0)
+        wi = np.where(in_w[rows, cols], curve.in_weight[seg[rows] + 1, cols], 1.0 / 3.0)
+        u = _solve_bezier_u(s[rows, 0], wo, wi)
+        mu = 1.0 - u
+        a0 = v0[rows, cols]
+        a1 = a0 + m0f[rows, cols] * wo * dt[rows]
+        a3 = v1[rows, cols]
+        a2 = a3 - m1f[rows, cols] * wi * dt[rows]
+        v[rows, cols] = mu**3 * a0 + 3 * mu * mu * u * a1 + 3 * mu * u * u * a2 + u**3 * a3
+
+    v = np.where(stepped, v0, v)
+    # At exactly the next key time a stepped segment must already show the next value.
+    at_end = (tw >= curve.time[seg + 1])[:, None]
+    return np.where(at_end, v1, v)

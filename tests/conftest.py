@@ -1,0 +1,41 @@
+"""Shared test fixtures.
+
+The real sample clips live outside the repository in ``../shared/corpus`` (or ``$CURVEEDITOR_CORPUS``);
+tests that need them use the ``corpus_dir`` fixture and skip cleanly when it is absent.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def corpus_root() -> Path | None:
+    env = os.environ.get("CURVEEDITOR_CORPUS")
+    root = Path(env) if env else REPO.parent / "shared" / "corpus"
+    return root if root.is_dir() else None
+
+
+def corpus_files(sub: str, pattern: str) -> list[Path]:
+    """Files of ``corpus/sub`` matching ``pattern``, sorted; empty when the corpus is absent."""
+    root = corpus_root()
+    if root is None or not (root / sub).is_dir():
+        return []
+    return sorted((root / sub).glob(pattern))
+
+
+@pytest.fixture
+def corpus_dir() -> Path:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("../shared/corpus is not present")
+    return root
+
+
+@pytest.fixture
+def samples_dir() -> Path:
+    return REPO / "resources" / "samples"
