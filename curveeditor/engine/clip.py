@@ -72,7 +72,7 @@ class RotationTrack:
     def n_keys(self) -> int:
         return self.curve.n_keys
 
-    def with_curve(self, curve: Curve) -> "RotationTrack":
+    def with_curve(self, curve: Curve) -> RotationTrack:
         return replace(self, curve=curve)
 
 
@@ -139,12 +139,12 @@ class Clip:
                 return t
         raise KeyError(f"no rotation track {path!r}; tracks: {[t.path for t in self.tracks]}")
 
-    def with_track(self, track: RotationTrack) -> "Clip":
+    def with_track(self, track: RotationTrack) -> Clip:
         """A copy with the track of the same path replaced."""
         self.track(track.path)
         return replace(self, tracks=tuple(track if t.path == track.path else t for t in self.tracks))
 
-    def with_tracks(self, tracks) -> "Clip":
+    def with_tracks(self, tracks) -> Clip:
         return replace(self, tracks=tuple(tracks))
 
     @property

@@ -135,7 +135,7 @@ class Curve:
         tangent_mode=None,
         pre_infinity: int = WRAP_CLAMP,
         post_infinity: int = WRAP_CLAMP,
-    ) -> "Curve":
+    ) -> Curve:
         """Validated curve. ``value`` may be ``(N,)`` (scalar curve) or ``(N, C)``.
 
         Missing slopes default to 0 (flat; call :func:`curveeditor.engine.tangents` helpers to compute
@@ -181,7 +181,7 @@ class Curve:
     def end(self) -> float:
         return float(self.time[-1]) if self.n_keys else 0.0
 
-    def with_keys(self, **changes) -> "Curve":
+    def with_keys(self, **changes) -> Curve:
         """A copy with some arrays replaced (validated through :meth:`make`)."""
         fields = dict(
             time=self.time,
@@ -198,7 +198,7 @@ class Curve:
         fields.update(changes)
         return Curve.make(**fields)
 
-    def select(self, index) -> "Curve":
+    def select(self, index) -> Curve:
         """Keys at ``index`` (integer array, slice or boolean mask), in order."""
         return replace(
             self,
@@ -212,7 +212,7 @@ class Curve:
             tangent_mode=self.tangent_mode[index],
         )
 
-    def equals(self, other: "Curve") -> bool:
+    def equals(self, other: Curve) -> bool:
         """Exact equality of every array and wrap mode."""
         return (
             isinstance(other, Curve)

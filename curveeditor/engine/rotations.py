@@ -185,16 +185,15 @@ def _matrix_element(q: np.ndarray, r: int, c: int) -> np.ndarray:
     return 2.0 * (v[r] * v[c] + sign * w * v[k])
 
 
-def quat_to_euler(
-    q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float = 1e-5
-) -> np.ndarray:
+def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float = 1e-5) -> np.ndarray:
     """Euler angles ``(N, 3)`` in degrees, columns (x, y, z), from quaternions ``(N, 4)`` (x, y, z, w).
 
     The middle axis of ``order`` is in [-90, 90], the other two in (-180, 180].
     Gimbal branch (Unity's rule, generalised): when the middle angle is within ``gimbal_eps_deg`` of
     +-90 (default: only where the other two angles are numerically undefined; Unity uses
-    ``UNITY_GIMBAL_EPS_DEG``, see ``unity_euler_angles``) the outer rotation (the one applied last, i.e. the left-most matrix factor) is set to 0 and the
-    whole free angle goes to the first-applied axis. For Unity's ``"zxy"`` that is ``y = 0``.
+    ``UNITY_GIMBAL_EPS_DEG``, see ``unity_euler_angles``) the outer rotation (the one applied last,
+    i.e. the left-most matrix factor) is set to 0 and the whole free angle goes to the first-applied
+    axis. For Unity's ``"zxy"`` that is ``y = 0``.
     Non-unit input is normalized.
     """
     qq, single = _as_2d(q, 4)
