@@ -1,0 +1,109 @@
+"""Atomic file output: a reader of the target path sees the old file or the whole new one, never a part.
+
+The data goes to a temporary file in the target's own folder (so ``os.replace`` is a rename on the
+same file system), is flushed and fsynced, then renamed over the target. On any failure the temporary
+file is removed and the target is left as it was. A ``protect`` path (the input a command read) is
+never written: writing onto it raises :class:`ClipWriteError` before anything touches the disk.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+
+from .errors import ClipWriteError
+
+__all__ = ["atomic_write_bytes", "atomic_write_text", "same_file", "check_not_protected"]
+
+PathLike = str | os.PathLike
+
+
+def same_file(a: PathLike, b: PathLike) -> bool:
+    """True when ``a`` and ``b`` name the same file (through links and relative paths)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        # One of them does not exist (yet): compare the resolved names.
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_not_protected(path: PathLike, protect: PathLike | Iterable[PathLike] | None) -> None:
+    """Raise :class:`ClipWriteError` when ``path`` is (one of) the ``protect`` path(s)."""
+    if protect is None:
+        return
+    items = [protect] if isinstance(protect, (str, os.PathLike)) else list(protect)
+    for p in items:
+        if p is not None and same_file(path, p):
+            raise ClipWriteError(path, None, f"refusing to overwrite the input file {os.fspath(p)}")
+
+
+def atomic_write_bytes(
+    path: PathLike, data: bytes, protect: PathLike | Iterable[PathLike] | None = None
+) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``).
+
+    Raises :class:`ClipWriteError` (nothing written, no temp file left) when ``path`` is a ``protect``
+    path, its folder does not exist, or any OS error occurs.
+    """
+    check_not_protected(path, protect)
+    target = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        raise ClipWriteError(target, None, f"output folder {folder} does not exist")
+    if os.path.isdir(target):
+        raise ClipWriteError(target, None, "is a folder, not a file")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        # Keep the permissions an existing target had; new files get the usual umask-based mode
+        # instead of mkstemp's 0600.
+        if os.path.exists(target):
+            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise ClipWriteError(target, None, exc.strerror or str(exc)) from exc
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    _fsync_folder(folder)
+
+
+def atomic_write_text(
+    path: PathLike,
+    text: str,
+    protect: PathLike | Iterable[PathLike] | None = None,
+    encoding: str = "utf-8",
+) -> None:
+    """Write ``text`` atomically, encoded with ``encoding``; newlines are written as given."""
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise ClipWriteError(path, None, f"cannot encode as {encoding}: {exc.reason}") from exc
+    atomic_write_bytes(path, data, protect=protect)
+
+
+def _fsync_folder(folder: str) -> None:
+    """Make the rename durable; not every platform/file system lets a folder be opened, so best effort."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,90 @@
+"""Atomic writes: whole file or nothing, temp files cleaned up, the input never overwritten."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import pytest
+
+from curveeditor.io import atomic
+from curveeditor.io.atomic import atomic_write_bytes, atomic_write_text
+from curveeditor.io.errors import ClipError, ClipReadError, ClipWriteError
+
+
+def test_error_formats_file_line_reason():
+    e = ClipReadError("clip.csv", 12, "NaN in column 'x'")
+    assert str(e) == "clip.csv:12: NaN in column 'x'"
+    assert (e.path, e.line, e.reason) == ("clip.csv", 12, "NaN in column 'x'")
+    assert str(ClipWriteError("out.csv", None, "disk full")) == "out.csv: disk full"
+    # Reason-first and keyword forms give the same error; reasons are kept on one line.
+    assert str(ClipReadError("a.anim", "bad\nvalue", 3)) == "a.anim:3: bad value"
+    assert str(ClipReadError("a.anim", line=3, reason="x")) == "a.anim:3: x"
+    assert isinstance(e, ClipError) and isinstance(e, Exception)
+    again = pickle.loads(pickle.dumps(e))
+    assert type(again) is ClipReadError and str(again) == str(e) and again.line == 12
+
+
+def test_writes_whole_file_and_leaves_no_temp(tmp_path):
+    target = tmp_path / "out.csv"
+    atomic_write_text(target, "a,b\n1,2\n")
+    assert target.read_text() == "a,b\n1,2\n"
+    atomic_write_bytes(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert os.listdir(tmp_path) == ["out.csv"]
+    # New files get normal permissions, not mkstemp's 0600.
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (target.stat().st_mode & 0o777) == (0o666 & ~umask)
+
+
+def test_failure_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
+    target = tmp_path / "out.csv"
+    target.write_text("old content")
+
+    def broken_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", broken_fsync)
+    with pytest.raises(ClipWriteError) as info:
+        atomic_write_text(target, "new content that must not appear")
+    assert "No space left on device" in str(info.value)
+    assert str(info.value).startswith(str(target))
+    assert target.read_text() == "old content"
+    assert os.listdir(tmp_path) == ["out.csv"]
+
+
+def test_interrupted_write_removes_temp(tmp_path, monkeypatch):
+    target = tmp_path / "new.csv"
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_bytes(target, b"data")
+    assert os.listdir(tmp_path) == []
+
+
+def test_protected_input_is_refused(tmp_path):
+    src = tmp_path / "clip.csv"
+    src.write_text("original")
+    with pytest.raises(ClipWriteError, match="refusing to overwrite the input"):
+        atomic_write_text(src, "x", protect=src)
+    # Same file through another spelling and through a symlink.
+    with pytest.raises(ClipWriteError):
+        atomic_write_text(tmp_path / "." / "clip.csv", "x", protect=str(src))
+    link = tmp_path / "link.csv"
+    link.symlink_to(src)
+    with pytest.raises(ClipWriteError):
+        atomic_write_text(link, "x", protect=[tmp_path / "other.csv", src])
+    assert src.read_text() == "original"
+    atomic_write_text(tmp_path / "other.csv", "ok", protect=src)
+    assert (tmp_path / "other.csv").read_text() == "ok"
+
+
+def test_missing_folder_and_folder_target(tmp_path):
+    with pytest.raises(ClipWriteError, match="does not exist"):
+        atomic_write_text(tmp_path / "nope" / "out.csv", "x")
+    with pytest.raises(ClipWriteError, match="folder"):
+        atomic_write_text(tmp_path, "x")
