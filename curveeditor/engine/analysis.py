@@ -1,0 +1,283 @@
+"""Find wraps, flips, hemisphere flips, gimbal keys and spikes in rotation tracks (``rotations.md`` s. 3).
+
+All figures are per key pair i -> i+1 of the track's own keys (times in seconds, angles in degrees,
+speeds in deg/s):
+
+* *wrap jump*: some Euler channel changes by more than 180 degrees.
+* *Euler flip*: some Euler channel changes by more than 45 degrees, measured the short way round
+  (``wrap180`` of the change, so a pure 360 wrap is counted as a wrap only), while the geodesic step
+  is below 10 degrees: a change of representation, not motion.
+* *hemisphere flip*: ``q_i . q_{i+1} < 0`` on the stored quaternion keys (0 for Euler-keyed tracks).
+* *gimbal key*: the middle angle of the order within 5 degrees of +-90 (any multiple of 360 apart).
+* *spike*: see :func:`spike_mask`.
+
+Euler values: an Euler track's key values as stored; a quaternion track's keys decomposed one by one
+into Unity's ZXY, outer angles in (-180, 180] (what Unity's inspector would show, each key on its own).
+The reported ``order`` is the order those Euler values use: the track's order string as stored for
+Euler tracks (``"zxy"`` is Unity's extrinsic ZXY, upper case is an intrinsic BVH order such as
+``"ZXY"``), and ``"zxy"`` for quaternion tracks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .clip import EULER, Clip, RotationTrack, key_quaternions
+from .rotations import UNITY_ORDER, geodesic_angle, middle_axis, quat_to_euler
+
+__all__ = [
+    "TrackReport",
+    "Problem",
+    "PROBLEM_KINDS",
+    "WRAP_DEG",
+    "FLIP_CHANNEL_DEG",
+    "FLIP_GEODESIC_DEG",
+    "GIMBAL_DEG",
+    "SPIKE_MIN_SPEED",
+    "SPIKE_MEDIAN_FACTOR",
+    "SPIKE_RETURN_FRAMES",
+    "inspect_track",
+    "find_problems",
+    "inspect_clip",
+    "angular_speed",
+    "default_spike_speed",
+    "spike_mask",
+    "key_euler_values",
+]
+
+PROBLEM_KINDS = ("wrap", "flip", "hemisphere", "gimbal", "spike")
+WRAP_DEG = 180.0
+FLIP_CHANNEL_DEG = 45.0
+FLIP_GEODESIC_DEG = 10.0
+GIMBAL_DEG = 5.0
+#: Automatic spike bound: max(SPIKE_MIN_SPEED, SPIKE_MEDIAN_FACTOR x the track's median key speed).
+#: 720 deg/s is faster than any joint moves for long in mocap (a fast punch's wrist peaks around
+#: 1000-1500 deg/s, but then the motion does not come straight back); scaling with the median keeps
+#: fast tracks (spinning props) from being flagged everywhere.
+SPIKE_MIN_SPEED = 720.0
+SPIKE_MEDIAN_FACTOR = 8.0
+#: A spike must come back within this many keys after the step that starts it.
+SPIKE_RETURN_FRAMES = 3
+
+
+@dataclass
+class TrackReport:
+    """Problem counts for one rotation track (the CLI's ``inspect`` JSON rows)."""
+
+    path: str
+    kind: str
+    order: str
+    keys: int
+    start: float
+    end: float
+    wrap_jumps: int
+    euler_flips: int
+    hemisphere_flips: int
+    gimbal_keys: int
+    spikes: int
+    max_angular_speed: float
+
+    def as_dict(self) -> dict:
+        """Plain JSON-ready dict with exactly the CLI keys (in field order)."""
+        return asdict(self)
+
+
+@dataclass
+class Problem:
+    """One problem at a key: ``index``/``time`` (seconds) of the key where it shows, ``detail`` text."""
+
+    path: str
+    time: float
+    kind: str
+    index: int
+    detail: str
+
+
+def angular_speed(times, quats) -> np.ndarray:
+    """Angular speed ``(N,)`` in deg/s of each key's step to the next (the last key repeats the previous).
+
+    ``times (N,)`` seconds, ``quats (N, 4)`` (x, y, z, w). Geodesic angle / dt; 0 for one key;
+    ``inf`` where dt is 0 and the rotation changes.
+    """
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    q = np.asarray(quats, dtype=np.float64)
+    n = t.shape[0]
+    out = np.zeros(n)
+    if n < 2:
+        return out
+    g = geodesic_angle(q[:-1], q[1:])
+    dt = np.diff(t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sp = np.where(g > 0, g / dt, 0.0)
+    out[:-1] = sp
+    out[-1] = sp[-1]
+    return out
+
+
+def default_spike_speed(times, quats) -> float:
+    """The automatic spike bound (deg/s): ``max(720, 8 x median key-to-key speed)``."""
+    sp = angular_speed(times, quats)
+    if sp.shape[0] < 2:
+        return SPIKE_MIN_SPEED
+    med = float(np.median(sp[:-1][np.isfinite(sp[:-1])])) if np.any(np.isfinite(sp[:-1])) else 0.0
+    return max(SPIKE_MIN_SPEED, SPIKE_MEDIAN_FACTOR * med)
+
+
+def _spikes(t: np.ndarray, q: np.ndarray, speed: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, mask)``: bool ``(N,)`` keys that begin a spike (the last good key before it) and the
+    outlier keys themselves."""
+    n = t.shape[0]
+    starts = np.zeros(n, dtype=bool)
+    mask = np.zeros(n, dtype=bool)
+    if n < 3:
+        return starts, mask
+    if speed is None:
+        speed = default_spike_speed(t, q)
+    size = geodesic_angle(q[:-1], q[1:])
+    dt = np.diff(t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fast = (size > 0) & (size > speed * dt)
+    # First key j in i+2 .. i+1+SPIKE_RETURN_FRAMES back within half the step's size of key i.
+    ret = np.full(n, -1, dtype=np.int64)
+    for k in range(2, SPIKE_RETURN_FRAMES + 2):
+        if k >= n:
+            break
+        back = geodesic_angle(q[:-k], q[k:]) <= 0.5 * size[: n - k]
+        hit = fast[: n - k] & back & (ret[: n - k] < 0)
+        ret[: n - k][hit] = k
+    starts = ret > 0
+    for k in range(2, SPIKE_RETURN_FRAMES + 2):
+        # Outliers are keys i+1 .. i+k-1 for a spike starting at i and returning at i+k.
+        src = np.nonzero(ret == k)[0]
+        for j in range(1, k):
+            mask[src + j] = True
+    return starts, mask
+
+
+def spike_mask(times, quats, speed_deg_s: float | None = None) -> np.ndarray:
+    """Bool ``(N,)``: the outlier keys of spikes.
+
+    A spike starts with a geodesic step i -> i+1 faster than ``speed_deg_s`` (deg/s; None = automatic,
+    :func:`default_spike_speed`) and ends at the first key j in ``i+2 .. i+1+3`` that is back within
+    half that step's size of key i; keys i+1 .. j-1 are marked (what a despiker replaces).
+    """
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    q = np.asarray(quats, dtype=np.float64)
+    return _spikes(t, q, speed_deg_s)[1]
+
+
+def key_euler_values(track: RotationTrack) -> tuple[np.ndarray, str]:
+    """``(values (N, 3) degrees, order)`` the inspector judges: key values, or ZXY per quaternion key."""
+    if track.kind == EULER:
+        return np.asarray(track.curve.value), track.order
+    if track.n_keys == 0:
+        return np.zeros((0, 3)), UNITY_ORDER
+    return quat_to_euler(key_quaternions(track), UNITY_ORDER), UNITY_ORDER
+
+
+def _wrap180(a: np.ndarray) -> np.ndarray:
+    return np.mod(a + 180.0, 360.0) - 180.0
+
+
+class _Findings:
+    """Per-key boolean findings of one track, computed once for counts and problem lists."""
+
+    def __init__(self, track: RotationTrack, spike_speed: float | None):
+        t = np.asarray(track.curve.time)
+        n = t.shape[0]
+        self.t = t
+        self.euler, self.order = key_euler_values(track)
+        q = key_quaternions(track) if n else np.zeros((0, 4))
+        self.q = q
+        e = self.euler
+        if n >= 2:
+            de = np.diff(e, axis=0)
+            self.geo = geodesic_angle(q[:-1], q[1:])
+            self.wrap = np.any(np.abs(de) > WRAP_DEG, axis=1)
+            self.flip = np.any(np.abs(_wrap180(de)) > FLIP_CHANNEL_DEG, axis=1) & (
+                self.geo < FLIP_GEODESIC_DEG
+            )
+            if track.kind == EULER:
+                self.hemi = np.zeros(n - 1, dtype=bool)
+            else:
+                v = np.asarray(track.curve.value)
+                self.hemi = np.einsum("ij,ij->i", v[:-1], v[1:]) < 0
+            self.speed = angular_speed(t, q)
+        else:
+            self.geo = np.zeros(0)
+            self.wrap = self.flip = self.hemi = np.zeros(0, dtype=bool)
+            self.speed = np.zeros(n)
+        mid = np.mod(e[:, middle_axis(self.order)], 360.0) if n else np.zeros(0)
+        self.gimbal = (np.abs(mid - 90.0) <= GIMBAL_DEG) | (np.abs(mid - 270.0) <= GIMBAL_DEG)
+        self.spike_start, self.spike_keys = _spikes(t, q, spike_speed)
+
+
+def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> TrackReport:
+    """Counts of each problem kind for ``track`` (definitions in the module docstring).
+
+    ``spike_speed``: deg/s bound for spikes; None = automatic (:func:`default_spike_speed`).
+    ``max_angular_speed`` is the largest key-to-key geodesic speed (deg/s).
+    """
+    f = _Findings(track, spike_speed)
+    n = track.n_keys
+    return TrackReport(
+        path=track.path,
+        kind=track.kind,
+        order=f.order,
+        keys=n,
+        start=float(f.t[0]) if n else 0.0,
+        end=float(f.t[-1]) if n else 0.0,
+        wrap_jumps=int(np.count_nonzero(f.wrap)),
+        euler_flips=int(np.count_nonzero(f.flip)),
+        hemisphere_flips=int(np.count_nonzero(f.hemi)),
+        gimbal_keys=int(np.count_nonzero(f.gimbal)),
+        spikes=int(np.count_nonzero(f.spike_start)),
+        max_angular_speed=float(np.max(f.speed[np.isfinite(f.speed)], initial=0.0)),
+    )
+
+
+def _fmt3(v: np.ndarray) -> str:
+    return "(" + ", ".join(f"{x:.3f}" for x in v) + ")"
+
+
+def find_problems(track: RotationTrack, spike_speed: float | None = None) -> list[Problem]:
+    """Every problem of ``track`` as a :class:`Problem`, sorted by key index then kind.
+
+    Step problems (wrap, flip, hemisphere) are reported at the key the step lands on; spikes at their
+    first outlier key; gimbal at the key itself. The counts agree with :func:`inspect_track`.
+    """
+    f = _Findings(track, spike_speed)
+    t, e = f.t, f.euler
+    out: list[Problem] = []
+    path = track.path
+
+    def add(kind: str, idx: int, detail: str) -> None:
+        out.append(Problem(path, float(t[idx]), kind, int(idx), detail))
+
+    for i in np.nonzero(f.wrap)[0]:
+        add("wrap", i + 1, f"Euler {_fmt3(e[i])} -> {_fmt3(e[i + 1])}: a channel jumps more than 180 deg")
+    for i in np.nonzero(f.flip)[0]:
+        add(
+            "flip",
+            i + 1,
+            f"Euler {_fmt3(e[i])} -> {_fmt3(e[i + 1])} while the pose moves {f.geo[i]:.3f} deg",
+        )
+    for i in np.nonzero(f.hemi)[0]:
+        add("hemisphere", i + 1, "quaternion key on the opposite hemisphere of the previous key")
+    mid = middle_axis(f.order)
+    axis = "xyz"[mid]
+    for i in np.nonzero(f.gimbal)[0]:
+        add("gimbal", i, f"middle angle {axis} = {e[i, mid]:.3f} deg is within 5 deg of +-90 ({f.order})")
+    for i in np.nonzero(f.spike_start)[0]:
+        step = geodesic_angle(f.q[i], f.q[i + 1])
+        add("spike", i + 1, f"{step:.3f} deg step at {f.speed[i]:.1f} deg/s that comes straight back")
+    rank = {k: r for r, k in enumerate(PROBLEM_KINDS)}
+    out.sort(key=lambda p: (p.index, rank[p.kind]))
+    return out
+
+
+def inspect_clip(clip: Clip, spike_speed: float | None = None) -> list[TrackReport]:
+    """One :class:`TrackReport` per rotation track of ``clip``, in track order."""
+    return [inspect_track(tr, spike_speed) for tr in clip.tracks]

@@ -1,0 +1,214 @@
+"""The Euler filter: remove 360-degree wraps and equivalent-triple flips without changing any pose.
+
+Every Euler key ``e_i`` (degrees, columns x, y, z) has two equivalent triples,
+``c0 = e_i`` and ``c1 = equivalent_euler(e_i)`` (``rotations.md`` section 1), and each component may
+move by any multiple of 360 without changing the rotation. :func:`unwrap_euler` picks, over the whole
+track, the candidate sequence with the least total jump (sum over steps and components of
+``|delta|``), not greedily key by key.
+
+Why this is a 2-state Viterbi: once a candidate is chosen at keys i-1 and i, the best 360k shift of
+key i relative to key i-1 makes each component's step ``wrap180(c_b[i] - c_a[i-1])`` whatever shifts
+came before, so the cost of a step depends only on the two candidate choices. The minimum over paths
+is a min-plus product of 2x2 step matrices, computed here as a parallel prefix scan (doubling:
+``ceil(log2 N)`` vectorized passes, no per-key Python loop); the optimal path is recovered with a
+second doubling scan over the back-pointer maps. The output is the cumulative sum of the chosen wrapped
+steps, snapped so each key equals its chosen candidate plus an exact multiple of 360.
+
+Deliberate spins survive: a step whose authored implied speed ``max_c |e_i - e_{i-1}| / dt``
+(deg/s) is below ``spin_speed`` is kept exactly as authored (same candidate on both sides, authored
+delta). A 0 -> 360 pair one second apart (360 deg/s) stays a spin; a 358-degree step between 1/30 s
+frames (10740 deg/s) is unwrapped to -2 degrees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .clip import EULER, RotationTrack
+from .curves import TangentMode, tangent_mode_sides
+from .rotations import equivalent_euler, hemisphere_continuous, middle_axis, quat_to_euler
+from .tangents import clamped_auto_slopes, recompute_tangents
+
+__all__ = ["DEFAULT_SPIN_SPEED", "unwrap_euler", "unwrap_track", "continuous_euler", "wrap180"]
+
+#: Default implied speed (deg/s) above which a step is treated as a wrap/flip, not authored motion.
+DEFAULT_SPIN_SPEED = 1800.0
+
+
+def wrap180(a: np.ndarray) -> np.ndarray:
+    """Angles (degrees) mapped into [-180, 180)."""
+    return np.mod(np.asarray(a, dtype=np.float64) + 180.0, 360.0) - 180.0
+
+
+def _minplus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Batched min-plus product of 2x2 matrices ``(K, 2, 2)``: ``c[a, b] = min_k a[a, k] + b[k, b]``."""
+    return np.minimum(a[:, :, 0:1] + b[:, 0:1, :], a[:, :, 1:2] + b[:, 1:2, :])
+
+
+def _prefix_minplus(m: np.ndarray) -> np.ndarray:
+    """Inclusive prefix products ``m[0] (x) m[1] (x) ... (x) m[i]`` by doubling (Hillis-Steele)."""
+    p = m.copy()
+    d = 1
+    while d < p.shape[0]:
+        p[d:] = _minplus(p[:-d], p[d:])
+        d *= 2
+    return p
+
+
+def _compose_suffix(f: np.ndarray) -> np.ndarray:
+    """``g[i] = f[i] o f[i+1] o ... o f[-1]`` for maps on {0, 1} stored as ``(K, 2)`` int tables."""
+    g = f.copy()
+    d = 1
+    k = g.shape[0]
+    while d < k:
+        inner = g[d:]
+        g[:-d] = np.take_along_axis(g[:-d], inner, axis=1)
+        d *= 2
+    return g
+
+
+def _choose(values: np.ndarray, times: np.ndarray, order: str, spin_speed: float):
+    """Optimal unwrap: ``(unwrapped (N, 3), switched (N,) bool, kept_step (N-1,) bool)``."""
+    e = np.asarray(values, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    if e.ndim != 2 or e.shape[1] != 3 or e.shape[0] != t.shape[0]:
+        raise ValueError(f"expected values (N, 3) and times (N,), got {e.shape} and {t.shape}")
+    n = e.shape[0]
+    if n < 2:
+        return e.copy(), np.zeros(n, dtype=bool), np.zeros(max(n - 1, 0), dtype=bool)
+    cand = np.stack([e, equivalent_euler(e, order)])  # (2, N, 3)
+
+    authored = np.diff(e, axis=0)  # (N-1, 3); the same for both candidates up to the middle sign
+    dt = np.diff(t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        speed = np.max(np.abs(authored), axis=1) / np.where(dt > 0, dt, 0.0)
+    kept = speed < spin_speed  # nan (0/0) and inf compare False: unwrapped
+
+    # delta[a, b] = step from candidate a at i-1 to candidate b at i, each component wrapped.
+    delta = wrap180(cand[None, :, 1:, :] - cand[:, None, :-1, :])  # (2, 2, N-1, 3)
+    cost = np.abs(delta).sum(axis=-1)  # (2, 2, N-1)
+    auth_cost = np.abs(authored).sum(axis=1)
+    inf = np.inf
+    cost[0, 0] = np.where(kept, auth_cost, cost[0, 0])
+    cost[1, 1] = np.where(kept, auth_cost, cost[1, 1])
+    cost[0, 1] = np.where(kept, inf, cost[0, 1])
+    cost[1, 0] = np.where(kept, inf, cost[1, 0])
+    m = np.moveaxis(cost, 2, 0)  # (N-1, 2, 2) step matrices
+
+    # Forward costs: the first key keeps its values (candidate 0).
+    prefix = _prefix_minplus(m)
+    f = np.empty((n, 2))
+    f[0] = (0.0, inf)
+    f[1:] = prefix[:, 0, :]
+    # Back-pointers: best candidate at i-1 given candidate b at i (ties prefer candidate 0).
+    via = f[:-1, :, None] + m  # (N-1, a, b)
+    back = np.argmin(via, axis=1)  # (N-1, 2): state at i-1 for state b at i
+    last = int(np.argmin(f[-1]))
+    # state[i] = back[i] o back[i+1] o ... o back[N-2] (last)
+    maps = _compose_suffix(back)
+    state = np.empty(n, dtype=np.int64)
+    state[-1] = last
+    state[:-1] = maps[:, last]
+
+    idx = np.arange(n - 1)
+    step = delta[state[:-1], state[1:], idx]
+    auth_step = np.where(state[1:, None] == 1, np.diff(cand[1], axis=0), authored)
+    step = np.where(kept[:, None], auth_step, step)
+    target = cand[state, np.arange(n)]
+    raw = np.empty_like(e)
+    raw[0] = e[0]
+    np.cumsum(step, axis=0, out=raw[1:])
+    raw[1:] += e[0]
+    # Snap: chosen candidate + an exact multiple of 360 (no drift from the long cumulative sum).
+    out = target + 360.0 * np.round((raw - target) / 360.0)
+    return out, state == 1, kept
+
+
+def unwrap_euler(values, times, order: str, spin_speed: float = DEFAULT_SPIN_SPEED) -> np.ndarray:
+    """Continuous Euler keys ``(N, 3)`` (degrees, columns x, y, z) with the same pose at every key.
+
+    ``values``: ``(N, 3)`` degrees; ``times``: ``(N,)`` seconds; ``order``: the track's rotation order;
+    ``spin_speed``: deg/s, steps authored slower than this are kept as they are (deliberate spins).
+    The first key keeps its values. The result minimizes the total variation over the whole track;
+    it never exceeds the input's.
+    """
+    return _choose(values, times, order, spin_speed)[0]
+
+
+def _fix_free_slopes(slopes, free, near, bound, repl):
+    """Free slopes next to a fixed step that are faster than ``bound`` were computed across the wrap."""
+    bad = free & near[:, None] & (np.abs(slopes) > bound) & np.isfinite(slopes)
+    return np.where(bad, repl, slopes)
+
+
+def unwrap_track(track: RotationTrack, spin_speed: float = DEFAULT_SPIN_SPEED) -> RotationTrack:
+    """The track with wraps and flips removed; what Unity shows at every key is unchanged.
+
+    Euler tracks: :func:`unwrap_euler`. A key moved by 360 k keeps its slopes; a key switched to its
+    equivalent triple gets the exact derivative of that triple (``(a', -b', c')``: the middle axis's
+    slopes are negated). Auto/ClampedAuto/Linear/Constant sides of changed keys and their neighbours are
+    then recomputed (:func:`tangents.recompute_tangents`), and Free slopes next to a fixed step that
+    exceed ``spin_speed`` (computed by the exporter across the old wrap) are replaced with ClampedAuto
+    slopes of the new values.
+    Quaternion tracks: hemisphere continuity (each key on the same side as its predecessor); flipped
+    keys have their values and slopes negated, which plays the same motion the short way.
+    """
+    curve = track.curve
+    n = curve.n_keys
+    if n < 2:
+        return track
+    if track.kind != EULER:
+        q = np.asarray(curve.value)
+        cont = hemisphere_continuous(q)
+        flipped = np.any(cont != q, axis=1)
+        if not np.any(flipped):
+            return track
+        sign = np.where(flipped, -1.0, 1.0)[:, None]
+        new = curve.with_keys(
+            value=q * sign, in_slope=curve.in_slope * sign, out_slope=curve.out_slope * sign
+        )
+        return replace(track, curve=new)
+
+    values = np.asarray(curve.value)
+    out, switched, kept = _choose(values, curve.time, track.order, spin_speed)
+    changed = np.any(out != values, axis=1)
+    if not np.any(changed):
+        return track
+    mid = middle_axis(track.order)
+    sign = np.ones((n, 3))
+    sign[switched, mid] = -1.0
+    ins = curve.in_slope * sign
+    outs = curve.out_slope * sign
+
+    # Steps whose delta differs from the authored one: the keys on both sides may hold slopes that
+    # were computed across the old discontinuity.
+    fixed_step = np.any(np.abs(np.diff(out, axis=0) - np.diff(values, axis=0)) > 1e-9, axis=1)
+    near = np.zeros(n, dtype=bool)
+    near[1:] |= fixed_step
+    near[:-1] |= fixed_step
+    left, right, _ = tangent_mode_sides(curve.tangent_mode)
+    valid = np.asarray(curve.tangent_mode) >= 0
+    free_l = (left == TangentMode.FREE) | ~valid | (left > TangentMode.CLAMPED_AUTO)
+    free_r = (right == TangentMode.FREE) | ~valid | (right > TangentMode.CLAMPED_AUTO)
+    repl = clamped_auto_slopes(curve.time, out)
+    ins = _fix_free_slopes(ins, free_l, near, spin_speed, repl)
+    outs = _fix_free_slopes(outs, free_r, near, spin_speed, repl)
+
+    new = curve.with_keys(value=out, in_slope=ins, out_slope=outs)
+    new = recompute_tangents(new, changed)
+    return replace(track, curve=new)
+
+
+def continuous_euler(quats, order: str) -> np.ndarray:
+    """Display-friendly continuous Euler angles ``(N, 3)`` (degrees, columns x, y, z) for ``quats (N, 4)``.
+
+    Each quaternion is decomposed with ``order`` and the sequence is unwrapped over its whole length
+    (every step may wrap or flip: there is no authored spin in a decomposition).
+    """
+    q = np.asarray(quats, dtype=np.float64)
+    e = quat_to_euler(q, order)
+    if e.ndim == 1:
+        return e
+    return _choose(e, np.arange(e.shape[0], dtype=np.float64), order, 0.0)[0]
