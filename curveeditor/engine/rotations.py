@@ -216,9 +216,13 @@ def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float
     out[:, j] = b
     out[:, k] = c
     out = np.rad2deg(out)
-    # arctan2 gives [-180, 180]; map -180 to +180 so outer angles lie in (-180, 180].
-    out[:, i] = np.where(out[:, i] <= -180.0, out[:, i] + 360.0, out[:, i])
-    out[:, k] = np.where(out[:, k] <= -180.0, out[:, k] + 360.0, out[:, k])
+    # arctan2 gives [-180, 180] (the gimbal branch's doubled half-angle up to +-360): map the outer
+    # angles into (-180, 180].
+    for col in (i, k):
+        v = out[:, col]
+        w = np.mod(v + 180.0, 360.0) - 180.0  # [-180, 180], 180 only by rounding
+        w = np.where(w <= -180.0, w + 360.0, w)
+        out[:, col] = np.where((v <= -180.0) | (v > 180.0), w, v)
     return _ret(out, single)
 
 
