@@ -1,0 +1,191 @@
+"""Curve evaluation against an independent, scalar, loop-based reference of Unity's rules."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from curveeditor.engine.curves import (
+    DEFAULT_WEIGHT,
+    Curve,
+    TangentMode,
+    evaluate,
+    tangent_mode_bits,
+    tangent_mode_sides,
+)
+
+SETTINGS = settings(deadline=None, max_examples=80)
+
+
+def ref_wrap(t: float, t0: float, t1: float, pre: int, post: int) -> float:
+    """Map a time outside [t0, t1]: PingPong 0, Repeat 1, Clamp 2 / Default 3 (counting whole cycles)."""
+    length = t1 - t0
+    mode = pre if t < t0 else post if t > t1 else None
+    if mode is None or length <= 0:
+        return t
+    if mode in (2, 3):
+        return min(max(t, t0), t1)
+    cycles = math.floor((t - t0) / length)
+    r = (t - t0) - cycles * length
+    if mode == 1:
+        return t0 + r
+    return t0 + (length - r if cycles % 2 else r)
+
+
+def ref_segment(t, k0, k1):
+    """One component of one segment, scalar: Hermite, stepped, or weighted Bezier by bisection."""
+    t0, v0, m0, w0, wm0 = k0
+    t1, v1, m1, w1, wm1 = k1
+    if math.isinf(m0) or math.isinf(m1):
+        return v1 if t >= t1 else v0
+    dt = t1 - t0
+    s = (t - t0) / dt
+    out_weighted, in_weighted = bool(wm0 & 2), bool(wm1 & 1)
+    if not (out_weighted or in_weighted):
+        return (
+            (2 * s**3 - 3 * s**2 + 1) * v0
+            + (s**3 - 2 * s**2 + s) * dt * m0
+            + (-2 * s**3 + 3 * s**2) * v1
+            + (s**3 - s**2) * dt * m1
+        )
+    wo = w0 if out_weighted else 1 / 3
+    wi = w1 if in_weighted else 1 / 3
+    xs = (0.0, min(max(wo, 0), 1), 1 - min(max(wi, 0), 1), 1.0)
+    ys = (v0, v0 + m0 * wo * dt, v1 - m1 * wi * dt, v1)
+
+    def bez(p, u):
+        return (1 - u) ** 3 * p[0] + 3 * (1 - u) ** 2 * u * p[1] + 3 * (1 - u) * u**2 * p[2] + u**3 * p[3]
+
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if bez(xs, mid) < s:
+            lo = mid
+        else:
+            hi = mid
+    return bez(ys, 0.5 * (lo + hi))
+
+
+def ref_evaluate(keys, t, pre=2, post=2):
+    """keys: list of (time, value, in_slope, out_slope, in_w, out_w, weighted_mode)."""
+    if len(keys) == 1:
+        return keys[0][1]
+    tw = ref_wrap(t, keys[0][0], keys[-1][0], pre, post)
+    for a, b in zip(keys[:-1], keys[1:], strict=True):
+        if a[0] <= tw <= b[0]:
+            return ref_segment(tw, (a[0], a[1], a[3], a[5], a[6]), (b[0], b[1], b[2], b[4], b[6]))
+    raise AssertionError("time not covered")
+
+
+finite_slope = st.floats(-50, 50, allow_nan=False)
+slope = st.one_of(finite_slope, finite_slope, finite_slope, st.just(math.inf), st.just(-math.inf))
+
+
+@st.composite
+def curves(draw):
+    n = draw(st.integers(1, 6))
+    gaps = draw(st.lists(st.floats(0.05, 2.0), min_size=n, max_size=n))
+    t = np.cumsum(gaps) - gaps[0] + draw(st.floats(-1, 1))
+    keys = []
+    for i in range(n):
+        keys.append(
+            (
+                float(t[i]),
+                draw(st.floats(-100, 100)),
+                draw(slope),
+                draw(slope),
+                draw(st.floats(0.0, 1.0)),
+                draw(st.floats(0.0, 1.0)),
+                draw(st.integers(0, 3)),
+            )
+        )
+    pre, post = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    return keys, pre, post
+
+
+@SETTINGS
+@given(spec=curves(), probes=st.lists(st.floats(-8, 8), min_size=1, max_size=25))
+def test_evaluate_matches_scalar_reference(spec, probes):
+    keys, pre, post = spec
+    k = np.array(keys)
+    curve = Curve.make(
+        k[:, 0],
+        k[:, 1],
+        k[:, 2],
+        k[:, 3],
+        in_weight=k[:, 4],
+        out_weight=k[:, 5],
+        weighted_mode=k[:, 6].astype(int),
+        pre_infinity=pre,
+        post_infinity=post,
+    )
+    probes = np.array(probes + [keys[0][0], keys[-1][0]] + [kk[0] for kk in keys])
+    got = evaluate(curve, probes)[:, 0]
+    want = np.array([ref_evaluate(keys, float(p), pre, post) for p in probes])
+    scale = 1.0 + np.max(np.abs(k[:, 1])) + np.max(np.abs(np.where(np.isfinite(k[:, 2:4]), k[:, 2:4], 0)))
+    assert np.allclose(got, want, atol=1e-7 * scale, rtol=1e-7)
+
+
+def test_keys_are_hit_exactly_and_stepped_holds():
+    c = Curve.make([0.0, 1.0, 2.0], [0.0, 10.0, -5.0], [0, np.inf, 0], [np.inf, 0, 0])
+    v = evaluate(c, [0.0, 0.5, 0.999, 1.0, 1.5, 2.0])[:, 0]
+    assert v[0] == 0 and v[1] == 0 and v[2] == 0 and v[3] == 10
+    assert v[5] == -5
+    assert v[4] != 10  # the second segment is a Hermite again
+
+
+def test_weighted_default_weights_reduce_to_hermite():
+    t, v = [0.0, 1.5], [1.0, 4.0]
+    plain = Curve.make(t, v, [2.0, -3.0], [2.0, -3.0])
+    weighted = plain.with_keys(weighted_mode=[3, 3], in_weight=1.0 / 3.0, out_weight=1.0 / 3.0)
+    ts = np.linspace(0, 1.5, 41)
+    assert np.allclose(evaluate(plain, ts), evaluate(weighted, ts), atol=1e-9)
+
+
+def test_vector_curve_components_are_independent():
+    c = Curve.make([0, 1], [[0, 10, 20], [1, 30, 0]])
+    mid = evaluate(c, [0.5])[0]
+    assert np.allclose(mid, [0.5, 20.0, 10.0])
+
+
+def test_infinity_modes():
+    c = Curve.make([1.0, 2.0], [0.0, 10.0], [10.0, 10.0], [10.0, 10.0], pre_infinity=0, post_infinity=1)
+    # Linear segment 0..10 over 1..2 s.
+    assert evaluate(c, [2.25])[0, 0] == pytest.approx(2.5)  # Repeat
+    assert evaluate(c, [0.75])[0, 0] == pytest.approx(2.5)  # PingPong: 1 - 0.25 -> 1.25
+    assert evaluate(c, [0.25])[0, 0] == pytest.approx(7.5)
+    clamp = c.with_keys(pre_infinity=2, post_infinity=3)
+    assert evaluate(clamp, [-5.0, 9.0])[:, 0].tolist() == [0.0, 10.0]
+
+
+def test_make_validates():
+    with pytest.raises(ValueError, match="strictly increasing"):
+        Curve.make([0, 0], [1, 2])
+    with pytest.raises(ValueError, match="finite"):
+        Curve.make([0, 1], [1, np.nan])
+    with pytest.raises(ValueError, match="does not match"):
+        Curve.make([0, 1, 2], [1, 2])
+
+
+def test_curve_is_immutable_and_select_equals():
+    c = Curve.make([0, 1, 2], [1, 2, 3], weighted_mode=0, tangent_mode=136)
+    with pytest.raises(ValueError):
+        c.value[0, 0] = 5
+    s = c.select([0, 2])
+    assert s.time.tolist() == [0, 2] and s.value[:, 0].tolist() == [1, 3]
+    assert c.equals(c.with_keys()) and not c.equals(s)
+    assert c.in_weight[0, 0] == DEFAULT_WEIGHT
+
+
+def test_tangent_mode_bits_round_trip():
+    assert tangent_mode_bits(TangentMode.CLAMPED_AUTO, TangentMode.CLAMPED_AUTO, False) == 136
+    assert tangent_mode_bits(TangentMode.CONSTANT, TangentMode.CONSTANT, True) == 103
+    assert tangent_mode_bits(TangentMode.LINEAR, TangentMode.LINEAR, True) == 69
+    left, right, broken = tangent_mode_sides(np.array([136, 103, 69, 34, 0]))
+    assert left.tolist() == [4, 3, 2, 1, 0]
+    assert right.tolist() == [4, 3, 2, 1, 0]
+    assert broken.tolist() == [False, True, True, False, False]
