@@ -52,6 +52,7 @@ __all__ = [
     "catmull_rom",
     "rotation_spline",
     "resample_quats",
+    "euler_following",
     "resample_track",
 ]
 
@@ -368,10 +369,13 @@ def resample_quats(track: RotationTrack, t, method: str = "slerp", max_step_deg:
     return _align(out, key_quaternions(track)[0])
 
 
-def _euler_following(q: np.ndarray, order: str, ref: np.ndarray) -> np.ndarray:
-    """Euler angles ``(M, 3)`` (degrees) of ``q`` in ``order``, each sample the equivalent triple
-    (of the 2 and their 360 deg shifts) nearest to ``ref (M, 3)``, so every channel stays within
-    180 deg of ``ref``: the source's own channels keep their winding (spins, turn counts)."""
+def euler_following(q: np.ndarray, order: str, ref: np.ndarray) -> np.ndarray:
+    """Euler angles ``(M, 3)`` (degrees, columns x, y, z) of quaternions ``q (M, 4)`` in ``order``, each
+    sample being the equivalent triple (of the 2, shifted by 360 deg multiples) nearest to ``ref (M, 3)``.
+
+    Every channel ends within 180 deg of ``ref``: following a source's own channels keeps their
+    winding (spins, turn counts) while the pose is exactly ``q``.
+    """
     e1 = quat_to_euler(q, order)
     e2 = equivalent_euler(e1, order)
     c1 = e1 + 360.0 * np.round((ref - e1) / 360.0)
@@ -409,7 +413,7 @@ def resample_track(
     q = resample_quats(track, grid, method, max_step_deg)
     wrap = dict(pre_infinity=curve.pre_infinity, post_infinity=curve.post_infinity)
     if track.kind == EULER:
-        values = _euler_following(q, track.order, evaluate(curve, grid))
+        values = euler_following(q, track.order, evaluate(curve, grid))
         new = make_curve(grid, values, mode="auto", **wrap)
     else:
         slopes = np.gradient(q, grid, axis=0) if len(grid) > 1 else np.zeros_like(q)

@@ -1,0 +1,223 @@
+"""Everything a view needs to draw rotations, so views hold no rotation math.
+
+* :func:`sample_track`: continuous Euler curves (degrees), quaternions, angular speed and gimbal
+  proximity of a track at display times.
+* :func:`key_euler`: the Euler values to draw at the keys, consistent with :func:`sample_track`.
+* :func:`unity_to_gl_quat`, :func:`unity_to_gl_points`: Unity's left-handed frame (Y up, Z forward)
+  mirrored into right-handed OpenGL (``shared/domain/rotations.md`` section 1).
+* :func:`rotation_matrices`, :func:`gimbal_rings`: geometry for the 3D gizmo (in Unity space; the view
+  mirrors it with the two functions above).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from .analysis import angular_speed
+from .clip import EULER, RotationTrack, key_quaternions, played
+from .curves import evaluate
+from .resample import euler_following
+from .rotations import _extrinsic_axes, euler_to_quat, hemisphere_continuous, quat_dot, quat_to_euler
+
+__all__ = [
+    "GIMBAL_WARN_DEG",
+    "TrackSamples",
+    "GimbalRing",
+    "sample_track",
+    "key_euler",
+    "gimbal_proximity",
+    "unity_to_gl_quat",
+    "unity_to_gl_points",
+    "rotation_matrices",
+    "gimbal_rings",
+]
+
+#: Gimbal proximity is 0 when the middle angle is this many degrees or more from +-90.
+GIMBAL_WARN_DEG = 20.0
+
+
+@dataclass(frozen=True, eq=False)
+class TrackSamples:
+    """A track sampled for display.
+
+    Attributes:
+        times: ``(M,)`` seconds.
+        euler: ``(M, 3)`` continuous degrees, columns (x, y, z), never wrapped into a range.
+        quat: ``(M, 4)`` (x, y, z, w) hemisphere-continuous unit quaternions of what Unity plays.
+        speed: ``(M,)`` angular speed in deg/s (each sample's step to the next; the last repeats).
+        gimbal: ``(M,)`` gimbal-lock proximity, 1 at lock (middle angle +-90) falling linearly to 0 at
+            :data:`GIMBAL_WARN_DEG` away.
+    """
+
+    times: np.ndarray
+    euler: np.ndarray
+    quat: np.ndarray
+    speed: np.ndarray
+    gimbal: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class GimbalRing:
+    """One ring of the gimbal gizmo.
+
+    Attributes:
+        axis: the Euler axis the ring turns about (0 x, 1 y, 2 z).
+        role: ``"outer"`` (last-applied axis, fixed in the parent), ``"middle"`` or ``"inner"``
+            (first-applied axis, carried by both other rotations).
+        points: ``(n + 1, 3)`` closed polyline (first point repeated) in Unity's parent space.
+        normal: ``(3,)`` the ring's rotation axis in Unity's parent space.
+        proximity: 0..1 lock proximity; the outer and inner rings become coplanar at lock, the middle
+            ring never locks (0).
+    """
+
+    axis: int
+    role: str
+    points: np.ndarray
+    normal: np.ndarray
+    proximity: float
+
+
+def gimbal_proximity(middle_deg) -> np.ndarray:
+    """Lock proximity 0..1 from middle-axis angles (degrees, any winding): 1 at +-90 (mod 180), 0 at
+    :data:`GIMBAL_WARN_DEG` or further."""
+    x = np.mod(np.asarray(middle_deg, dtype=np.float64) - 90.0, 180.0)
+    dist = np.minimum(x, 180.0 - x)
+    return np.clip(1.0 - dist / GIMBAL_WARN_DEG, 0.0, 1.0)
+
+
+def key_euler(track: RotationTrack) -> np.ndarray:
+    """Euler values ``(N, 3)`` (degrees, columns x, y, z) to draw at the keys.
+
+    Euler tracks: the key values themselves. Quaternion tracks: a continuous decomposition in the
+    track's order (``unwrap.continuous_euler`` of the hemisphere-continuous keys).
+    """
+    if track.kind == EULER:
+        return np.array(track.curve.value, dtype=np.float64)
+    from .unwrap import continuous_euler
+
+    if track.n_keys == 0:
+        return np.zeros((0, 3))
+    keys = hemisphere_continuous(key_quaternions(track).reshape(-1, 4))
+    return np.asarray(continuous_euler(keys, track.order), dtype=np.float64).reshape(-1, 3)
+
+
+def sample_track(track: RotationTrack, times) -> TrackSamples:
+    """``track`` as Unity plays it at ``times (M,)`` (seconds), for graphs and the gizmo.
+
+    Euler tracks show their channels evaluated as Unity plays them (no wrapping). Quaternion tracks
+    show the decomposition in the track's order that, sample by sample, is the equivalent triple
+    nearest to the key Euler values (:func:`key_euler`) interpolated linearly, so the curve passes
+    through the drawn keys and stays continuous between them.
+    """
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    if track.n_keys == 0:
+        raise ValueError(f"track {track.path!r} has no keys to sample")
+    q = played(track, t)
+    q = hemisphere_continuous(q)
+    if len(q) and quat_dot(q[0], key_quaternions(track)[0]) < 0:
+        q = -q
+    if track.kind == EULER:
+        euler = evaluate(track.curve, t)
+    else:
+        ke = key_euler(track)
+        ref = np.stack([np.interp(t, track.curve.time, ke[:, c]) for c in range(3)], axis=1)
+        euler = euler_following(q, track.order, ref)
+    mid = _extrinsic_axes(track.order)[1]
+    return TrackSamples(
+        times=t,
+        euler=euler,
+        quat=q,
+        speed=angular_speed(t, q),
+        gimbal=gimbal_proximity(euler[:, mid]),
+    )
+
+
+def unity_to_gl_quat(q) -> np.ndarray:
+    """Unity rotations ``(N, 4)`` (x, y, z, w) as right-handed GL rotations: ``(-x, -y, z, w)``.
+
+    Mirroring Z flips the handedness; a rotation's axis is a pseudovector, so it maps to
+    ``-mirror(axis)`` with the same angle.
+    """
+    out = np.array(q, dtype=np.float64, copy=True)
+    out[..., :2] *= -1.0
+    return out
+
+
+def unity_to_gl_points(p) -> np.ndarray:
+    """Unity positions/directions ``(N, 3)`` as right-handed GL points: ``(x, y, -z)``."""
+    out = np.array(p, dtype=np.float64, copy=True)
+    out[..., 2] *= -1.0
+    return out
+
+
+def rotation_matrices(q) -> np.ndarray:
+    """Rotation matrices ``(N, 3, 3)`` of quaternions ``(N, 4)`` (x, y, z, w); ``(3, 3)`` for one ``(4,)``.
+
+    Column j is the rotated basis vector j (``R @ v`` rotates column vectors).
+    """
+    return Rotation.from_quat(np.asarray(q, dtype=np.float64)).as_matrix()
+
+
+def _circle(axis: int, n: int, radius: float) -> np.ndarray:
+    """``(n + 1, 3)`` closed circle of ``radius`` around basis ``axis``, counter-clockwise about it."""
+    a = np.linspace(0.0, 2.0 * np.pi, n + 1)
+    a[-1] = 0.0
+    u, v = (axis + 1) % 3, (axis + 2) % 3
+    pts = np.zeros((n + 1, 3))
+    pts[:, u] = radius * np.cos(a)
+    pts[:, v] = radius * np.sin(a)
+    return pts
+
+
+def gimbal_rings(
+    q,
+    order: str,
+    n: int = 64,
+    euler=None,
+    radii: tuple[float, float, float] = (1.0, 0.9, 0.8),
+) -> tuple[GimbalRing, GimbalRing, GimbalRing]:
+    """The three rings of a gimbal gizmo (like Maya's gimbal manipulator) for one rotation.
+
+    ``q`` is one quaternion ``(4,)`` (x, y, z, w); ``order`` the rotation order; ``euler`` optionally
+    the ``(3,)`` Euler triple (degrees, columns x, y, z) actually keyed, since equivalent triples put
+    the rings in different places (default: ``q`` decomposed in ``order``). With the extrinsic
+    sequence ``R = R_last(c) R_mid(b) R_first(a)``: the outer ring turns about the last-applied axis
+    and is fixed in the parent; the middle ring is carried by ``R_last(c)``; the inner ring (first
+    applied axis) by ``R_last(c) R_mid(b)``. Returns ``(outer, middle, inner)`` in Unity's parent space,
+    radii ``radii``, each a closed polyline of ``n`` segments.
+    """
+    if n < 3:
+        raise ValueError(f"a ring needs at least 3 segments, got {n}")
+    e = quat_to_euler(np.asarray(q, dtype=np.float64).reshape(4), order) if euler is None else euler
+    e = np.asarray(e, dtype=np.float64).reshape(3)
+    first, mid, last = _extrinsic_axes(order)
+    outer_rot = np.eye(3)
+    middle_rot = rotation_matrices(euler_to_quat(_single_axis(e, last), order))
+    inner_rot = rotation_matrices(euler_to_quat(_drop_axis(e, first), order))
+    prox = float(gimbal_proximity(e[mid]))
+    rings = []
+    for axis, role, rot, radius, p in (
+        (last, "outer", outer_rot, radii[0], prox),
+        (mid, "middle", middle_rot, radii[1], 0.0),
+        (first, "inner", inner_rot, radii[2], prox),
+    ):
+        pts = _circle(axis, n, radius) @ rot.T
+        rings.append(GimbalRing(axis=axis, role=role, points=pts, normal=rot[:, axis].copy(), proximity=p))
+    return tuple(rings)
+
+
+def _single_axis(e: np.ndarray, axis: int) -> np.ndarray:
+    """The triple with only ``axis`` kept (the others 0)."""
+    out = np.zeros(3)
+    out[axis] = e[axis]
+    return out
+
+
+def _drop_axis(e: np.ndarray, axis: int) -> np.ndarray:
+    """The triple with ``axis`` set to 0."""
+    out = e.copy()
+    out[axis] = 0.0
+    return out
