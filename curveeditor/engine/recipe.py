@@ -1,0 +1,707 @@
+"""Recipes: an ordered list of clean-up operations with their parameters, saved as versioned JSON.
+
+A recipe is ``{"version": 1, "steps": [{"op": NAME, ...params}, ...]}`` (optionally with ``"name"``
+and ``"description"`` strings). Ops, parameters and units (``docs/architecture.md``)::
+
+    unwrap      spin_speed=1800.0 (deg/s)
+    unflip      (no parameters: quaternion tracks -> hemisphere continuity, Euler -> unwrap defaults)
+    resample    hz=None (Hz; None = the clip's frame rate), method="slerp"
+    reduce      max_error (degrees, geodesic)
+    smooth      method="gaussian", sigma (seconds) | method="butterworth", cutoff (Hz), order=2
+    despike     speed=None (deg/s; None = automatic)
+    max_speed   speed (deg/s)
+    limit       yaw=[-70, 70], pitch=[-60, 60] (degrees), smooth=0.0 (seconds)
+    to_order    order="zxy"
+    to_kind     kind ("euler" | "quaternion")
+
+:data:`OPS` is the registry: each :class:`OpSpec` lists :class:`ParamSpec` entries (name, kind,
+default, unit, bounds, choices, doc, and ``when`` for parameters that only apply to one method) that
+the GUI uses to build its widgets and that validation enforces. Validation is strict and every
+message names the step: ``RecipeError("step 2 (smooth): unknown parameter 'sigmaa' (did you mean
+'sigma'?)")``.
+
+The runner imports the engine op modules lazily, so importing this module is cheap and tolerates
+ops that are not installed (running such a step raises ``RecipeError("... op X is not available")``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .clip import Clip, RotationTrack
+
+__all__ = [
+    "RECIPE_VERSION",
+    "REQUIRED",
+    "ParamSpec",
+    "OpSpec",
+    "OPS",
+    "Step",
+    "Recipe",
+    "RecipeError",
+    "RecipeCancelled",
+    "RecipeResult",
+    "run_recipe",
+    "run_recipe_on_track",
+]
+
+RECIPE_VERSION = 1
+
+
+class RecipeError(ValueError):
+    """A recipe is invalid, or a step could not be applied. The message names the step."""
+
+
+class RecipeCancelled(Exception):
+    """``cancel()`` returned True while a recipe was running; nothing was returned."""
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: Default of a parameter that must be given.
+REQUIRED: Any = _Required()
+
+#: Parameter kinds: ``float`` (finite number), ``int``, ``choice`` (one of ``choices``),
+#: ``float_or_none`` (a number or null), ``range`` (``[min, max]`` numbers, min <= max).
+PARAM_KINDS = ("float", "int", "choice", "float_or_none", "range")
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of an op.
+
+    Attributes:
+        name: key in the step's JSON object.
+        kind: one of :data:`PARAM_KINDS`.
+        default: value used when absent; :data:`REQUIRED` when it must be given.
+        unit: display unit (``"deg"``, ``"deg/s"``, ``"s"``, ``"Hz"`` or ``""``).
+        minimum, maximum: bounds (for ``range`` they apply to both ends); ``None`` = unbounded.
+        exclusive_minimum: the minimum itself is not allowed (e.g. a speed must be > 0).
+        choices: allowed values for ``choice``.
+        doc: one-line help text.
+        when: ``(other_param, value)``: the parameter only applies when ``other_param`` has that
+            value (e.g. ``sigma`` only with ``method="gaussian"``); giving it otherwise is an error.
+    """
+
+    name: str
+    kind: str
+    default: Any = REQUIRED
+    unit: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[Any, ...] | None = None
+    doc: str = ""
+    exclusive_minimum: bool = False
+    when: tuple[str, Any] | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """An op: its name, help text, parameters, and the engine function that applies it."""
+
+    name: str
+    doc: str
+    params: tuple[ParamSpec, ...]
+    module: str  # engine module (imported lazily)
+    function: str
+
+    def param(self, name: str) -> ParamSpec:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+ORDERS = ("zxy", "xyz", "xzy", "yzx", "yxz", "zyx", "ZXY", "XYZ", "XZY", "YZX", "YXZ", "ZYX")
+RESAMPLE_METHODS = ("slerp", "squad", "catmull-rom", "spline", "unity")
+
+P = ParamSpec
+_SPECS = (
+    OpSpec(
+        "unwrap",
+        "Remove 360-degree wraps and Euler flips without changing any pose; keep deliberate spins.",
+        (
+            P(
+                "spin_speed",
+                "float",
+                1800.0,
+                "deg/s",
+                minimum=0.0,
+                exclusive_minimum=True,
+                doc="steps slower than this are authored motion (spins) and are kept",
+            ),
+        ),
+        "unwrap",
+        "unwrap_track",
+    ),
+    OpSpec(
+        "unflip",
+        "Quaternion tracks: put every key on its predecessor's hemisphere. Euler tracks: unwrap.",
+        (),
+        "unwrap",
+        "unwrap_track",
+    ),
+    OpSpec(
+        "resample",
+        "Re-key the track on a uniform grid, interpolating in rotation space.",
+        (
+            P(
+                "hz",
+                "float_or_none",
+                None,
+                "Hz",
+                minimum=0.0,
+                maximum=10000.0,
+                exclusive_minimum=True,
+                doc="keys per second (empty = the clip's frame rate)",
+            ),
+            P("method", "choice", "slerp", choices=RESAMPLE_METHODS, doc="interpolation between keys"),
+        ),
+        "resample",
+        "resample_track",
+    ),
+    OpSpec(
+        "reduce",
+        "Remove keys while what Unity plays stays within the error bound of the source.",
+        (
+            P(
+                "max_error",
+                "float",
+                REQUIRED,
+                "deg",
+                minimum=0.0,
+                maximum=180.0,
+                exclusive_minimum=True,
+                doc="largest allowed geodesic error at any instant",
+            ),
+        ),
+        "reduce",
+        "reduce_track",
+    ),
+    OpSpec(
+        "smooth",
+        "Zero-phase low-pass filter in rotation space (never per Euler channel).",
+        (
+            P("method", "choice", "gaussian", choices=("gaussian", "butterworth"), doc="filter"),
+            P(
+                "sigma",
+                "float",
+                REQUIRED,
+                "s",
+                minimum=0.0,
+                maximum=60.0,
+                exclusive_minimum=True,
+                doc="Gaussian standard deviation",
+                when=("method", "gaussian"),
+            ),
+            P(
+                "cutoff",
+                "float",
+                REQUIRED,
+                "Hz",
+                minimum=0.0,
+                maximum=10000.0,
+                exclusive_minimum=True,
+                doc="Butterworth cutoff frequency",
+                when=("method", "butterworth"),
+            ),
+            P(
+                "order",
+                "int",
+                2,
+                minimum=1,
+                maximum=8,
+                doc="Butterworth filter order",
+                when=("method", "butterworth"),
+            ),
+        ),
+        "smooth",
+        "smooth_track",
+    ),
+    OpSpec(
+        "despike",
+        "Replace single-frame spikes by Slerp between the neighbouring good frames.",
+        (
+            P(
+                "speed",
+                "float_or_none",
+                None,
+                "deg/s",
+                minimum=0.0,
+                exclusive_minimum=True,
+                doc="spike speed threshold (empty = automatic)",
+            ),
+        ),
+        "despike",
+        "despike_track",
+    ),
+    OpSpec(
+        "max_speed",
+        "Cap the angular speed like RotateTowards, keeping the direction of motion.",
+        (
+            P(
+                "speed",
+                "float",
+                REQUIRED,
+                "deg/s",
+                minimum=0.0,
+                exclusive_minimum=True,
+                doc="largest angular speed",
+            ),
+        ),
+        "speed_limit",
+        "limit_speed",
+    ),
+    OpSpec(
+        "limit",
+        "Clamp local yaw (Y) and pitch (X) like a head look-at, with optional smoothing.",
+        (
+            P("yaw", "range", (-70.0, 70.0), "deg", minimum=-180.0, maximum=180.0, doc="allowed yaw range"),
+            P(
+                "pitch",
+                "range",
+                (-60.0, 60.0),
+                "deg",
+                minimum=-180.0,
+                maximum=180.0,
+                doc="allowed pitch range",
+            ),
+            P("smooth", "float", 0.0, "s", minimum=0.0, maximum=60.0, doc="exponential smoothing time"),
+        ),
+        "limits",
+        "limit_look",
+    ),
+    OpSpec(
+        "to_order",
+        "Same poses in another rotation order (Euler tracks), then unwrapped.",
+        (P("order", "choice", "zxy", choices=ORDERS, doc="rotation order (lower case = extrinsic)"),),
+        "reorder",
+        "convert_order",
+    ),
+    OpSpec(
+        "to_kind",
+        "Switch between Euler and quaternion keys, keeping the played motion and winding.",
+        (P("kind", "choice", REQUIRED, choices=("euler", "quaternion"), doc="key kind"),),
+        "reorder",
+        "convert_kind",
+    ),
+)
+del P
+
+#: The op registry: name -> :class:`OpSpec`, in the order the GUI lists them.
+OPS: dict[str, OpSpec] = {s.name: s for s in _SPECS}
+
+
+# ------------------------------------------------------------------------------------------ validation
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _fmt(v: Any) -> str:
+    return json.dumps(v) if isinstance(v, (str, type(None))) else repr(v)
+
+
+def _check_bounds(spec: ParamSpec, v: float, fail: Callable[[str], None]) -> None:
+    lo, hi = spec.minimum, spec.maximum
+    unit = f" {spec.unit}" if spec.unit else ""
+    if lo is not None and (v <= lo if spec.exclusive_minimum else v < lo):
+        cmp = ">" if spec.exclusive_minimum else ">="
+        fail(f"parameter '{spec.name}' must be {cmp} {lo:g}{unit}, got {v:g}")
+    if hi is not None and v > hi:
+        fail(f"parameter '{spec.name}' must be <= {hi:g}{unit}, got {v:g}")
+
+
+def _coerce(spec: ParamSpec, v: Any, fail: Callable[[str], None]) -> Any:
+    """The canonical value of parameter ``spec`` (floats as float, ranges as tuples), or ``fail``."""
+    if spec.kind == "float_or_none" and v is None:
+        return None
+    if spec.kind in ("float", "float_or_none"):
+        if not _is_number(v):
+            fail(f"parameter '{spec.name}' must be a number, got {_fmt(v)}")
+        v = float(v)
+        if not math.isfinite(v):
+            fail(f"parameter '{spec.name}' must be finite, got {v}")
+        _check_bounds(spec, v, fail)
+        return v
+    if spec.kind == "int":
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if not _is_number(v) or not float(v).is_integer():
+            fail(f"parameter '{spec.name}' must be an integer, got {_fmt(v)}")
+        v = int(v)
+        _check_bounds(spec, v, fail)
+        return v
+    if spec.kind == "choice":
+        if v not in spec.choices or not isinstance(v, type(spec.choices[0])):
+            fail(f"parameter '{spec.name}' must be one of {', '.join(map(str, spec.choices))}, got {_fmt(v)}")
+        return v
+    if spec.kind == "range":
+        if not isinstance(v, (list, tuple)) or len(v) != 2 or not all(_is_number(x) for x in v):
+            fail(f"parameter '{spec.name}' must be [min, max] (two numbers), got {_fmt(v)}")
+        lo, hi = float(v[0]), float(v[1])
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            fail(f"parameter '{spec.name}' must be finite, got [{lo}, {hi}]")
+        if lo > hi:
+            fail(f"parameter '{spec.name}': min {lo:g} is greater than max {hi:g}")
+        _check_bounds(spec, lo, fail)
+        _check_bounds(spec, hi, fail)
+        return (lo, hi)
+    raise AssertionError(f"unknown parameter kind {spec.kind!r}")
+
+
+def _applies(spec: ParamSpec, params: Mapping[str, Any]) -> bool:
+    return spec.when is None or params.get(spec.when[0]) == spec.when[1]
+
+
+def _validate_step(number: int, raw: Any) -> Step:
+    if not isinstance(raw, Mapping):
+        raise RecipeError(f"step {number}: must be an object with an 'op', got {_fmt(raw)}")
+    op = raw.get("op")
+    if "op" not in raw:
+        raise RecipeError(f"step {number}: missing 'op' (one of {', '.join(OPS)})")
+    if not isinstance(op, str) or op not in OPS:
+        hint = difflib.get_close_matches(str(op), OPS, n=1)
+        extra = f" (did you mean '{hint[0]}'?)" if hint else f"; ops: {', '.join(OPS)}"
+        raise RecipeError(f"step {number} ({op}): unknown op {_fmt(op)}{extra}")
+    spec = OPS[op]
+
+    def fail(msg: str) -> None:
+        raise RecipeError(f"step {number} ({op}): {msg}")
+
+    names = [p.name for p in spec.params]
+    for key in raw:
+        if key == "op":
+            continue
+        if key not in names:
+            hint = difflib.get_close_matches(str(key), names, n=1)
+            if hint:
+                fail(f"unknown parameter '{key}' (did you mean '{hint[0]}'?)")
+            fail(f"unknown parameter '{key}'" + (f"; parameters: {', '.join(names)}" if names else ""))
+
+    params: dict[str, Any] = {}
+    # Unconditional parameters first: conditional ones depend on them (sigma on method).
+    for p in sorted(spec.params, key=lambda p: p.when is not None):
+        if not _applies(p, params):
+            if p.name in raw:
+                fail(f"parameter '{p.name}' only applies when {p.when[0]} is {_fmt(p.when[1])}")
+            continue
+        if p.name in raw:
+            params[p.name] = _coerce(p, raw[p.name], fail)
+        elif p.required:
+            unit = f" ({p.unit})" if p.unit else ""
+            fail(f"missing parameter '{p.name}'{unit}")
+        else:
+            params[p.name] = p.default
+    return Step(op, {n: params[n] for n in names if n in params})
+
+
+@dataclass(frozen=True)
+class Step:
+    """One validated step: ``op`` and its complete parameters (defaults filled in)."""
+
+    op: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def make(cls, op: str, **params: Any) -> Step:
+        """A validated step (``RecipeError`` naming it as step 1 otherwise)."""
+        return _validate_step(1, {"op": op, **params})
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.op}
+        for k, v in self.params.items():
+            out[k] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A validated, immutable recipe. Build with :meth:`from_dict`, :meth:`load` or :meth:`of`."""
+
+    steps: tuple[Step, ...] = ()
+    version: int = RECIPE_VERSION
+    name: str = ""
+    description: str = ""
+
+    @classmethod
+    def of(cls, *steps: Step | Mapping[str, Any], name: str = "", description: str = "") -> Recipe:
+        """A recipe from steps or step dicts (validated)."""
+        return cls.from_dict(
+            {
+                "version": RECIPE_VERSION,
+                "name": name,
+                "description": description,
+                "steps": [s.to_dict() if isinstance(s, Step) else dict(s) for s in steps],
+            }
+        )
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Recipe:
+        """Validate a recipe object (as parsed from JSON). Raises :class:`RecipeError`."""
+        if not isinstance(d, Mapping):
+            raise RecipeError(f"recipe must be a JSON object, got {type(d).__name__}")
+        unknown = [k for k in d if k not in ("version", "steps", "name", "description")]
+        if unknown:
+            raise RecipeError(f"recipe: unknown key '{unknown[0]}' (expected version, steps)")
+        if "version" not in d:
+            raise RecipeError(f"recipe: missing 'version' (this program reads version {RECIPE_VERSION})")
+        version = d["version"]
+        if not _is_number(version) or version != RECIPE_VERSION:
+            raise RecipeError(
+                f"recipe: unsupported version {_fmt(version)} (this program reads version {RECIPE_VERSION})"
+            )
+        if "steps" not in d:
+            raise RecipeError("recipe: missing 'steps' (a list of {\"op\": ...} objects)")
+        steps = d["steps"]
+        if not isinstance(steps, list):
+            raise RecipeError(f"recipe: 'steps' must be a list, got {type(steps).__name__}")
+        for key in ("name", "description"):
+            if not isinstance(d.get(key, ""), str):
+                raise RecipeError(f"recipe: '{key}' must be a string")
+        return cls(
+            steps=tuple(_validate_step(i + 1, s) for i, s in enumerate(steps)),
+            version=RECIPE_VERSION,
+            name=d.get("name", ""),
+            description=d.get("description", ""),
+        )
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "recipe") -> Recipe:
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise RecipeError(f"{source}:{e.lineno}: not valid JSON: {e.msg}") from None
+        try:
+            return cls.from_dict(d)
+        except RecipeError as e:
+            raise RecipeError(f"{source}: {e}") from None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Recipe:
+        """Read and validate a recipe file; errors name the file (``RecipeError``)."""
+        p = os.fspath(path)
+        try:
+            text = Path(p).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise RecipeError(f"{p}: cannot read recipe: {getattr(e, 'strerror', None) or e}") from None
+        return cls.from_json(text, source=p)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"version": self.version}
+        if self.name:
+            out["name"] = self.name
+        if self.description:
+            out["description"] = self.description
+        out["steps"] = [s.to_dict() for s in self.steps]
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the recipe as JSON, atomically (temp file in the same folder, then rename)."""
+        p = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(self.to_json())
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def with_steps(self, steps: Iterable[Step]) -> Recipe:
+        return replace(self, steps=tuple(steps))
+
+
+# -------------------------------------------------------------------------------------------- runner
+
+
+def _function(op: str) -> Callable:
+    spec = OPS[op]
+    try:
+        module = importlib.import_module(f"curveeditor.engine.{spec.module}")
+        return getattr(module, spec.function)
+    except ImportError as e:
+        raise RecipeError(f"op {op} is not available ({e})") from None
+    except AttributeError:
+        raise RecipeError(f"op {op} is not available (engine.{spec.module} has no {spec.function})") from None
+
+
+def _apply(step: Step, track: RotationTrack, frame_rate: float) -> tuple[RotationTrack, str | None]:
+    """Apply one step to one track; returns the new track and an optional detail for the change log."""
+    fn = _function(step.op)
+    p = step.params
+    op = step.op
+    if op == "unwrap":
+        return fn(track, spin_speed=p["spin_speed"]), None
+    if op == "unflip":
+        return fn(track), None
+    if op == "resample":
+        hz = p["hz"] if p["hz"] is not None else frame_rate
+        return fn(track, hz, p["method"]), None
+    if op == "reduce":
+        return fn(track, p["max_error"]), None
+    if op == "smooth":
+        if p["method"] == "gaussian":
+            return fn(track, "gaussian", sigma_s=p["sigma"]), None
+        return fn(track, "butterworth", cutoff_hz=p["cutoff"], order=p["order"]), None
+    if op == "despike":
+        new, changed = fn(track, speed_deg_s=p["speed"])
+        changed = [int(i) for i in np.asarray(changed).reshape(-1)]
+        detail = f"frames {', '.join(map(str, changed))} replaced" if changed else "no spikes"
+        return new, detail
+    if op == "max_speed":
+        return fn(track, p["speed"]), None
+    if op == "limit":
+        return fn(track, yaw=tuple(p["yaw"]), pitch=tuple(p["pitch"]), smooth_s=p["smooth"]), None
+    if op == "to_order":
+        return fn(track, p["order"]), None
+    if op == "to_kind":
+        return fn(track, p["kind"]), None
+    raise AssertionError(op)
+
+
+def _describe(before: RotationTrack, after: RotationTrack) -> str:
+    """What a step did to a track, in one short phrase."""
+    parts = []
+    if before.kind != after.kind:
+        parts.append(f"{before.kind} -> {after.kind}")
+    elif before.kind == "euler" and before.order != after.order:
+        parts.append(f"order {before.order} -> {after.order}")
+    nb, na = before.n_keys, after.n_keys
+    if nb != na:
+        parts.append(f"{nb} -> {na} keys")
+    elif before.kind == after.kind and not parts:
+        cb, ca = before.curve, after.curve
+        moved = np.any(cb.value != ca.value, axis=1) | (cb.time != ca.time)
+        if moved.any():
+            parts.append(f"{int(moved.sum())} of {nb} keys changed")
+        elif not cb.equals(ca):
+            parts.append("tangents changed")
+    return ", ".join(parts) if parts else "no change"
+
+
+def _check(cancel: Callable[[], bool] | None) -> None:
+    if cancel is not None and cancel():
+        raise RecipeCancelled()
+
+
+def _run_track(
+    track: RotationTrack,
+    recipe: Recipe,
+    frame_rate: float,
+    cancel: Callable[[], bool] | None = None,
+) -> tuple[RotationTrack, list[str]]:
+    log: list[str] = []
+    if track.n_keys < 2:
+        return track, [f"skipped: {track.n_keys} key{'s' if track.n_keys != 1 else ''}"]
+    for i, step in enumerate(recipe.steps, start=1):
+        _check(cancel)
+        label = f"step {i} ({step.op})"
+        try:
+            new, detail = _apply(step, track, frame_rate)
+        except (RecipeError, RecipeCancelled):
+            raise
+        except Exception as e:  # name the step and track; keep the engine's reason
+            raise RecipeError(f"{label} on track '{track.path}': {e}") from e
+        if not isinstance(new, RotationTrack):
+            raise RecipeError(f"{label} on track '{track.path}': op returned {type(new).__name__}")
+        log.append(f"{label}: {detail or _describe(track, new)}")
+        track = new
+    return track, log
+
+
+def run_recipe_on_track(
+    track: RotationTrack,
+    recipe: Recipe,
+    frame_rate: float,
+    cancel: Callable[[], bool] | None = None,
+) -> RotationTrack:
+    """Apply every step of ``recipe`` to one rotation track (``frame_rate`` in Hz: the default
+    ``resample`` rate). Tracks with fewer than 2 keys are returned unchanged."""
+    return _run_track(track, recipe, frame_rate, cancel)[0]
+
+
+@dataclass(frozen=True)
+class RecipeResult:
+    """The output clip, one :class:`~curveeditor.engine.diff.TrackDiff` per processed track (input
+    vs output, geodesic degrees; tracks without keys have none), and per processed track path the list
+    of what each step did (``"step 2 (reduce): 300 -> 41 keys"``)."""
+
+    clip: Clip
+    diffs: list = field(default_factory=list)
+    changes: dict[str, list[str]] = field(default_factory=dict)
+
+
+def run_recipe(
+    clip: Clip,
+    recipe: Recipe,
+    paths: Sequence[str] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> RecipeResult:
+    """Apply ``recipe`` to the rotation tracks named in ``paths`` (all when ``None``), in clip order.
+
+    Other tracks and read-only tracks are untouched. ``cancel`` (returns True to stop) is checked
+    before every step of every track and before each diff; it raises :class:`RecipeCancelled`.
+    Raises :class:`RecipeError` for unknown paths, unavailable ops and ops that fail (the message
+    names the step and the track).
+    """
+    if not isinstance(recipe, Recipe):
+        raise RecipeError(f"run_recipe needs a Recipe, got {type(recipe).__name__}")
+    available = [t.path for t in clip.tracks]
+    if paths is None:
+        selected = set(available)
+    else:
+        selected = set(paths)
+        missing = [p for p in paths if p not in available]
+        if missing:
+            raise RecipeError(f"no rotation track {missing[0]!r} in clip {clip.name!r}")
+    for step in recipe.steps:  # fail before any work when an op is missing
+        _function(step.op)
+    diff_tracks = _diff_function() if selected else None
+
+    new_tracks: list[RotationTrack] = []
+    diffs = []
+    changes: dict[str, list[str]] = {}
+    for track in clip.tracks:
+        if track.path not in selected:
+            new_tracks.append(track)
+            continue
+        new, log = _run_track(track, recipe, clip.frame_rate, cancel)
+        new_tracks.append(new)
+        changes[track.path] = log
+        _check(cancel)
+        if track.n_keys and new.n_keys:
+            diffs.append(diff_tracks(track, new))
+    return RecipeResult(clip.with_tracks(new_tracks), diffs, changes)
+
+
+def _diff_function() -> Callable:
+    try:
+        from .diff import diff_tracks
+    except ImportError as e:
+        raise RecipeError(f"diff is not available ({e})") from None
+    return diff_tracks
