@@ -1,0 +1,142 @@
+"""Clip readers and writers, chosen by file extension.
+
+``read_clip(path, order=None) -> Clip`` and ``write_clip(clip, path, **opts) -> list[str]`` (warnings).
+Formats: ``.csv`` (read and write, :mod:`.csv_io`), ``.anim`` (Unity, read and write, :mod:`.anim`),
+``.bvh`` (read only, :mod:`.bvh`). Format modules are imported on first use so importing this package
+stays cheap. Every failure is a :class:`ClipError` (``FILE:LINE: REASON``); writes are atomic and can
+protect the input file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from .errors import ClipError, ClipReadError, ClipWriteError
+
+__all__ = [
+    "read_clip",
+    "write_clip",
+    "READ_FORMATS",
+    "WRITE_FORMATS",
+    "ClipError",
+    "ClipReadError",
+    "ClipWriteError",
+]
+
+#: extension -> (module, reader function)
+READ_FORMATS = {
+    ".csv": ("curveeditor.io.csv_io", "read_csv"),
+    ".anim": ("curveeditor.io.anim", "read_anim"),
+    ".bvh": ("curveeditor.io.bvh", "read_bvh"),
+}
+#: extension -> (module, writer function)
+WRITE_FORMATS = {
+    ".csv": ("curveeditor.io.csv_io", "write_csv"),
+    ".anim": ("curveeditor.io.anim", "write_anim"),
+}
+
+
+def _extension(path: str | os.PathLike) -> str:
+    return Path(path).suffix.lower()
+
+
+def _load(path: str, table: dict, what: str, error: type[ClipError]):
+    ext = _extension(path)
+    if ext not in table:
+        known = ", ".join(sorted(table))
+        shown = f"'{ext}'" if ext else "no extension"
+        raise error(path, None, f"cannot {what} {shown} files (supported: {known})")
+    module_name, func_name = table[ext]
+    try:
+        module = importlib.import_module(module_name)
+        return getattr(module, func_name)
+    except (ImportError, AttributeError) as exc:
+        raise error(path, None, f"{what}ing {ext} files is not available in this build ({exc})") from exc
+
+
+def read_clip(path: str | os.PathLike, order: str | None = None):
+    """Read a clip, choosing the reader by extension (``.csv``, ``.anim``, ``.bvh``; case-insensitive).
+
+    ``order`` is the Euler order of CSV ``x, y, z`` columns (default Unity's ``"zxy"``); other formats
+    carry their own orders and ignore it. Raises :class:`ClipReadError` for an unknown extension, a
+    missing reader, a missing file or bad content; never another exception type for bad input.
+    """
+    fname = os.fspath(path)
+    reader = _load(fname, READ_FORMATS, "read", ClipReadError)
+    if not os.path.exists(fname):
+        raise ClipReadError(fname, None, "no such file")
+    if os.path.isdir(fname):
+        raise ClipReadError(fname, None, "is a folder, not a file")
+    kwargs = {"order": order} if order is not None and _extension(fname) == ".csv" else {}
+    try:
+        return reader(fname, **kwargs)
+    except ClipError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClipReadError(fname, None, getattr(exc, "strerror", None) or str(exc)) from exc
+    except ValueError as exc:
+        # A reader let a validation error of the clip model through: still the file's fault.
+        raise ClipReadError(fname, None, str(exc)) from exc
+
+
+def write_clip(
+    clip,
+    path: str | os.PathLike,
+    protect: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
+    **opts,
+) -> list[str]:
+    """Write ``clip``, choosing the writer by extension (``.csv``, ``.anim``); returns warnings.
+
+    The write is atomic (the target is whole or untouched) and refuses to overwrite ``protect``
+    (the input path(s)). Extra ``opts`` go to the writer (e.g. ``mode=`` for ``.anim``,
+    ``keys_only=`` for ``.csv``). Raises :class:`ClipWriteError`.
+    """
+    from .atomic import check_not_protected
+
+    fname = os.fspath(path)
+    writer = _load(fname, WRITE_FORMATS, "write", ClipWriteError)
+    check_not_protected(fname, protect)
+    if _extension(fname) == ".csv":
+        return list(writer(clip, fname, protect=protect, **opts) or [])
+    return _write_via_temp(writer, clip, fname, opts)
+
+
+def _write_via_temp(writer, clip, fname: str, opts: dict) -> list[str]:
+    """Let a writer that takes a path write a temp file in the target folder, then rename it into
+    place: atomic whatever the writer does internally."""
+    folder = os.path.dirname(os.path.abspath(fname))
+    if not os.path.isdir(folder):
+        raise ClipWriteError(fname, None, f"output folder {folder} does not exist")
+    if os.path.isdir(fname):
+        raise ClipWriteError(fname, None, "is a folder, not a file")
+    base, ext = os.path.splitext(os.path.basename(fname))
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=ext, dir=folder)
+    os.close(fd)
+    try:
+        try:
+            warnings = writer(clip, tmp, **opts)
+        except ClipError as exc:
+            # Report the user's path, not the temp name.
+            raise type(exc)(fname, exc.line, exc.reason) from exc
+        except (OSError, ValueError) as exc:
+            raise ClipWriteError(fname, None, str(exc)) from exc
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        if os.path.exists(fname):
+            os.chmod(tmp, os.stat(fname).st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, fname)
+        tmp = None
+    except OSError as exc:
+        raise ClipWriteError(fname, None, exc.strerror or str(exc)) from exc
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+    return list(warnings or [])
