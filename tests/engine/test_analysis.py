@@ -1,0 +1,179 @@
+"""Problem counts on constructed tracks (rotations.md section 3), and a corpus run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from curveeditor.engine.analysis import (
+    TrackReport,
+    angular_speed,
+    default_spike_speed,
+    find_problems,
+    inspect_clip,
+    inspect_track,
+    spike_mask,
+)
+from curveeditor.engine.clip import Clip, RotationTrack
+from curveeditor.engine.curves import Curve
+from curveeditor.engine.rotations import axis_angle_quat, euler_to_quat, quat_mul
+from curveeditor.engine.tangents import make_curve
+from tests.conftest import corpus_files
+
+KEYS = [
+    "path",
+    "kind",
+    "order",
+    "keys",
+    "start",
+    "end",
+    "wrap_jumps",
+    "euler_flips",
+    "hemisphere_flips",
+    "gimbal_keys",
+    "spikes",
+    "max_angular_speed",
+]
+
+
+def euler_track(values, fps=30.0, order="zxy", path="bone"):
+    v = np.asarray(values, dtype=float)
+    t = np.arange(len(v)) / fps
+    return RotationTrack(path, "euler", make_curve(t, v), order)
+
+
+def quat_track(q, fps=30.0, path="q"):
+    t = np.arange(len(q)) / fps
+    return RotationTrack(path, "quaternion", Curve.make(t, q))
+
+
+def smooth_values(n=60):
+    s = np.linspace(0, 1, n)
+    return np.stack([20 * np.sin(3 * s), 40 * s, 10 * np.cos(2 * s)], axis=1)
+
+
+def test_clean_track_reports_nothing_and_dict_keys():
+    tr = euler_track(smooth_values())
+    rep = inspect_track(tr)
+    assert isinstance(rep, TrackReport)
+    d = rep.as_dict()
+    assert list(d) == KEYS
+    assert d["keys"] == 60 and d["start"] == 0.0 and d["end"] == pytest.approx(59 / 30)
+    assert (d["wrap_jumps"], d["euler_flips"], d["hemisphere_flips"], d["gimbal_keys"], d["spikes"]) == (
+        0,
+        0,
+        0,
+        0,
+        0,
+    )
+    assert d["order"] == "zxy" and d["kind"] == "euler"
+    assert find_problems(tr) == []
+
+
+def test_wrap_and_flip_counts():
+    v = smooth_values(40)
+    v[:, 1] += 160.0  # y around 160..200
+    v[:, 1] = (v[:, 1] + 180.0) % 360.0 - 180.0  # wrap into [-180, 180): one 360 jump
+    alt = v.copy()
+    alt[25:, 0] = 180.0 - v[25:, 0]  # equivalent triples from key 25 on: one flip, same poses
+    alt[25:, 1] = v[25:, 1] + 180.0
+    alt[25:, 2] = v[25:, 2] + 180.0
+    rep = inspect_track(euler_track(alt))
+    wraps = int(np.sum(np.any(np.abs(np.diff(alt, axis=0)) > 180, axis=1)))
+    assert wraps >= 1
+    assert rep.wrap_jumps == wraps
+    assert rep.euler_flips == 1
+    probs = find_problems(euler_track(alt))
+    flips = [p for p in probs if p.kind == "flip"]
+    assert [p.index for p in flips] == [25]
+    assert flips[0].time == pytest.approx(25 / 30)
+    assert len([p for p in probs if p.kind == "wrap"]) == wraps
+
+
+def test_pure_wrap_is_not_a_flip():
+    rep = inspect_track(euler_track([[0, 170, 0], [0, 178, 0], [0, -174, 0], [0, -166, 0]]))
+    assert rep.wrap_jumps == 1 and rep.euler_flips == 0
+
+
+def test_hemisphere_flips_only_for_quaternion_tracks():
+    q = euler_to_quat(smooth_values(20))
+    q[5] *= -1
+    q[12:] *= -1
+    rep = inspect_track(quat_track(q))
+    assert rep.hemisphere_flips == 3  # 4->5, 5->6, 11->12
+    assert rep.kind == "quaternion" and rep.order == "zxy"
+    assert rep.wrap_jumps == 0 and rep.euler_flips == 0
+    assert inspect_track(euler_track(smooth_values(20))).hemisphere_flips == 0
+
+
+def test_gimbal_keys_use_the_middle_axis_of_the_order():
+    v = np.zeros((6, 3))
+    v[:, 0] = [0, 86, 90, 94, 96, 270 - 3]  # x is the middle axis of zxy
+    assert inspect_track(euler_track(v)).gimbal_keys == 4
+    w = np.zeros((6, 3))
+    w[:, 1] = [0, 88, -89, 450, 10, 20]  # y is the middle axis of xyz
+    assert inspect_track(euler_track(w, order="xyz")).gimbal_keys == 3
+    assert inspect_track(euler_track(w, order="ZXY")).gimbal_keys == 0
+    probs = [p for p in find_problems(euler_track(v)) if p.kind == "gimbal"]
+    assert [p.index for p in probs] == [1, 2, 3, 5]
+
+
+def test_spike_one_and_two_frames():
+    base = euler_to_quat(smooth_values(50))
+    t = np.arange(50) / 30.0
+    q = base.copy()
+    q[20] = quat_mul(axis_angle_quat(0, np.deg2rad(40.0)), base[20])
+    q[35] = quat_mul(axis_angle_quat(1, np.deg2rad(60.0)), base[35])
+    q[36] = quat_mul(axis_angle_quat(1, np.deg2rad(55.0)), base[36])
+    mask = spike_mask(t, q)
+    assert np.nonzero(mask)[0].tolist() == [20, 35, 36]
+    rep = inspect_track(quat_track(q))
+    assert rep.spikes == 2
+    spikes = [p for p in find_problems(quat_track(q)) if p.kind == "spike"]
+    assert [p.index for p in spikes] == [20, 35]
+    # An explicit bound above the spikes' speed finds nothing.
+    assert not spike_mask(t, q, 5000.0).any()
+
+
+def test_fast_steady_spin_is_not_a_spike():
+    t = np.arange(100) / 30.0
+    q = axis_angle_quat(1, np.deg2rad(1000.0 * t))  # 33 deg per frame, steady
+    assert default_spike_speed(t, q) == pytest.approx(8000.0, rel=1e-6)
+    assert not spike_mask(t, q).any()
+    assert inspect_track(quat_track(q)).max_angular_speed == pytest.approx(1000.0, rel=1e-6)
+
+
+def test_angular_speed():
+    t = np.array([0.0, 0.5, 1.5])
+    q = axis_angle_quat(2, np.deg2rad([0.0, 10.0, 30.0]))
+    assert np.allclose(angular_speed(t, q), [20.0, 20.0, 20.0])
+    assert angular_speed(t[:1], q[:1]).tolist() == [0.0]
+
+
+def test_inspect_clip_and_empty_tracks():
+    tracks = [euler_track(smooth_values(), path="a"), euler_track(smooth_values()[:1], path="b")]
+    reports = inspect_clip(Clip("c", 30.0, tracks))
+    assert [r.path for r in reports] == ["a", "b"]
+    assert reports[1].keys == 1 and reports[1].max_angular_speed == 0.0
+
+
+bvh_files = corpus_files("bvh", "*.bvh")
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", bvh_files[:4], ids=lambda p: p.name[:40])
+def test_corpus_bvh_reports_are_consistent(path):
+    bvh = pytest.importorskip("curveeditor.io.bvh")
+    clip = bvh.read_bvh(path)
+    for tr in clip.tracks[:25]:
+        rep = inspect_track(tr)
+        probs = find_problems(tr)
+        counts = {k: sum(p.kind == k for p in probs) for k in ("wrap", "flip", "gimbal", "spike")}
+        assert counts == {
+            "wrap": rep.wrap_jumps,
+            "flip": rep.euler_flips,
+            "gimbal": rep.gimbal_keys,
+            "spike": rep.spikes,
+        }
+        assert rep.hemisphere_flips == 0
+        assert np.isfinite(rep.max_angular_speed)
