@@ -1,0 +1,472 @@
+"""The 3D view: the orientation of the selected track at the current time, drawn as Unity shows it.
+
+What is drawn (pyqtgraph.opengl):
+
+* the main axis tripod (Unity X red, Y green, Z blue, with cones and labels) at ``current_time``:
+  the recipe preview ("after") when one exists, else the current clip;
+* ghost tripods: the current clip ("before", when a preview exists) and the original as loaded;
+* the trails of the forward (Unity +Z) and up (+Y) vectors over the whole clip on a wireframe unit
+  sphere, with a dot at the current time, plus faint "before" trails while a preview is shown;
+* the gimbal rings of the track's rotation order (Unity's ZXY by default) from
+  ``engine.display.gimbal_rings``, turning red as the middle angle approaches the lock.
+
+Unity is left-handed (Y up, Z forward). Every Unity quantity goes through
+``engine.display.unity_to_gl_quat`` / ``unity_to_gl_points`` (mirror Z) into right-handed GL
+coordinates, still Y-up. pyqtgraph's camera orbits about its world Z axis, so the whole scene hangs
+under one group item rotated +90 degrees about X: GL (x, y, z) lands at world (x, -z, y), which puts
+Unity's Y on the screen's up and Unity's forward (+Z) into the screen at the default azimuth.
+
+Updates: ``timeChanged`` only moves the tripods and rings (``setTransform`` / one ring evaluation);
+``clipChanged`` / ``previewChanged`` / ``selectionChanged`` resample the trails.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph.opengl as gl
+from pyqtgraph.opengl import GLGraphicsItem
+from pyqtgraph.opengl.GLGraphicsItem import GLOptions
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QMatrix4x4, QQuaternion, QVector3D
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from curveeditor.engine import display
+from curveeditor.engine.clip import played
+from curveeditor.engine.rotations import UNITY_ORDER
+
+__all__ = ["GizmoView", "AXIS_COLORS"]
+
+#: RGBA 0..1 of the Unity axes X, Y, Z (Unity's own gizmo colours).
+AXIS_COLORS = np.array(
+    [[0.93, 0.22, 0.20, 1.0], [0.45, 0.85, 0.20, 1.0], [0.22, 0.50, 1.0, 1.0]], dtype=np.float32
+)
+_LOCK_RED = np.array([1.0, 0.12, 0.12, 1.0], dtype=np.float32)
+_BACKGROUND = (38, 40, 44)
+# Every item sets the depth mask explicitly: ghosts must not write depth (they would z-fight with
+# the main tripod where both coincide), and GL state leaks from one item to the next.
+_OPAQUE = {**GLOptions["opaque"], "glDepthMask": (True,)}
+_TRANSLUCENT = {**GLOptions["translucent"], "glDepthMask": (True,)}
+_GHOST = {**GLOptions["translucent"], "glDepthMask": (False,)}
+#: forward (+Z) and up (+Y) trail colours: tints of the axis colours, distinct from the rings.
+_FWD_COLOR = np.array([0.30, 0.85, 1.0], dtype=np.float32)
+_UP_COLOR = np.array([0.85, 1.0, 0.35], dtype=np.float32)
+#: trail samples per second of clip, and a cap so a long clip stays cheap to draw.
+_TRAIL_HZ = 120.0
+_TRAIL_MAX = 6000
+#: gimbal ring radii (outer, middle, inner): just outside the unit sphere of the trails.
+_RING_RADII = (1.22, 1.15, 1.08)
+
+
+def _gl_axes() -> np.ndarray:
+    """Unit Unity axes X, Y, Z as GL points ``(3, 3)`` (rows)."""
+    return np.asarray(display.unity_to_gl_points(np.eye(3)), dtype=float)
+
+
+def _matrix(rot3: np.ndarray) -> QMatrix4x4:
+    """A 4x4 transform holding the 3x3 rotation ``rot3`` (row-major)."""
+    m = np.eye(4)
+    m[:3, :3] = rot3
+    return QMatrix4x4(*m.ravel().tolist())
+
+
+class _Tripod:
+    """Axis lines, cones and (optionally) labels under one transform group item."""
+
+    def __init__(self, parent: GLGraphicsItem, alpha: float, labels: bool, scale: float = 1.0):
+        self.group = GLGraphicsItem.GLGraphicsItem(parentItem=parent)
+        if alpha < 1.0:
+            self.group.setDepthValue(-1)  # ghosts first: the main tripod then draws over them
+        axes = _gl_axes() * scale
+        colors = AXIS_COLORS.copy()
+        colors[:, 3] = alpha
+        opts = _OPAQUE if alpha >= 1.0 else _GHOST
+        pts = np.zeros((6, 3))
+        pts[1::2] = axes * 0.86
+        self.lines = gl.GLLinePlotItem(
+            pos=pts,
+            color=np.repeat(colors, 2, axis=0),
+            width=3 if alpha >= 1.0 else 2.5,
+            mode="lines",
+            antialias=False,
+            glOptions=opts,
+            parentItem=self.group,
+        )
+        cone = gl.MeshData.cylinder(rows=1, cols=16, radius=[0.055 * scale, 0.0], length=0.14 * scale)
+        self.cones = []
+        for i in range(3):
+            item = gl.GLMeshItem(
+                meshdata=cone,
+                color=tuple(colors[i]),
+                shader="shaded" if alpha >= 1.0 else None,
+                smooth=True,
+                glOptions=opts,
+                parentItem=self.group,
+            )
+            # Glyph placement only: turn the cone's +z onto the axis and move it to the tip.
+            q = QQuaternion.rotationTo(QVector3D(0, 0, 1), QVector3D(*axes[i]))
+            m = QMatrix4x4()
+            m.translate(QVector3D(*(axes[i] * 0.86)))
+            m.rotate(q)
+            item.setTransform(m)
+            self.cones.append(item)
+        self.labels = []
+        if labels:
+            for i, name in enumerate("XYZ"):
+                c = QColor.fromRgbF(*colors[i])
+                self.labels.append(
+                    gl.GLTextItem(pos=axes[i] * 1.08, text=name, color=c, parentItem=self.group)
+                )
+
+    def set_rotation(self, rot3: np.ndarray | None) -> None:
+        if rot3 is None:
+            self.group.hide()
+            return
+        self.group.show()
+        self.group.setTransform(_matrix(rot3))
+
+    def set_visible(self, on: bool) -> None:
+        self.group.setVisible(on)
+
+
+def _sphere_lines(n_lat: int = 7, n_lon: int = 12, steps: int = 72) -> np.ndarray:
+    """Segment pairs ``(K, 3)`` of a wireframe unit sphere (latitude circles about GL Y = Unity up)."""
+    segs = []
+    a = np.linspace(0.0, 2 * np.pi, steps + 1)
+    for lat in np.linspace(-np.pi / 2, np.pi / 2, n_lat + 2)[1:-1]:
+        r, y = np.cos(lat), np.sin(lat)
+        ring = np.stack([r * np.cos(a), np.full_like(a, y), r * np.sin(a)], axis=1)
+        segs.append(np.repeat(ring, 2, axis=0)[1:-1])
+    b = np.linspace(-np.pi / 2, np.pi / 2, steps // 2 + 1)
+    for lon in np.linspace(0.0, np.pi, n_lon // 2, endpoint=False):
+        meridian = np.stack(
+            [np.cos(b) * np.cos(lon), np.sin(b), np.cos(b) * np.sin(lon)], axis=1
+        )  # half great circle through both poles; with lon + pi below, a full one
+        full = np.concatenate([meridian, meridian[::-1] * [-1, 1, -1]])
+        segs.append(np.repeat(full, 2, axis=0)[1:-1])
+    return np.concatenate(segs)
+
+
+class GizmoView(QWidget):
+    """3D orientation view of the document's primary selected track.
+
+    Args:
+        document: the shared :class:`~curveeditor.app.document.ClipDocument`.
+
+    Signals:
+        rendered(): emitted after the scene data changed (trails/tripods updated); tests wait on it.
+    """
+
+    rendered = Signal()
+
+    def __init__(self, document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self._main_track = None
+        self._before_track = None
+        self._original_track = None
+        self._order = UNITY_ORDER
+        self._main_rot: np.ndarray | None = None
+        self._gimbal_proximity = 0.0
+
+        self.view = gl.GLViewWidget(self)
+        self.view.setBackgroundColor(_BACKGROUND)
+        self.view.setMinimumSize(220, 200)
+
+        self._scene = GLGraphicsItem.GLGraphicsItem()
+        yup = QMatrix4x4()
+        yup.rotate(90.0, 1.0, 0.0, 0.0)  # GL Y-up scene -> pyqtgraph's Z-up world
+        self._scene.setTransform(yup)
+        self.view.addItem(self._scene)
+
+        grid = gl.GLGridItem(size=QVector3D(4, 4, 1), color=(255, 255, 255, 40), glOptions=_TRANSLUCENT)
+        grid.setSpacing(0.25, 0.25, 1)
+        self.view.addItem(grid)  # world XY = Unity's ground plane XZ
+
+        self._sphere = gl.GLLinePlotItem(
+            pos=_sphere_lines(),
+            color=(0.75, 0.78, 0.85, 0.16),
+            width=1,
+            mode="lines",
+            antialias=False,
+            glOptions=_TRANSLUCENT,
+            parentItem=self._scene,
+        )
+        self._world_labels = []
+        for i, name in enumerate(("+X", "+Y up", "+Z forward")):
+            c = QColor.fromRgbF(*(AXIS_COLORS[i, :3] * 0.6 + 0.25), 0.9)
+            self._world_labels.append(
+                gl.GLTextItem(
+                    pos=_gl_axes()[i] * 1.4,
+                    text=name,
+                    color=c,
+                    font=QFont("DejaVu Sans", 9),
+                    parentItem=self._scene,
+                )
+            )
+        self._world_axes = gl.GLLinePlotItem(
+            pos=np.concatenate([np.zeros((3, 3)), _gl_axes() * 1.3], axis=1).reshape(6, 3),
+            color=np.repeat(np.c_[AXIS_COLORS[:, :3] * 0.6 + 0.2, np.full(3, 0.35)], 2, axis=0),
+            width=1,
+            mode="lines",
+            glOptions=_TRANSLUCENT,
+            parentItem=self._scene,
+        )
+
+        def trail(color, width):
+            return gl.GLLinePlotItem(
+                pos=np.zeros((2, 3)),
+                color=color,
+                width=width,
+                mode="line_strip",
+                antialias=False,
+                glOptions=_TRANSLUCENT,
+                parentItem=self._scene,
+            )
+
+        self._trail_fwd_before = trail((*(_FWD_COLOR * 0.7), 0.35), 1)
+        self._trail_up_before = trail((*(_UP_COLOR * 0.7), 0.35), 1)
+        self._trail_fwd = trail((*_FWD_COLOR, 1.0), 2)
+        self._trail_up = trail((*_UP_COLOR, 1.0), 2)
+        self._trail_dots = gl.GLScatterPlotItem(
+            pos=np.zeros((2, 3)),
+            color=np.array([[1, 1, 1, 1.0], [1, 1, 1, 1.0]]),
+            size=9,
+            pxMode=True,
+            glOptions=_TRANSLUCENT,
+            parentItem=self._scene,
+        )
+
+        self._rings = [
+            gl.GLLinePlotItem(
+                pos=np.zeros((2, 3)),
+                color=(1, 1, 1, 0.5),
+                width=2,
+                mode="line_strip",
+                antialias=False,
+                glOptions=_TRANSLUCENT,
+                parentItem=self._scene,
+            )
+            for _ in range(3)
+        ]
+
+        self.original_tripod = _Tripod(self._scene, alpha=0.3, labels=False, scale=0.97)
+        self.before_tripod = _Tripod(self._scene, alpha=0.6, labels=False, scale=0.985)
+        self.main_tripod = _Tripod(self._scene, alpha=1.0, labels=True)
+
+        # ---- chrome: title, legend, reset view
+        self._title = QLabel(self)
+        self._title.setTextFormat(Qt.TextFormat.RichText)
+        self._legend = QLabel(self)
+        self._legend.setTextFormat(Qt.TextFormat.RichText)
+        self._legend.setWordWrap(True)
+        self._gimbal_label = QLabel(self)
+        self.reset_action = QAction("Reset view", self)
+        self.reset_action.setToolTip("Reset the 3D camera (Home)")
+        self.reset_action.setShortcut(Qt.Key.Key_Home)
+        self.reset_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.reset_action.triggered.connect(self.reset_view)
+        self.addAction(self.reset_action)
+        reset_btn = QToolButton(self)
+        reset_btn.setDefaultAction(self.reset_action)
+
+        top = QHBoxLayout()
+        top.setContentsMargins(4, 2, 4, 0)
+        top.addWidget(self._title, 1)
+        top.addWidget(self._gimbal_label)
+        top.addWidget(reset_btn)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addLayout(top)
+        lay.addWidget(self.view, 1)
+        lay.addWidget(self._legend)
+        self._legend.setContentsMargins(6, 0, 6, 4)
+
+        self.reset_view()
+        document.timeChanged.connect(self._on_time)
+        document.clipChanged.connect(self.refresh)
+        document.previewChanged.connect(self.refresh)
+        document.selectionChanged.connect(self.refresh)
+        self.refresh()
+
+    # ------------------------------------------------------------------ public
+    def reset_view(self) -> None:
+        """Camera back to a 3/4 view from behind-left, Unity Y up, looking along Unity +Z."""
+        self.view.setCameraPosition(pos=QVector3D(0, 0, 0), distance=4.6, elevation=22.0, azimuth=-112.0)
+        self.view.opts["fov"] = 50
+        self.view.update()
+
+    def tripod_rotation(self) -> np.ndarray | None:
+        """The GL rotation ``(3, 3)`` of the main tripod (right-handed, Y up), or ``None``."""
+        return None if self._main_rot is None else self._main_rot.copy()
+
+    def tripod_transform(self) -> QMatrix4x4:
+        """The main tripod's GL transform as set on the item (for tests and debugging)."""
+        return self.main_tripod.group.transform()
+
+    def scene_transform(self) -> QMatrix4x4:
+        """GL (Y-up) -> pyqtgraph world (Z-up) transform of the whole scene."""
+        return self._scene.transform()
+
+    def render_to_array(self) -> np.ndarray:
+        """The current frame as ``(H, W, 4)`` uint8 RGBA (renders if needed; the widget must be shown)."""
+        img = self.view.grabFramebuffer().convertToFormat(self.view.grabFramebuffer().Format.Format_RGBA8888)
+        w, h = img.width(), img.height()
+        if w == 0 or h == 0:
+            return np.zeros((0, 0, 4), np.uint8)
+        bpl = img.bytesPerLine()
+        arr = np.frombuffer(img.constBits(), dtype=np.uint8, count=bpl * h).reshape(h, bpl)
+        return arr[:, : w * 4].reshape(h, w, 4).copy()
+
+    def grab_image(self):
+        """The current frame as a ``QImage`` (``GLViewWidget.grabFramebuffer``)."""
+        return self.view.grabFramebuffer()
+
+    # ------------------------------------------------------------------ updates
+    def _tracks(self):
+        doc = self.document
+        track = doc.current_track()
+        if track is None:
+            return None, None, None
+        path = track.path
+
+        def find(clip):
+            if clip is None:
+                return None
+            try:
+                return clip.track(path)
+            except KeyError:
+                return None
+
+        if doc.preview is not None and find(doc.preview) is not None:
+            return find(doc.preview), track, find(doc.original)
+        return track, None, find(doc.original)
+
+    def refresh(self) -> None:
+        """Recompute everything that depends on the clip, preview or selection."""
+        main, before, original = self._tracks()
+        self._main_track, self._before_track, self._original_track = main, before, original
+        doc = self.document
+        if main is None or main.n_keys == 0:
+            self._title.setText("<i>No rotation track selected</i>")
+            for item in (self._trail_fwd, self._trail_up, self._trail_fwd_before, self._trail_up_before):
+                item.hide()
+            self._trail_dots.hide()
+            for r in self._rings:
+                r.hide()
+            self.main_tripod.set_rotation(None)
+            self.before_tripod.set_rotation(None)
+            self.original_tripod.set_rotation(None)
+            self._main_rot = None
+            self._legend.setText("")
+            self._gimbal_label.setText("")
+            self.rendered.emit()
+            return
+        self._order = main.order if main.kind == "euler" else UNITY_ORDER
+        start = min(doc.clip.start, main.curve.start)
+        end = max(doc.clip.end, main.curve.end)
+        n = int(np.clip((end - start) * _TRAIL_HZ, 2, _TRAIL_MAX)) + 1
+        times = np.linspace(start, end, n)
+        self._set_trails(main, times, self._trail_fwd, self._trail_up, fade=True)
+        if before is not None:
+            self._set_trails(before, times, self._trail_fwd_before, self._trail_up_before, fade=False)
+        else:
+            self._trail_fwd_before.hide()
+            self._trail_up_before.hide()
+        self._title.setText(
+            f"<b>{main.path}</b> &nbsp;<span style='color:#999'>{main.kind}"
+            f"{', order ' + main.order.upper() if main.kind == 'euler' else ''}</span>"
+        )
+        self._legend.setText(self._legend_html(before is not None))
+        self._on_time(doc.current_time)
+
+    def _set_trails(self, track, times, fwd_item, up_item, fade: bool) -> None:
+        samples = display.sample_track(track, times)
+        rots = display.rotation_matrices(samples.quat)  # Unity frame, columns = rotated axes
+        fwd = display.unity_to_gl_points(rots[:, :, 2])
+        up = display.unity_to_gl_points(rots[:, :, 1])
+        if fade:
+            # Older samples dimmer: the trail shows the direction of travel.
+            k = np.linspace(0.25, 1.0, len(times))[:, None]
+            cf = np.c_[_FWD_COLOR * (0.4 + 0.6 * k), 0.35 + 0.6 * k]
+            cu = np.c_[_UP_COLOR * (0.4 + 0.6 * k), 0.35 + 0.6 * k]
+            fwd_item.setData(pos=fwd, color=cf.astype(np.float32))
+            up_item.setData(pos=up, color=cu.astype(np.float32))
+        else:
+            fwd_item.setData(pos=fwd)
+            up_item.setData(pos=up)
+        fwd_item.show()
+        up_item.show()
+
+    def _rotation_at(self, track, t: float) -> np.ndarray | None:
+        """GL rotation matrix (3, 3) of what Unity plays for ``track`` at ``t`` seconds."""
+        if track is None or track.n_keys == 0:
+            return None
+        q = played(track, np.array([t]))
+        return display.rotation_matrices(display.unity_to_gl_quat(q))[0]
+
+    def _on_time(self, t: float) -> None:
+        t = float(self.document.current_time if t is None else t)
+        main = self._main_track
+        if main is None or main.n_keys == 0:
+            return
+        self._main_rot = self._rotation_at(main, t)
+        self.main_tripod.set_rotation(self._main_rot)
+        self.before_tripod.set_rotation(self._rotation_at(self._before_track, t))
+        self.original_tripod.set_rotation(self._rotation_at(self._original_track, t))
+        # The dots: tips of forward and up at t (columns of the GL rotation = rotated GL axes).
+        axes = _gl_axes()
+        tips = np.stack([self._main_rot @ axes[2], self._main_rot @ axes[1]])
+        self._trail_dots.setData(pos=tips)
+        self._trail_dots.show()
+        self._update_rings(main, t)
+        self.view.update()
+        self.rendered.emit()
+
+    def _update_rings(self, track, t: float) -> None:
+        samples = display.sample_track(track, np.array([t]))
+        proximity = float(np.clip(samples.gimbal[0], 0.0, 1.0))
+        # The keyed (continuous) triple places the rings; equivalent triples would put them elsewhere.
+        rings = display.gimbal_rings(samples.quat[0], self._order, euler=samples.euler[0], radii=_RING_RADII)
+        for item, ring in zip(self._rings, rings, strict=True):
+            pts = display.unity_to_gl_points(ring.points)
+            base = AXIS_COLORS[ring.axis].copy()
+            base[3] = 0.5
+            # Red creeps in from 40 % proximity and is full at the lock.
+            w = float(np.clip((ring.proximity - 0.4) / 0.6, 0.0, 1.0))
+            col = (1 - w) * base + w * _LOCK_RED
+            item.setData(pos=pts, color=tuple(col), width=1.5 + 2.5 * w)
+            item.show()
+        self._gimbal_proximity = proximity
+        self._gimbal_label.setText(
+            f"<span style='color:{'#ff5050' if proximity > 0.4 else '#aaa'}'>"
+            f"gimbal {self._order.upper()}: {proximity * 100:.0f}%</span>"
+        )
+        self._gimbal_label.setToolTip(
+            "Gimbal-lock proximity of the rotation order's middle axis (100% = locked, 0% = 20 deg "
+            "or more away); the rings turn red near the lock."
+        )
+
+    def ring_colors(self) -> list[tuple[float, float, float, float]]:
+        """Current RGBA colours of the (outer, middle, inner) gimbal rings (tests)."""
+        return [tuple(float(c) for c in np.asarray(r.color).reshape(-1)[:4]) for r in self._rings]
+
+    @staticmethod
+    def _legend_html(has_preview: bool) -> str:
+        sw = "<span style='color:{c}'>&#9632;</span>"
+        axes = " ".join(
+            f"{sw.format(c=QColor.fromRgbF(*AXIS_COLORS[i, :3]).name())} {n}" for i, n in enumerate("XYZ")
+        )
+        if has_preview:
+            state = (
+                "<b>solid</b>: preview (after) &nbsp; <b>half</b>: current clip (before) &nbsp; "
+                "<b>faint</b>: original"
+            )
+        else:
+            state = "<b>solid</b>: current clip &nbsp; <b>faint</b>: original (as loaded)"
+        trails = (
+            f"{sw.format(c=QColor.fromRgbF(*_FWD_COLOR).name())} forward (+Z) trail &nbsp; "
+            f"{sw.format(c=QColor.fromRgbF(*_UP_COLOR).name())} up (+Y) trail &nbsp; "
+            "rings: gimbal (red = near lock)"
+        )
+        return f"<small>Unity axes {axes} &nbsp;|&nbsp; {state} &nbsp;|&nbsp; {trails}</small>"
