@@ -1,0 +1,315 @@
+"""Resampling: grid, densify, the four interpolants and track-level resampling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation, Slerp
+
+from curveeditor.engine.clip import RotationTrack, key_quaternions, played
+from curveeditor.engine.curves import Curve, evaluate
+from curveeditor.engine.resample import (
+    METHODS,
+    catmull_rom,
+    densify,
+    resample_quats,
+    resample_track,
+    rotation_spline,
+    slerp,
+    squad,
+    uniform_grid,
+)
+from curveeditor.engine.rotations import (
+    euler_to_quat,
+    geodesic_angle,
+    hemisphere_continuous,
+    quat_conj,
+    quat_dot,
+    quat_exp,
+    quat_log,
+    quat_mul,
+)
+from curveeditor.engine.tangents import make_curve
+
+SETTINGS = settings(deadline=None, max_examples=40)
+
+INTERPOLANTS = {
+    "slerp": slerp,
+    "squad": squad,
+    "catmull-rom": catmull_rom,
+    "catmull-rom centripetal": lambda ts, q, t: catmull_rom(ts, q, t, alpha=0.5),
+    "spline": rotation_spline,
+}
+
+
+def random_keys(seed: int, n: int, max_step_deg: float = 80.0, uniform: bool = False):
+    """Strictly increasing times and hemisphere-continuous quaternions with bounded key steps."""
+    rng = np.random.default_rng(seed)
+    gaps = np.full(n - 1, 0.2) if uniform else rng.uniform(0.05, 0.5, n - 1)
+    times = np.concatenate([[rng.uniform(-1, 1)], rng.uniform(-1, 1) + np.cumsum(gaps)])
+    times[1:] = times[0] + np.cumsum(gaps)
+    axes = rng.normal(size=(n - 1, 3))
+    axes /= np.linalg.norm(axes, axis=1, keepdims=True)
+    steps = quat_exp(axes * np.deg2rad(rng.uniform(1.0, max_step_deg, n - 1))[:, None])
+    q = np.empty((n, 4))
+    q[0] = Rotation.random(random_state=seed % 2**32).as_quat()
+    for i in range(1, n):  # test data only
+        q[i] = quat_mul(q[i - 1], steps[i - 1])
+    return times, hemisphere_continuous(q)
+
+
+def euler_track(seed: int, n: int, spin: float = 0.0, mode: str = "clamped_auto", fps: float | None = None):
+    rng = np.random.default_rng(seed)
+    if fps:
+        frames = np.cumsum(rng.integers(1, 8, n))
+        times = (frames - frames[0]) / fps
+    else:
+        times = np.concatenate([[0.0], np.cumsum(rng.uniform(0.1, 0.6, n - 1))])
+    values = np.cumsum(rng.uniform(-60, 60, (n, 3)), axis=0)
+    values[:, 1] += np.linspace(0, spin, n)
+    return RotationTrack("t", "euler", make_curve(times, values, mode=mode), order="zxy")
+
+
+# ------------------------------------------------------------------------------------------ grid
+
+
+def test_uniform_grid_is_inclusive_with_short_last_step():
+    g = uniform_grid(0.0, 1.0, 30)
+    assert len(g) == 31 and g[0] == 0.0 and g[-1] == 1.0
+    np.testing.assert_allclose(np.diff(g), 1 / 30)
+    g = uniform_grid(0.5, 1.01, 10)
+    assert g[-1] == 1.01
+    np.testing.assert_allclose(g[:-1], 0.5 + np.arange(6) / 10)
+    assert g[-1] - g[-2] == pytest.approx(0.01)
+    assert list(uniform_grid(2.0, 2.0, 60)) == [2.0]
+    with pytest.raises(ValueError, match="positive"):
+        uniform_grid(0, 1, 0)
+    with pytest.raises(ValueError, match="time range"):
+        uniform_grid(1, 0, 30)
+
+
+# --------------------------------------------------------------------------------- interpolants
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(2, 12))
+def test_interpolants_pass_through_keys(seed, n):
+    times, q = random_keys(seed, n)
+    for name, fn in INTERPOLANTS.items():
+        out = fn(times, q, times)
+        assert geodesic_angle(out, q).max() < 1e-6, name
+        assert np.all(quat_dot(out[1:], out[:-1]) >= 0), name
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(2, 20))
+def test_slerp_matches_scipy(seed, n):
+    times, q = random_keys(seed, n, max_step_deg=170.0)
+    t = np.random.default_rng(seed).uniform(times[0], times[-1], 500)
+    ref = Slerp(times, Rotation.from_quat(q))(t).as_quat()
+    assert geodesic_angle(slerp(times, q, t), ref).max() < 1e-9
+
+
+def test_interpolants_clamp_outside_and_handle_unsorted_duplicates():
+    times, q = random_keys(3, 5)
+    for name, fn in INTERPOLANTS.items():
+        out = fn(times, q, [times[0] - 1.0, times[-1] + 1.0])
+        assert geodesic_angle(out, q[[0, -1]]).max() < 1e-9, name
+    # Unsorted input with a duplicate time: sorted, and the last given key at that time wins.
+    shuffled = np.array([times[2], times[0], times[1], times[1], times[3], times[4]])
+    other = euler_to_quat([10.0, 20.0, 30.0])
+    qs = np.stack([q[2], q[0], other, q[1], q[3], q[4]])
+    for name, fn in INTERPOLANTS.items():
+        out = fn(shuffled, qs, times)
+        assert geodesic_angle(out, q).max() < 1e-6, name
+    with pytest.raises(ValueError, match="quaternions"):
+        slerp(times, q[:-1], times)
+
+
+def _velocity_jumps(fn, times, q, h):
+    """Body-frame angular velocity (rad/s) just left and right of each interior key; max jump."""
+    k = times[1:-1]
+    ql, q0, qr = fn(times, q, k - h), fn(times, q, k), fn(times, q, k + h)
+    wl = quat_log(quat_mul(quat_conj(ql), q0)) / h
+    wr = quat_log(quat_mul(quat_conj(q0), qr)) / h
+    return np.linalg.norm(wr - wl, axis=1).max(), np.linalg.norm(wl, axis=1).max()
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(0, 10_000), st.integers(3, 10), st.booleans())
+def test_splines_have_continuous_angular_velocity(seed, n, uniform):
+    times, q = random_keys(seed, n, max_step_deg=60.0, uniform=uniform)
+    for name, fn in INTERPOLANTS.items():
+        if name == "slerp":
+            continue
+        jumps = [_velocity_jumps(fn, times, q, h)[0] for h in (1e-3, 1e-4, 1e-5)]
+        # C1: the one-sided velocities (rad/s) differ only by O(h) (about h times the angular
+        # acceleration), so the jump shrinks ~10x per 10x smaller step; C0 slerp's jump does not.
+        assert jumps[1] < 0.15 * jumps[0] + 1e-7, name
+        assert jumps[2] < 0.15 * jumps[1] + 1e-7, name
+        assert jumps[2] < 0.05, name
+
+
+def test_slerp_is_only_c0():
+    times, q = random_keys(11, 6, max_step_deg=60.0)
+    coarse, speed = _velocity_jumps(slerp, times, q, 1e-3)
+    fine, _ = _velocity_jumps(slerp, times, q, 1e-5)
+    assert fine > 0.05 * speed and fine == pytest.approx(coarse, rel=0.05)
+
+
+def test_squad_uniform_matches_shoemake_controls():
+    """With uniform spacing the inner controls are Shoemake's q_i exp(-(log(q_i^-1 q_i+1) + log(q_i^-1
+    q_i-1)) / 4) (half-angle logs), so squad at the middle of an interval matches the textbook formula."""
+    times, q = random_keys(5, 5, uniform=True)
+
+    def hlog(a, b):  # half-angle log of a^-1 b
+        return 0.5 * quat_log(quat_mul(quat_conj(a), b))
+
+    def ctrl(i):
+        if i in (0, len(q) - 1):
+            return q[i]
+        return quat_mul(q[i], quat_exp(2 * (-(hlog(q[i], q[i + 1]) + hlog(q[i], q[i - 1])) / 4)))
+
+    def sl(a, b, u):
+        return quat_mul(a, quat_exp(u * quat_log(quat_mul(quat_conj(a), b))))
+
+    for i in range(len(q) - 1):
+        u = 0.3
+        want = sl(sl(q[i], q[i + 1], u), sl(ctrl(i), ctrl(i + 1), u), 2 * u * (1 - u))
+        got = squad(times, q, [times[i] + u * (times[i + 1] - times[i])])[0]
+        assert geodesic_angle(got, want) < 1e-9
+
+
+# -------------------------------------------------------------------------------------- densify
+
+
+def spin_track(degrees: float = 720.0) -> RotationTrack:
+    return RotationTrack("spin", "euler", Curve.make([0.0, 1.0], [[0, 0, 0], [0, degrees, 0]]))
+
+
+def test_densify_keeps_a_two_key_720_spin():
+    track = spin_track()
+    times, q = densify(track)
+    assert times[0] == 0.0 and times[-1] == 1.0 and np.all(np.diff(times) > 0)
+    assert len(times) > 9
+    # Every step is <= 90 deg of what Unity plays, and the samples are what Unity plays.
+    assert geodesic_angle(q[:-1], q[1:]).max() <= 90.0 + 1e-9
+    assert geodesic_angle(q, played(track, times)).max() < 1e-9
+    # Summed steps give the whole 720 deg.
+    assert geodesic_angle(q[:-1], q[1:]).sum() == pytest.approx(720.0, abs=1e-6)
+
+
+def test_densify_leaves_slow_tracks_alone():
+    track = euler_track(1, 6)
+    track = RotationTrack("t", "euler", make_curve(track.times, track.curve.value * 0.1))
+    times, q = densify(track)
+    np.testing.assert_array_equal(times, track.times)
+    assert geodesic_angle(q, key_quaternions(track)).max() < 1e-9
+
+
+def test_densify_quaternion_track_follows_a_long_way_segment():
+    # Keys on opposite hemispheres: Unity plays the long way (~340 deg); densify must sample it.
+    a = euler_to_quat([0.0, 10.0, 0.0])
+    b = -euler_to_quat([0.0, -10.0, 0.0])
+    track = RotationTrack("q", "quaternion", make_curve([0.0, 1.0], np.stack([a, b]), mode="linear"))
+    times, q = densify(track)
+    dense = np.linspace(0, 1, 2001)
+    path = geodesic_angle(played(track, dense[:-1]), played(track, dense[1:])).sum()
+    assert path > 300
+    assert geodesic_angle(q[:-1], q[1:]).max() <= 90.0 + 1e-6
+    assert geodesic_angle(q[:-1], q[1:]).sum() == pytest.approx(path, rel=1e-3)
+
+
+# ------------------------------------------------------------------------------------- tracks
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_resample_track_keeps_720_spin(method):
+    track = spin_track()
+    out = resample_track(track, 60, method)
+    assert out.kind == "euler" and out.order == track.order and out.path == track.path
+    y = out.curve.value[:, 1]
+    assert y.max() - y.min() == pytest.approx(720.0, abs=0.5)
+    dense = np.linspace(0, 1, 4001)
+    err = geodesic_angle(played(out, dense), played(track, dense))
+    # The interpolants only see Unity's motion at the densified samples (<= 90 deg apart), so slerp's
+    # constant speed between them differs from the eased Hermite by a few degrees; splines by less.
+    limit = {"unity": 0.5, "slerp": 5.0}.get(method, 3.0)
+    assert err.max() < limit
+    # Finer densification brings every method close to what Unity plays.
+    fine = resample_track(track, 60, method, max_step_deg=20.0)
+    assert geodesic_angle(played(fine, dense), played(track, dense)).max() < 0.6
+
+
+@pytest.mark.parametrize("method", METHODS)
+@settings(deadline=None, max_examples=15)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 8))
+def test_resampled_keys_reproduce_source_key_orientations(method, seed, n):
+    track = euler_track(seed, n, spin=float(seed % 5) * 300, fps=30.0)
+    # Interpolants evaluated at the key times ...
+    got = resample_quats(track, track.times, method)
+    assert geodesic_angle(got, key_quaternions(track)).max() < 1e-6
+    # ... and keys on the 30 Hz grid keep their orientation in the resampled track.
+    out = resample_track(track, 30, method)
+    idx = np.rint(track.times * 30).astype(int)
+    np.testing.assert_allclose(out.times[idx], track.times, atol=1e-12)
+    assert geodesic_angle(key_quaternions(out)[idx], key_quaternions(track)).max() < 1e-6
+
+
+@settings(deadline=None, max_examples=20)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 8), spin=st.floats(-1500, 1500))
+def test_resampled_euler_keeps_the_source_winding(seed, n, spin):
+    track = euler_track(seed, n, spin=spin)
+    for method in ("slerp", "catmull-rom"):
+        out = resample_track(track, 30, method)
+        src = evaluate(track.curve, out.times)
+        assert np.abs(out.curve.value - src).max() <= 180.0 + 1e-9
+        # Every key is exactly the resampled pose.
+        np.testing.assert_allclose(
+            np.abs(quat_dot(euler_to_quat(out.curve.value, "zxy"), resample_quats(track, out.times, method))),
+            1.0,
+            atol=1e-9,
+        )
+    total = out.curve.value[-1] - out.curve.value[0]
+    assert total == pytest.approx(track.curve.value[-1] - track.curve.value[0], abs=180.0)
+
+
+@pytest.mark.parametrize("method", ["slerp", "squad", "spline"])
+def test_resample_quaternion_track(method):
+    src = euler_track(7, 6, spin=500.0)
+    q = key_quaternions(src)
+    q[2] *= -1  # a hemisphere flip in the source keys
+    track = RotationTrack("q", "quaternion", make_curve(src.times, q, mode="auto"), meta={"k": 1})
+    out = resample_track(track, 60, method)
+    assert out.kind == "quaternion" and out.meta == {"k": 1}
+    keys = out.curve.value
+    assert np.all(quat_dot(keys[1:], keys[:-1]) >= 0)
+    assert quat_dot(keys[0], track.curve.value[0]) > 0
+    # Central-difference slopes make Unity's per-component Hermite follow the sampled motion.
+    dense = np.linspace(out.curve.start, out.curve.end, 3001)
+    want = resample_quats(track, dense, method)
+    assert geodesic_angle(played(out, out.times), resample_quats(track, out.times, method)).max() < 1e-9
+    # Slerp's velocity kinks at the densified samples cannot be followed by a smooth 60 Hz curve.
+    assert geodesic_angle(played(out, dense), want).max() < (3.0 if method == "slerp" else 0.5)
+
+
+def test_resample_holds_stepped_keys():
+    values = np.array([[0, 0, 0], [0, 90, 0], [0, 100, 0], [0, 300, 0]], float)
+    track = RotationTrack("s", "euler", make_curve([0.0, 1.0, 2.0, 3.0], values, mode="constant"))
+    for method in METHODS:
+        out = resample_track(track, 10, method)
+        np.testing.assert_allclose(out.curve.value[:10, 1], 0.0, atol=1e-9)
+        np.testing.assert_allclose(out.curve.value[10:20, 1], 90.0, atol=1e-9)
+        np.testing.assert_allclose(out.curve.value[30, 1], 300.0, atol=1e-9)
+
+
+def test_resample_rejects_bad_parameters_and_passes_tiny_tracks():
+    track = spin_track()
+    with pytest.raises(ValueError, match="unknown resampling method"):
+        resample_track(track, 30, "cubic")
+    with pytest.raises(ValueError, match="positive"):
+        resample_track(track, -1, "slerp")
+    single = RotationTrack("one", "euler", Curve.make([0.5], [[1.0, 2.0, 3.0]]))
+    assert resample_track(single, 30, "squad") is single
