@@ -1,0 +1,246 @@
+"""RecipePanel: live preview in a worker thread, parameter widgets, apply/undo, save/load; and the
+worker runner it uses (newer requests cancel older ones, stale results are dropped)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QMessageBox
+
+from curveeditor.app.document import ClipDocument
+from curveeditor.app.recipe_panel import RecipePanel
+from curveeditor.app.workers import CancelToken, LatestRunner, run_in_thread
+from curveeditor.engine.clip import Clip, RotationTrack
+from curveeditor.engine.curves import Curve
+from curveeditor.engine.diff import diff_tracks
+from curveeditor.engine.recipe import Recipe, run_recipe
+
+
+def _wrapping_clip():
+    # Y turns steadily through 180: the keys wrap 170 -> 179 -> -179 -> -170 (a 358 deg jump).
+    t = np.arange(8) / 30.0
+    y = np.array([150, 160, 170, 179, -179, -170, -160, -150], dtype=float)
+    head = RotationTrack("Root/Head", "euler", Curve.make(t, np.c_[np.zeros(8), y, np.zeros(8)]))
+    still = RotationTrack("Root/Still", "euler", Curve.make(t, np.tile([5.0, 0.0, 0.0], (8, 1))))
+    return Clip("wrap", 30.0, [head, still])
+
+
+@pytest.fixture
+def setup(qtbot):
+    doc = ClipDocument()
+    doc.load(_wrapping_clip(), None)
+    panel = RecipePanel(doc)
+    qtbot.addWidget(panel)
+    yield doc, panel
+    panel.shutdown()
+
+
+def _wait_preview(qtbot, panel, doc, previous=None):
+    qtbot.waitUntil(lambda: doc.preview is not None and doc.preview is not previous, timeout=5000)
+    return doc.preview
+
+
+def test_unwrap_preview_removes_wrap_jump(setup, qtbot):
+    doc, panel = setup
+    panel.add_step("unwrap")
+    preview = _wait_preview(qtbot, panel, doc)
+    before = doc.clip.track("Root/Head").curve.value[:, 1]
+    after = preview.track("Root/Head").curve.value[:, 1]
+    assert np.abs(np.diff(before)).max() > 300
+    assert np.abs(np.diff(after)).max() < 20  # the 358 deg jump is gone
+    # ... the pose at every key is unchanged (between the wrapping keys the original plays a
+    # 358 deg spin, so the played error there is large: that is the fix) ...
+    d = diff_tracks(doc.clip.track("Root/Head"), preview.track("Root/Head"))
+    at_keys = np.isin(d.times, doc.clip.track("Root/Head").times)
+    assert at_keys.sum() == 8 and d.errors[at_keys].max() < 1e-6
+    assert d.max_error > 90
+    # ... and it is exactly what the engine computes.
+    expected = run_recipe(doc.clip, Recipe.of({"op": "unwrap"}), ["Root/Head"]).clip
+    np.testing.assert_allclose(after, expected.track("Root/Head").curve.value[:, 1])
+    assert doc.clip is doc.original  # preview only
+    assert "ms" in panel.status_text()
+    assert panel.apply_button.isEnabled()
+
+
+def test_parameter_widget_change_reruns(setup, qtbot):
+    doc, panel = setup
+    panel.add_step("unwrap")
+    first = _wait_preview(qtbot, panel, doc)
+    spin = panel._param_widgets["spin_speed"][1]
+    assert isinstance(spin, QDoubleSpinBox) and spin.suffix().strip() == "\u00b0/s"
+    # A huge spin speed treats the 358 deg step as deliberate motion: kept as authored.
+    spin.setValue(spin.maximum())
+    second = _wait_preview(qtbot, panel, doc, previous=first)
+    np.testing.assert_array_equal(
+        second.track("Root/Head").curve.value, doc.clip.track("Root/Head").curve.value
+    )
+    assert panel.steps[0].params["spin_speed"] == spin.maximum()
+
+
+def test_widgets_follow_param_specs(setup):
+    _doc, panel = setup
+    panel.add_step("smooth")
+    w = panel._param_widgets
+    assert isinstance(w["method"][1], QComboBox)
+    assert w["sigma"][1].suffix().strip() == "s"
+    assert not w["cutoff"][1].isVisibleTo(panel)  # butterworth-only parameter hidden
+    w["method"][1].setCurrentIndex(w["method"][1].findData("butterworth"))
+    assert w["cutoff"][1].isVisibleTo(panel) and not w["sigma"][1].isVisibleTo(panel)
+    assert panel.recipe().to_dict()["steps"] == [
+        {"op": "smooth", "method": "butterworth", "cutoff": 6.0, "order": 2}
+    ]
+    panel.add_step("resample")
+    hz = panel._param_widgets["hz"][1]
+    assert hz.value() == hz.minimum() and hz.specialValueText().startswith("auto")
+    assert panel.recipe().to_dict()["steps"][1] == {"op": "resample", "hz": None, "method": "slerp"}
+
+
+def test_apply_is_one_undo_step(setup, qtbot):
+    doc, panel = setup
+    panel.add_step("unwrap")
+    preview = _wait_preview(qtbot, panel, doc)
+    original = doc.clip
+    assert panel.apply()
+    assert doc.clip is preview
+    assert doc.preview is None
+    assert doc.undo_stack.count() == 1 and doc.undo_stack.undoText() == "Apply recipe"
+    doc.undo_stack.undo()
+    assert doc.clip is original
+    qtbot.wait(150)
+    assert doc.preview is None  # no automatic re-preview after Apply until the next change
+
+
+def test_discard_and_scope(setup, qtbot):
+    doc, panel = setup
+    panel.add_step("unwrap")
+    _wait_preview(qtbot, panel, doc)
+    assert list(panel.result.changes) == ["Root/Head"]  # selected track only
+    panel.discard()
+    assert doc.preview is None and doc.clip is doc.original
+    panel.scope.setCurrentIndex(panel.scope.findData("all"))
+    qtbot.waitUntil(lambda: panel.result is not None and len(panel.result.changes) == 2, timeout=5000)
+
+
+def test_reorder_enable_remove(setup, qtbot):
+    _doc, panel = setup
+    panel.add_step("unwrap")
+    panel.add_step("reduce")
+    panel.list.setCurrentRow(1)
+    panel.move_current(-1)
+    assert [s.op for s in panel.steps] == ["reduce", "unwrap"]
+    assert panel.list.item(0).text().startswith("1. Reduce")
+    panel.set_enabled(0, False)
+    assert [s["op"] for s in panel.recipe().to_dict()["steps"]] == ["unwrap"]
+    panel.list.setCurrentRow(0)
+    panel.remove_current()
+    assert [s.op for s in panel.steps] == ["unwrap"]
+
+
+def test_bad_parameter_shows_error_inline(setup, qtbot):
+    doc, panel = setup
+    panel.add_step("limit")
+    panel.set_param(0, "yaw", [10.0, -10.0])  # min > max: the engine rejects it
+    qtbot.waitUntil(lambda: "greater than" in panel.status_text(), timeout=3000)
+    assert doc.preview is None
+
+
+def test_save_load_round_trip(setup, tmp_path, qtbot):
+    doc, panel = setup
+    panel.add_step("unwrap", {"spin_speed": 900.0})
+    panel.add_step("smooth", {"method": "butterworth", "cutoff": 4.0, "order": 3})
+    panel.add_step("limit", {"yaw": [-45.0, 30.0]})
+    path = tmp_path / "r.json"
+    panel.save_recipe(str(path))
+    saved = json.loads(path.read_text())
+    assert saved == panel.recipe().to_dict()
+    assert Recipe.load(path).to_dict() == saved  # what the CLI reads
+    other = RecipePanel(doc)
+    qtbot.addWidget(other)
+    other.load_recipe(str(path))
+    assert other.recipe().to_dict() == saved
+    other.shutdown()
+
+
+def test_bad_recipe_file_shows_message(setup, tmp_path, monkeypatch):
+    _doc, panel = setup
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version": 1, "steps": [{"op": "smooth", "sigmaa": 1}]}')
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: shown.append(a[2]))
+    assert not panel.load_recipe_interactive(str(bad))
+    assert shown and "sigmaa" in shown[0] and "did you mean 'sigma'" in shown[0]
+    bad.write_text("{not json")
+    assert not panel.load_recipe_interactive(str(bad))
+    assert "not valid JSON" in shown[-1]
+
+
+# ------------------------------------------------------------------ workers
+
+
+def test_latest_runner_cancels_older_and_drops_stale(qtbot):
+    runner = LatestRunner()
+    seen_tokens: list[CancelToken] = []
+    release = threading.Event()
+
+    def slow(token, _progress):
+        seen_tokens.append(token)
+        release.wait(2.0)
+        return "slow"  # returned although cancelled: must be dropped
+
+    results = []
+    runner.finished.connect(lambda gen, res, _s: results.append((gen, res)))
+    g1 = runner.submit(slow)
+    qtbot.waitUntil(lambda: len(seen_tokens) == 1, timeout=2000)
+    g2 = runner.submit(lambda _t, _p: "fast")
+    assert seen_tokens[0].cancelled  # the newer request cancelled the older
+    qtbot.waitUntil(lambda: results == [(g2, "fast")], timeout=2000)
+    release.set()
+    assert runner.wait(3000)
+    qtbot.wait(50)
+    assert results == [(g2, "fast")] and g1 < g2
+    assert not runner.busy
+
+
+def test_latest_runner_reports_errors(qtbot):
+    runner = LatestRunner()
+    with qtbot.waitSignal(runner.failed, timeout=2000) as sig:
+        runner.submit(lambda _t, _p: 1 / 0)
+    assert "division by zero" in sig.args[1]
+
+
+def test_run_in_thread_progress_done_error_cancel(qtbot):
+    progress, done, errors, cancelled = [], [], [], []
+
+    def work(token, report):
+        for i in range(3):
+            report((i + 1) / 3, f"step {i}")
+            time.sleep(0.01)
+        return 42
+
+    job = run_in_thread(work, done.append, errors.append, on_progress=lambda f, t: progress.append(f))
+    qtbot.waitUntil(lambda: job.is_finished, timeout=3000)
+    assert done == [42] and errors == [] and progress[-1] == pytest.approx(1.0)
+
+    job = run_in_thread(lambda t, p: int("x"), done.append, errors.append)
+    qtbot.waitUntil(lambda: job.is_finished, timeout=3000)
+    assert isinstance(errors[0], ValueError) and "Traceback" in job.traceback
+
+    token = CancelToken()
+    gate = threading.Event()
+
+    def cancellable(tok, _p):
+        gate.wait(2.0)
+        tok.raise_if_cancelled()
+        return "no"
+
+    job = run_in_thread(
+        cancellable, done.append, cancel_token=token, on_cancelled=lambda: cancelled.append(1)
+    )
+    token.cancel()
+    gate.set()
+    qtbot.waitUntil(lambda: job.is_finished, timeout=3000)
+    assert cancelled == [1] and done == [42]
