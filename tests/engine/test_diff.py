@@ -1,0 +1,117 @@
+"""Geodesic diff of two versions of a track or clip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from curveeditor.engine.clip import Clip, RotationTrack, key_quaternions
+from curveeditor.engine.curves import Curve
+from curveeditor.engine.diff import MAX_SAMPLES, diff_clips, diff_tracks
+from curveeditor.engine.rotations import axis_angle_quat, euler_to_quat, geodesic_angle, quat_mul
+from curveeditor.engine.tangents import make_curve
+
+
+def quat_track(seed: int, n: int, path: str = "q") -> RotationTrack:
+    rng = np.random.default_rng(seed)
+    times = np.concatenate([[0.0], np.cumsum(rng.uniform(0.05, 0.5, n - 1))])
+    e = np.cumsum(rng.uniform(-40, 40, (n, 3)), axis=0)
+    q = euler_to_quat(e)
+    return RotationTrack(path, "quaternion", make_curve(times, q, mode="auto"))
+
+
+def left_multiply(track: RotationTrack, offset: np.ndarray) -> RotationTrack:
+    """Every played rotation premultiplied by ``offset``: left multiplication is a linear isometry of
+    the components, so values and slopes transform alike and the normalized Hermite follows exactly."""
+    c = track.curve
+    return track.with_curve(
+        c.with_keys(
+            value=quat_mul(offset, c.value),
+            in_slope=quat_mul(offset, c.in_slope),
+            out_slope=quat_mul(offset, c.out_slope),
+        )
+    )
+
+
+@settings(deadline=None, max_examples=30)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 10),
+    angle=st.floats(0.01, 179.0),
+    axis=st.integers(0, 2),
+)
+def test_constant_offset_gives_max_equal_rms_equal_offset(seed, n, angle, axis):
+    before = quat_track(seed, n)
+    after = left_multiply(before, axis_angle_quat(axis, np.deg2rad(angle)))
+    d = diff_tracks(before, after)
+    assert d.max_error == pytest.approx(angle, abs=1e-6)
+    assert d.rms_error == pytest.approx(angle, abs=1e-6)
+    np.testing.assert_allclose(d.errors, angle, atol=1e-6)
+    assert d.keys_before == d.keys_after == n and d.path == "q"
+
+
+def test_identical_tracks_have_zero_error_and_dense_sampling():
+    t = quat_track(1, 6)
+    d = diff_tracks(t, t)
+    assert d.max_error == 0.0 and d.rms_error == 0.0
+    # Key times are included and the grid is at least 1 kHz / 10 per shortest interval.
+    assert np.all(np.isin(t.times, d.times))
+    step = np.diff(d.times).max()
+    assert step <= min(1e-3, np.diff(t.times).min() / 10) + 1e-12
+
+
+def test_samples_union_of_both_key_sets_and_cap():
+    a = quat_track(2, 5)
+    b = RotationTrack("q", "quaternion", make_curve([0.0123, 0.5, 0.777], key_quaternions(a)[:3]))
+    d = diff_tracks(a, b, hz=30)
+    assert np.all(np.isin(a.times, d.times)) and np.all(np.isin(b.times, d.times))
+    assert np.diff(d.times).max() <= 1 / 30 + 1e-12
+    # A long clip with tight keys is capped.
+    long = RotationTrack("l", "euler", Curve.make([0.0, 1e-4, 600.0], np.zeros((3, 3))))
+    d = diff_tracks(long, long)
+    assert len(d.times) <= MAX_SAMPLES + 3
+
+
+def test_error_between_keys_is_caught():
+    # Same keys, but the edited version spins 360 deg between them: invisible at the keys.
+    before = RotationTrack("s", "euler", Curve.make([0.0, 1.0], [[0, 0, 0], [0, 0, 0]]))
+    after = RotationTrack("s", "euler", Curve.make([0.0, 1.0], [[0, 0, 0], [0, 360, 0]]))
+    d = diff_tracks(before, after)
+    assert d.errors[0] == 0.0 and d.errors[-1] < 1e-9
+    assert d.max_error == pytest.approx(180.0, abs=1e-3)
+    # Exact RMS: the played angle is 360 (3s^2 - 2s^3); error = geodesic of that (<= 180).
+    s = np.linspace(0, 1, 200_001)
+    ang = 360 * (3 * s**2 - 2 * s**3)
+    err = np.minimum(ang, 360 - ang)
+    assert d.rms_error == pytest.approx(np.sqrt(np.mean(err**2)), abs=1e-3)
+
+
+def test_single_changed_key():
+    before = quat_track(3, 5)
+    q = key_quaternions(before).copy()
+    q[2] = quat_mul(axis_angle_quat(1, np.deg2rad(7.0)), q[2])
+    after = before.with_curve(before.curve.with_keys(value=q))
+    d = diff_tracks(before, after)
+    # Normalizing the blended components may push a neighbouring instant slightly past 7 deg.
+    assert 7.0 - 1e-9 <= d.max_error < 7.1
+    assert d.errors[np.searchsorted(d.times, before.times[2])] == pytest.approx(7.0, abs=1e-6)
+    assert geodesic_angle(key_quaternions(before)[2], q[2]) == pytest.approx(7.0)
+
+
+def test_diff_clips_paths_and_errors():
+    a, b, c = quat_track(1, 4, "a"), quat_track(2, 5, "b"), quat_track(3, 3, "c")
+    before = Clip("x", 30, (a, b, c))
+    b2 = left_multiply(b, axis_angle_quat(0, np.deg2rad(3.0)))
+    after = Clip("x", 30, (c, b2))  # 'a' removed, order changed
+    diffs = diff_clips(before, after)
+    assert [d.path for d in diffs] == ["b", "c"]
+    assert diffs[0].max_error == pytest.approx(3.0, abs=1e-6) and diffs[1].max_error == 0.0
+    assert [d.path for d in diff_clips(before, after, paths=["c"])] == ["c"]
+    with pytest.raises(KeyError, match="'a'"):
+        diff_clips(before, after, paths=["a"])
+    assert diffs[0].as_dict()["keys_before"] == 5
+    empty = RotationTrack("e", "euler", Curve.make(np.zeros(0), np.zeros((0, 3))))
+    with pytest.raises(ValueError, match="no keys"):
+        diff_tracks(empty, a)
