@@ -1,0 +1,225 @@
+"""Batch runner: report statuses, exit status, identical results for any jobs, inputs untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from curveeditor.batch import BatchError, expand_inputs, output_name, run_batch, stderr_progress
+from curveeditor.engine.clip import key_quaternions
+from curveeditor.engine.recipe import Recipe, RecipeError
+from curveeditor.engine.rotations import geodesic_angle
+from curveeditor.io import read_clip
+
+RECIPE = Recipe.of({"op": "unwrap"}, {"op": "reduce", "max_error": 0.05})
+
+
+def _csv_text(seed: int, n: int = 40) -> str:
+    rng = np.random.default_rng(seed)
+    t = np.arange(n) / 30.0
+    rows = ["path,time,x,y,z"]
+    for path in ("Hips", "Hips/Spine"):
+        speed = rng.uniform(300, 600)  # deg/s of smooth real motion ...
+        yaw = speed * t + 20 * np.sin(3 * t + seed)
+        yaw = (yaw + 180.0) % 360.0 - 180.0  # ... stored wrapped: jumps the unwrap step fixes
+        x = 10 * np.sin(t * (2 + seed))
+        rows += [
+            f"{path},{ti!r},{xi!r},{yi!r},0.0"
+            for ti, xi, yi in zip(t.tolist(), x.tolist(), yaw.tolist(), strict=True)
+        ]
+    return "\n".join(rows) + "\n"
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+@pytest.fixture
+def inputs(tmp_path) -> Path:
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(4):
+        (src / f"clip{i}.csv").write_text(_csv_text(i))
+    bad = _csv_text(9).splitlines()
+    bad[5] = bad[5].rsplit(",", 2)[0] + ",nan,0.0"  # line 6 has a NaN
+    (src / "bad.csv").write_text("\n".join(bad) + "\n")
+    (src / "notes.txt").write_text("not a clip")
+    return src
+
+
+def _quiet(*_args) -> None:
+    pass
+
+
+def _entries(report) -> list[dict]:
+    """Report entries with the output folder taken out, to compare runs into different folders."""
+    out = []
+    for f in report.as_dict()["files"]:
+        f = dict(f)
+        f["output"] = None if f["output"] is None else Path(f["output"]).name
+        out.append(f)
+    return out
+
+
+def test_batch_reports_statuses_and_is_identical_for_any_jobs(inputs, tmp_path):
+    before = _hashes(inputs)
+    lines = []
+    r1 = run_batch(
+        [str(inputs)],
+        tmp_path / "out1",
+        RECIPE,
+        jobs=1,
+        report_path=tmp_path / "r1.json",
+        progress=lambda d, n, r: lines.append((d, n, r.input, r.status)),
+    )
+    r2 = run_batch(
+        [str(inputs)], tmp_path / "out2", RECIPE, jobs=2, report_path=tmp_path / "r2.json", progress=_quiet
+    )
+
+    assert _hashes(inputs) == before  # inputs never touched
+    assert r1.exit_status == 2 and r2.exit_status == 2
+    names = [Path(f.input).name for f in r1.files]
+    assert names == ["bad.csv", "clip0.csv", "clip1.csv", "clip2.csv", "clip3.csv"]  # sorted, no .txt
+    status = {Path(f.input).name: f for f in r1.files}
+    assert status["bad.csv"].status == "failed"
+    assert status["bad.csv"].error.startswith(f"{inputs / 'bad.csv'}:6: ")
+    assert "nan" in status["bad.csv"].error.lower() or "finite" in status["bad.csv"].error.lower()
+    for i in range(4):
+        f = status[f"clip{i}.csv"]
+        assert f.status == "ok" and f.error is None
+        assert f.tracks == 2 and f.keys_before == 80
+        assert 0 < f.keys_after < f.keys_before
+        assert f.max_error > 0 and f.rms_error > 0
+        assert [t["path"] for t in f.track_details] == ["Hips", "Hips/Spine"]
+        assert f.track_details[0]["changes"][0].startswith("step 1 (unwrap): ")
+        assert f.track_details[0]["changes"][1].startswith("step 2 (reduce): 40 -> ")
+    assert r1.ok == 4 and r1.failed == 1
+
+    # identical outputs and reports whatever jobs is
+    assert _hashes(tmp_path / "out1") == _hashes(tmp_path / "out2")
+    assert sorted(_hashes(tmp_path / "out1")) == [f"clip{i}.csv" for i in range(4)]  # nothing for bad.csv
+    assert _entries(r1) == _entries(r2)
+    d1 = json.loads((tmp_path / "r1.json").read_text())
+    d2 = json.loads((tmp_path / "r2.json").read_text())
+    assert d1["exit_status"] == 2 and d1["summary"]["failed"] == 1 and d1["summary"]["ok"] == 4
+    assert d1["recipe"] == RECIPE.to_dict()
+    assert [f["status"] for f in d1["files"]] == ["failed", "ok", "ok", "ok", "ok"]
+    assert d1["files"][1]["keys_before"] == 80
+    assert {k: v for k, v in d1.items() if k not in ("files", "out_dir")} == {
+        k: v for k, v in d2.items() if k not in ("files", "out_dir")
+    }
+
+    # progress: one call per file, counting up to the total
+    assert [(d, n) for d, n, *_ in lines] == [(k, 5) for k in range(1, 6)]
+    assert sorted(s for *_, s in lines) == ["failed", "ok", "ok", "ok", "ok"]
+
+    # the outputs really are the processed clips: a subset of the input keys, same poses there
+    src = read_clip(inputs / "clip0.csv")
+    out = read_clip(tmp_path / "out1" / "clip0.csv")
+    for track in out.tracks:
+        ref = src.track(track.path)
+        idx = np.searchsorted(ref.times, track.times)
+        assert np.allclose(ref.times[idx], track.times, atol=1e-12)
+        assert np.max(geodesic_angle(key_quaternions(ref)[idx], key_quaternions(track))) < 1e-6
+        assert track.n_keys == status["clip0.csv"].track_details[out.tracks.index(track)]["keys_after"]
+
+
+def test_all_ok_gives_exit_status_zero_and_globs(inputs, tmp_path):
+    rep = run_batch(
+        [str(inputs / "clip[12].csv"), str(inputs / "clip1.csv")], tmp_path / "o", RECIPE, progress=_quiet
+    )
+    assert rep.exit_status == 0
+    assert [Path(f.input).name for f in rep.files] == ["clip1.csv", "clip2.csv"]  # duplicate dropped
+
+
+def test_out_dir_containing_an_input_is_refused(inputs, tmp_path):
+    before = _hashes(inputs)
+    with pytest.raises(BatchError, match="contains the input"):
+        run_batch([str(inputs)], inputs, RECIPE, progress=_quiet)
+    with pytest.raises(BatchError, match="contains the input"):
+        run_batch([str(inputs / "clip0.csv")], tmp_path, RECIPE, progress=_quiet)
+    assert _hashes(inputs) == before
+    with pytest.raises(BatchError, match="report path"):
+        run_batch([str(inputs)], tmp_path / "o", RECIPE, report_path=inputs / "clip0.csv", progress=_quiet)
+    assert _hashes(inputs) == before
+    assert not (tmp_path / "o").exists()
+
+
+def test_collisions_and_unmatched_inputs_fail_without_stopping(inputs, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "clip0.csv").write_text(_csv_text(5))
+    rep = run_batch(
+        [str(inputs / "clip0.csv"), str(other / "clip0.csv"), str(tmp_path / "nothing*.anim")],
+        tmp_path / "o",
+        RECIPE,
+        progress=_quiet,
+    )
+    assert [f.status for f in rep.files] == ["ok", "failed", "failed"]
+    assert "already written for" in rep.files[1].error
+    assert "no .anim, .bvh, .csv files match" in rep.files[2].error
+    assert rep.exit_status == 2
+    # the first file's output is the one kept
+    assert (
+        read_clip(tmp_path / "o" / "clip0.csv").track("Hips").n_keys
+        == rep.files[0].track_details[0]["keys_after"]
+    )
+
+
+def test_bad_arguments(inputs, tmp_path):
+    with pytest.raises(BatchError, match="jobs"):
+        run_batch([str(inputs)], tmp_path / "o", RECIPE, jobs=0)
+    with pytest.raises(BatchError, match="cannot write '.bvh'"):
+        run_batch([str(inputs)], tmp_path / "o", RECIPE, out_ext=".bvh")
+    with pytest.raises(RecipeError, match="step 1"):
+        run_batch([str(inputs)], tmp_path / "o", {"version": 1, "steps": [{"op": "nope"}]})
+    recipe_file = tmp_path / "r.json"
+    RECIPE.save(recipe_file)
+    rep = run_batch([str(inputs / "clip3.csv")], tmp_path / "o", str(recipe_file), progress=_quiet)
+    assert rep.exit_status == 0 and rep.recipe == RECIPE.to_dict()
+
+
+def test_output_names_and_expansion(inputs):
+    assert output_name("a/walk.anim") == "walk.anim"
+    assert output_name("a/walk.CSV") == "walk.csv"
+    assert output_name("mocap/run.bvh") == "run.anim"  # BVH is read-only: .anim by default
+    assert output_name("mocap/run.bvh", ".csv") == "run.csv"
+    assert output_name("a/walk.anim", ".csv") == "walk.csv"
+    exp = expand_inputs([str(inputs), str(inputs / "*.txt"), str(inputs / "clip0.csv")])
+    assert [Path(f).name for f in exp[0][1]] == [
+        "bad.csv",
+        "clip0.csv",
+        "clip1.csv",
+        "clip2.csv",
+        "clip3.csv",
+    ]
+    assert exp[1][1] == []
+    assert exp[2][1] == [str(inputs / "clip0.csv")]
+
+
+def test_bvh_input_to_csv(tmp_path, capsys):
+    src = tmp_path / "mocap"
+    src.mkdir()
+    frames = "\n".join(" ".join(f"{v:.3f}" for v in (0, 90, 0, 10 * k, 170 + 5 * k, 0)) for k in range(6))
+    (src / "walk.bvh").write_text(
+        "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\n"
+        "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+        "End Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 6\nFrame Time: 0.1\n" + frames + "\n"
+    )
+    rep = run_batch([str(src)], tmp_path / "o", Recipe.of({"op": "unwrap"}), out_ext="csv")
+    assert rep.exit_status == 0, rep.files[0].error
+    assert rep.files[0].output == str(tmp_path / "o" / "walk.csv")
+    assert (tmp_path / "o" / "walk.csv").exists()
+    assert rep.files[0].tracks == 1 and rep.files[0].keys_after == 6
+    assert "[1/1] walk.bvh ok" in capsys.readouterr().err  # default progress line on stderr
+
+
+def test_stderr_progress_line_for_failures(capsys):
+    from curveeditor.batch import FileResult
+
+    stderr_progress(3, 7, FileResult("x/bad.anim", None, error="x/bad.anim:4: truncated"))
+    assert capsys.readouterr().err == "[3/7] bad.anim failed: x/bad.anim:4: truncated\n"
