@@ -1,5 +1,724 @@
-"""curveeditor-cli: the headless face of the engine (being built; see docs/architecture.md)."""
+"""curveeditor-cli: the headless face of the engine.
+
+Commands (``curveeditor-cli COMMAND --help`` for details)::
+
+    inspect FILE [--json] [--order ORDER]
+    clean   FILE -o OUT [--order ORDER] [--track PATH]... [operation flags | --recipe R.json]
+            [--report R.json]
+    sample  FILE --rate HZ -o OUT.csv [--track PATH]...
+    convert FILE OUT
+    turn    --from DEG --to DEG [--axis x|y|z|X,Y,Z] [--direction ...] --speed DEG_PER_S [--rate HZ]
+            [--tolerance DEG] [--path NAME] -o OUT
+    batch   INPUT_DIR_OR_GLOB... -o OUT_DIR --recipe R.json [--jobs N] [--report R.json]
+
+Rules every command follows: outputs never overwrite the input (error), writes are atomic (nothing is
+written when a command fails), and every error is one line on stderr,
+``curveeditor-cli: error: FILE:LINE: REASON``, with exit status 2.
+
+Startup stays fast (``--help`` well under 0.3 s): only the standard library is imported here; the
+engine, numpy and the readers are imported inside the commands. No Qt anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+PROG = "curveeditor-cli"
+
+#: Order of the ``clean`` shorthand steps (docs/architecture.md, "CLI flag -> recipe step mapping").
+SHORTHAND_ORDER = ("to_order", "unwrap", "despike", "smooth", "max_speed", "limit", "resample", "reduce")
+
+_RESAMPLE_METHODS = ("slerp", "squad", "catmull-rom", "spline", "unity")
+_ORDERS = ("zxy", "xyz", "xzy", "yzx", "yxz", "zyx", "ZXY", "XYZ", "XZY", "YZX", "YXZ", "ZYX")
 
 
-def main(argv=None) -> int:
-    raise SystemExit("curveeditor-cli is not built yet")
+#: ``--despike`` given without a value: automatic speed bound (not a string, so argparse keeps it).
+_AUTO = object()
+
+
+class CliError(Exception):
+    """A user-facing error: printed as ``curveeditor-cli: error: MESSAGE``, exit status 2."""
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("curveeditor")
+    except Exception:  # not installed as a distribution (running from a source tree)
+        return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version`` that looks the version up only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{PROG} {_version()}")
+        parser.exit(0)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (v > 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return v
+
+
+def _finite_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if v != v or v in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return v
+
+
+def _nonneg_float(text: str) -> float:
+    v = _finite_float(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return v
+
+
+def _read(path: str, order: str | None = None):
+    from .io import read_clip
+
+    return read_clip(path, order=order)
+
+
+def _check_output(out: str, inputs: list[str], writable_exts: tuple[str, ...] | None = None) -> None:
+    """Fail before any work when ``out`` is an input or has an extension no writer handles."""
+    from .io.atomic import check_not_protected
+
+    check_not_protected(out, inputs)
+    ext = os.path.splitext(out)[1].lower()
+    if writable_exts is None:
+        from .io import WRITE_FORMATS
+
+        writable_exts = tuple(WRITE_FORMATS)
+    if ext not in writable_exts:
+        from .io.errors import ClipWriteError
+
+        shown = f"'{ext}'" if ext else "no extension"
+        raise ClipWriteError(out, None, f"cannot write {shown} files (supported: {', '.join(writable_exts)})")
+
+
+def _write_json(path: str, data, protect: list[str]) -> None:
+    import json
+
+    from .io.atomic import atomic_write_text
+
+    atomic_write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n", protect=protect)
+
+
+def _warn(messages) -> None:
+    for m in messages:
+        print(f"{PROG}: warning: {m}", file=sys.stderr)
+
+
+def _select_paths(clip, paths: list[str] | None, fname: str) -> list[str] | None:
+    if not paths:
+        return None
+    available = [t.path for t in clip.tracks]
+    for p in paths:
+        if p not in available:
+            raise CliError(f"{fname}: no rotation track {p!r} (tracks: {', '.join(map(repr, available))})")
+    return list(dict.fromkeys(paths))
+
+
+def _fmt_num(v: float, digits: int = 3) -> str:
+    return f"{v:.{digits}f}"
+
+
+def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
+    """Plain text table: the first ``left`` columns left-aligned, the others right-aligned."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells):
+        return "  ".join(
+            c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
+
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+# ------------------------------------------------------------------------------------------ inspect
+
+
+def cmd_inspect(args) -> int:
+    from .engine.analysis import inspect_clip
+
+    clip = _read(args.file, args.order)
+    reports = inspect_clip(clip)
+    if args.json:
+        import json
+
+        print(json.dumps({"file": args.file, "tracks": [r.as_dict() for r in reports]}, indent=2))
+        return 0
+    print(
+        f"{args.file}: clip '{clip.name}', {len(clip.tracks)} rotation track(s), "
+        f"{clip.frame_rate:g} fps, {_fmt_num(clip.start)}-{_fmt_num(clip.end)} s"
+    )
+    rows = [
+        [
+            r.path or "(root)",
+            r.kind,
+            r.order,
+            str(r.keys),
+            _fmt_num(r.start),
+            _fmt_num(r.end),
+            str(r.wrap_jumps),
+            str(r.euler_flips),
+            str(r.hemisphere_flips),
+            str(r.gimbal_keys),
+            str(r.spikes),
+            f"{r.max_angular_speed:.1f}",
+        ]
+        for r in reports
+    ]
+    headers = ["track", "kind", "order", "keys", "start", "end", "wraps", "flips", "hemi", "gimbal"]
+    print(_table(headers + ["spikes", "max deg/s"], rows, left=3))
+    totals = {
+        "wrap jumps": sum(r.wrap_jumps for r in reports),
+        "Euler flips": sum(r.euler_flips for r in reports),
+        "hemisphere flips": sum(r.hemisphere_flips for r in reports),
+        "gimbal keys": sum(r.gimbal_keys for r in reports),
+        "spikes": sum(r.spikes for r in reports),
+    }
+    found = [f"{k} {n}" for k, n in totals.items() if n]
+    print("problems: " + (", ".join(found) if found else "none"))
+    return 0
+
+
+# -------------------------------------------------------------------------------------------- clean
+
+
+def _shorthand_steps(args) -> list[dict]:
+    """Recipe steps from the shorthand flags, in the documented order."""
+    steps: dict[str, dict] = {}
+    if args.to_order:
+        steps["to_order"] = {"op": "to_order", "order": args.to_order}
+    if args.unwrap:
+        step = {"op": "unwrap"}
+        if args.spin_speed is not None:
+            step["spin_speed"] = args.spin_speed
+        steps["unwrap"] = step
+    if args.despike is not None:
+        speed = None if args.despike is _AUTO else args.despike
+        steps["despike"] = {"op": "despike", "speed": speed}
+    if args.smooth:
+        steps["smooth"] = _parse_smooth(args.smooth)
+    if args.max_speed is not None:
+        steps["max_speed"] = {"op": "max_speed", "speed": args.max_speed}
+    if args.limit:
+        steps["limit"] = _parse_limit(args.limit)
+    if args.resample is not None:
+        steps["resample"] = {"op": "resample", "hz": args.resample, "method": args.method or "slerp"}
+    if args.reduce is not None:
+        steps["reduce"] = {"op": "reduce", "max_error": args.reduce}
+    out = [steps[name] for name in SHORTHAND_ORDER if name in steps]
+    if args.to_kind:
+        out.append({"op": "to_kind", "kind": args.to_kind})
+    return out
+
+
+def _parse_smooth(text: str) -> dict:
+    parts = text.split(":")
+    method = parts[0].strip().lower()
+    try:
+        if method == "gaussian" and len(parts) == 2:
+            return {"op": "smooth", "method": "gaussian", "sigma": _positive_float(parts[1])}
+        if method == "butterworth" and len(parts) in (2, 3):
+            step = {"op": "smooth", "method": "butterworth", "cutoff": _positive_float(parts[1])}
+            if len(parts) == 3:
+                step["order"] = _positive_int(parts[2])
+            return step
+    except argparse.ArgumentTypeError as exc:
+        raise CliError(f"--smooth {text}: {exc}") from None
+    raise CliError(f"--smooth {text}: expected gaussian:SIGMA_S or butterworth:CUTOFF_HZ[:ORDER]")
+
+
+def _parse_limit(text: str) -> dict:
+    step: dict = {"op": "limit"}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip().lower()
+        if not sep:
+            raise CliError(f"--limit {text}: expected yaw=MIN:MAX,pitch=MIN:MAX[,smooth=SECONDS]")
+        try:
+            if key in ("yaw", "pitch"):
+                lo, sep2, hi = value.partition(":")
+                if not sep2:
+                    raise argparse.ArgumentTypeError(f"{key} needs MIN:MAX, got {value!r}")
+                step[key] = [_finite_float(lo), _finite_float(hi)]
+            elif key == "smooth":
+                step["smooth"] = _nonneg_float(value)
+            else:
+                raise argparse.ArgumentTypeError(f"unknown key {key!r} (yaw, pitch, smooth)")
+        except argparse.ArgumentTypeError as exc:
+            raise CliError(f"--limit {text}: {exc}") from None
+    return step
+
+
+_SHORTHAND_FLAGS = (
+    ("to_order", "--to-order"),
+    ("unwrap", "--unwrap"),
+    ("spin_speed", "--spin-speed"),
+    ("despike", "--despike"),
+    ("smooth", "--smooth"),
+    ("max_speed", "--max-speed"),
+    ("limit", "--limit"),
+    ("resample", "--resample"),
+    ("method", "--method"),
+    ("reduce", "--reduce"),
+    ("to_kind", "--to-kind"),
+)
+
+
+def _given_flags(args) -> list[str]:
+    given = []
+    for dest, flag in _SHORTHAND_FLAGS:
+        v = getattr(args, dest)
+        if v is not None and v is not False:
+            given.append(flag)
+    return given
+
+
+def _clean_recipe(args):
+    from .engine.recipe import Recipe, RecipeError
+
+    given = _given_flags(args)
+    if args.recipe:
+        if given:
+            raise CliError(f"--recipe and {given[0]} cannot be combined (put every step in the recipe file)")
+        return Recipe.load(args.recipe)
+    if args.spin_speed is not None and not args.unwrap:
+        raise CliError("--spin-speed only applies to --unwrap")
+    if args.method and args.resample is None:
+        raise CliError("--method needs --resample HZ")
+    steps = _shorthand_steps(args)
+    if not steps:
+        raise CliError("nothing to do: give --recipe R.json or at least one operation (e.g. --unwrap)")
+    try:
+        return Recipe.of(*steps)
+    except RecipeError as exc:
+        raise CliError(str(exc)) from None
+
+
+def cmd_clean(args) -> int:
+    from .engine.recipe import RecipeError, run_recipe
+    from .io import write_clip
+
+    protect = [args.file]
+    _check_output(args.output, protect)
+    if args.report:
+        from .io.atomic import check_not_protected
+
+        check_not_protected(args.report, [args.file, args.output])
+    recipe = _clean_recipe(args)
+    clip = _read(args.file, args.order)
+    paths = _select_paths(clip, args.track, args.file)
+    try:
+        result = run_recipe(clip, recipe, paths=paths)
+    except RecipeError as exc:
+        raise CliError(f"{args.file}: {exc}") from None
+    warnings = []
+    for path, log in result.changes.items():
+        warnings.extend(f"track {path!r}: {line}" for line in log if line.startswith("skipped"))
+    warnings.extend(write_clip(result.clip, args.output, protect=protect))
+
+    tracks = _track_report(clip, result)
+    rows = [
+        [
+            t["path"] or "(root)",
+            str(t["keys_before"]),
+            str(t["keys_after"]),
+            f"{t['max_error']:.6f}",
+            f"{t['rms_error']:.6f}",
+            f"{t['max_key_error']:.6f}",
+        ]
+        for t in tracks
+    ]
+    steps = ", ".join(s.op for s in recipe.steps)
+    print(f"{args.file} -> {args.output}: {steps}")
+    headers = ["track", "keys before", "keys after", "max err (deg)", "rms err (deg)", "at keys (deg)"]
+    print(_table(headers, rows))
+    if tracks:
+        worst = max(tracks, key=lambda t: t["max_error"])
+        at_keys = max(t["max_key_error"] for t in tracks)
+        print(
+            f"total keys {sum(t['keys_before'] for t in tracks)} -> {sum(t['keys_after'] for t in tracks)}; "
+            f"played motion: max error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); "
+            f"at the input's keys: max error {at_keys:.6f} deg"
+        )
+    _warn(warnings)
+    if args.report:
+        report = {
+            "file": args.file,
+            "output": args.output,
+            "recipe": recipe.to_dict(),
+            "tracks": tracks,
+            "warnings": warnings,
+        }
+        _write_json(args.report, report, protect=[args.file, args.output])
+    return 0
+
+
+def _track_report(clip, result) -> list[dict]:
+    """Per processed track: key counts, the played-motion error (max/RMS over a dense grid, from
+    ``engine.diff``) and ``max_key_error``, the largest error at the input's own key times.
+
+    Both matter: an unwrap keeps every key pose (``max_key_error`` ~ 0) while the motion Unity plays
+    between keys changes wherever a wrap jump or flip made it spin (``max_error`` up to 180)."""
+    from .engine.clip import played
+    from .engine.rotations import geodesic_angle
+
+    diffs = {d.path: d for d in result.diffs}
+    tracks = []
+    for path, log in result.changes.items():
+        before, after = clip.track(path), result.clip.track(path)
+        d = diffs.get(path)
+        key_err = 0.0
+        if before.n_keys and after.n_keys:
+            key_err = float(geodesic_angle(played(before, before.times), played(after, before.times)).max())
+        tracks.append(
+            {
+                "path": path,
+                "keys_before": before.n_keys,
+                "keys_after": after.n_keys,
+                "max_error": float(d.max_error) if d is not None else 0.0,
+                "rms_error": float(d.rms_error) if d is not None else 0.0,
+                "max_key_error": key_err,
+                "changes": list(log),
+            }
+        )
+    return tracks
+
+
+# ------------------------------------------------------------------------------------------- sample
+
+
+def cmd_sample(args) -> int:
+    import numpy as np
+
+    from .engine.analysis import angular_speed
+    from .engine.clip import EULER, played
+    from .engine.curves import evaluate
+    from .engine.resample import uniform_grid
+    from .engine.rotations import hemisphere_continuous
+    from .engine.unwrap import continuous_euler
+    from .io.atomic import atomic_write_text
+    from .io.csv_io import TrackRows, format_csv
+
+    _check_output(args.output, [args.file], writable_exts=(".csv",))
+    clip = _read(args.file, args.order)
+    paths = _select_paths(clip, args.track, args.file)
+    tracks = [t for t in clip.tracks if paths is None or t.path in paths]
+    tracks = [t for t in tracks if t.n_keys]
+    if not tracks:
+        raise CliError(f"{args.file}: no keyed rotation tracks to sample")
+    start = min(t.curve.start for t in tracks)
+    end = max(t.curve.end for t in tracks)
+    grid = np.asarray(uniform_grid(start, end, args.rate), dtype=np.float64)
+    blocks = []
+    for t in tracks:
+        quats = hemisphere_continuous(played(t, grid))
+        if t.kind == EULER:
+            euler = evaluate(t.curve, grid)  # the channels Unity evaluates, winding included
+        else:
+            euler = continuous_euler(quats, t.order)
+        blocks.append(TrackRows(t.path, grid, euler, quats, angular_speed(grid, quats)))
+    atomic_write_text(args.output, format_csv(blocks), protect=[args.file])
+    print(
+        f"{args.file} -> {args.output}: {len(tracks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "
+        f"({_fmt_num(start)}-{_fmt_num(end)} s)"
+    )
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ convert
+
+
+def cmd_convert(args) -> int:
+    from .io import write_clip
+
+    _check_output(args.output, [args.file])
+    clip = _read(args.file, args.order)
+    warnings = write_clip(clip, args.output, protect=[args.file])
+    keys = sum(t.n_keys for t in clip.tracks)
+    print(f"{args.file} -> {args.output}: {len(clip.tracks)} rotation track(s), {keys} keys")
+    _warn(warnings)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- turn
+
+
+def _parse_axis(text: str):
+    t = text.strip()
+    if t.lower() in ("x", "y", "z"):
+        return t.lower()
+    parts = t.split(",")
+    if len(parts) == 3:
+        try:
+            vec = tuple(_finite_float(p) for p in parts)
+        except argparse.ArgumentTypeError:
+            vec = None
+        if vec is not None and any(vec):
+            return vec
+    raise argparse.ArgumentTypeError(f"expected x, y, z or a non-zero vector X,Y,Z, got {text!r}")
+
+
+def cmd_turn(args) -> int:
+    from pathlib import Path
+
+    from .engine.clip import Clip
+    from .io import write_clip
+
+    _check_output(args.output, [])
+    try:
+        from .engine.turn import generate_turn
+    except ImportError as exc:
+        raise CliError(f"the turn generator is not available in this build ({exc})") from None
+    try:
+        track = generate_turn(
+            args.from_deg,
+            args.to_deg,
+            axis=args.axis,
+            direction=args.direction,
+            speed_deg_s=args.speed,
+            rate_hz=args.rate,
+            tolerance_deg=args.tolerance,
+            path=args.path,
+            kind=args.kind,
+        )
+    except ValueError as exc:
+        raise CliError(f"turn: {exc}") from None
+    clip = Clip(
+        name=Path(args.output).stem, frame_rate=args.rate, tracks=[track], meta={"format": "generated"}
+    )
+    warnings = write_clip(clip, args.output)
+    duration = track.curve.end - track.curve.start
+    print(
+        f"{args.output}: turn {args.from_deg:g} -> {args.to_deg:g} deg about {args.axis} ({args.direction}) "
+        f"at {args.speed:g} deg/s: {track.n_keys} keys over {duration:.3f} s"
+    )
+    _warn(warnings)
+    return 0
+
+
+# -------------------------------------------------------------------------------------------- batch
+
+
+def cmd_batch(args) -> int:
+    try:
+        from .batch import BatchError, run_batch
+    except ImportError as exc:
+        raise CliError(f"batch processing is not available in this build ({exc})") from None
+    from .engine.recipe import Recipe
+
+    recipe = Recipe.load(args.recipe)
+    try:
+        report = run_batch(
+            args.inputs,
+            args.output,
+            recipe,
+            jobs=args.jobs,
+            report_path=args.report,
+            out_ext=args.format and "." + args.format,
+        )
+    except BatchError as exc:
+        raise CliError(str(exc)) from None
+    ok = sum(1 for f in report.files if f.ok)
+    failed = len(report.files) - ok
+    print(f"{len(report.files)} file(s): {ok} ok, {failed} failed -> {args.output}")
+    for f in report.files:
+        if not f.ok:
+            print(f"{PROG}: failed: {f.error}", file=sys.stderr)
+    return 0 if failed == 0 else 2
+
+
+# ------------------------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Inspect and clean rotation curves of Unity .anim, BVH and CSV clips "
+        "(Euler ZXY degrees, quaternions x,y,z,w).",
+    )
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def order_arg(p):
+        p.add_argument(
+            "--order",
+            choices=_ORDERS,
+            default=None,
+            metavar="ORDER",
+            help="Euler order of CSV x,y,z columns (default zxy = Unity; upper case = intrinsic)",
+        )
+
+    p = sub.add_parser("inspect", help="count wrap jumps, flips, gimbal keys, spikes per track")
+    p.add_argument("file", help="clip file (.anim, .bvh, .csv)")
+    p.add_argument("--json", action="store_true", help='print {"file": ..., "tracks": [...]} as JSON')
+    order_arg(p)
+    p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser(
+        "clean",
+        help="run clean-up operations (or a recipe) and write the result",
+        description="Operations run in this order whatever the order of the flags: --to-order, --unwrap, "
+        "--despike, --smooth, --max-speed, --limit, --resample, --reduce, then --to-kind. "
+        "--recipe runs a recipe file instead (it cannot be combined with operation flags).",
+    )
+    p.add_argument("file", help="input clip (never overwritten)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output clip (.csv or .anim)")
+    order_arg(p)
+    p.add_argument("--track", action="append", metavar="PATH", help="only this track (repeatable)")
+    p.add_argument("--unwrap", action="store_true", help="remove wrap jumps and Euler flips (pose unchanged)")
+    p.add_argument(
+        "--spin-speed",
+        type=_positive_float,
+        metavar="DEG_PER_S",
+        help="with --unwrap: steps slower than this are deliberate spins and kept (default 1800)",
+    )
+    p.add_argument(
+        "--resample", type=_positive_float, metavar="HZ", help="re-key on a uniform grid of HZ keys/s"
+    )
+    p.add_argument("--method", choices=_RESAMPLE_METHODS, help="resampling method (default slerp)")
+    p.add_argument(
+        "--reduce", type=_positive_float, metavar="DEG", help="remove keys within DEG geodesic error"
+    )
+    p.add_argument(
+        "--smooth",
+        metavar="SPEC",
+        help="gaussian:SIGMA_S or butterworth:CUTOFF_HZ[:ORDER], in rotation space, zero-phase",
+    )
+    p.add_argument(
+        "--despike",
+        nargs="?",
+        const=_AUTO,
+        type=_positive_float,
+        metavar="SPEED",
+        help="replace spikes by Slerp (optional speed bound in deg/s; default automatic)",
+    )
+    p.add_argument("--max-speed", type=_positive_float, metavar="DEG_PER_S", help="cap the angular speed")
+    p.add_argument(
+        "--limit", metavar="SPEC", help="yaw=MIN:MAX,pitch=MIN:MAX[,smooth=SECONDS] look-at clamp (degrees)"
+    )
+    p.add_argument("--to-order", choices=_ORDERS, metavar="ORDER", help="same poses in another Euler order")
+    p.add_argument("--to-kind", choices=("euler", "quaternion"), help="switch key kind, keeping the motion")
+    p.add_argument("--recipe", metavar="R.json", help="run this recipe file instead of operation flags")
+    p.add_argument("--report", metavar="R.json", help="also write the per-track report as JSON")
+    p.set_defaults(func=cmd_clean)
+
+    p = sub.add_parser("sample", help="what Unity plays, sampled on a uniform grid, as CSV")
+    p.add_argument("file", help="input clip")
+    p.add_argument("--rate", type=_positive_float, required=True, metavar="HZ", help="samples per second")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.csv", help="output CSV")
+    p.add_argument("--track", action="append", metavar="PATH", help="only this track (repeatable)")
+    order_arg(p)
+    p.set_defaults(func=cmd_sample)
+
+    p = sub.add_parser("convert", help="convert between formats by extension (.anim, .csv; .bvh read only)")
+    p.add_argument("file", help="input clip")
+    p.add_argument("output", metavar="OUT", help="output clip")
+    order_arg(p)
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("turn", help="generate keys for a constant-speed turn about an axis")
+    p.add_argument("--from", dest="from_deg", type=_finite_float, required=True, metavar="DEG")
+    p.add_argument("--to", dest="to_deg", type=_finite_float, required=True, metavar="DEG")
+    p.add_argument("--axis", type=_parse_axis, default="y", metavar="x|y|z|X,Y,Z", help="default y (yaw)")
+    p.add_argument(
+        "--direction",
+        choices=("positive", "negative", "shortest"),
+        default="shortest",
+        help="positive = the angle about the axis increases (may take the long way); default shortest",
+    )
+    p.add_argument("--speed", type=_positive_float, required=True, metavar="DEG_PER_S")
+    p.add_argument("--rate", type=_positive_float, default=60.0, metavar="HZ", help="keys/s (default 60)")
+    p.add_argument(
+        "--tolerance", type=_nonneg_float, default=0.5, metavar="DEG", help="snap at the end (default 0.5)"
+    )
+    p.add_argument("--path", default="", metavar="NAME", help="track path (default '' = the root)")
+    p.add_argument(
+        "--kind", choices=("euler", "quaternion"), default="euler", help="key kind (default euler)"
+    )
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output clip (.csv or .anim)")
+    p.set_defaults(func=cmd_turn)
+
+    p = sub.add_parser("batch", help="run a recipe over many clips in parallel")
+    p.add_argument("inputs", nargs="+", metavar="INPUT_DIR_OR_GLOB", help="folders, glob patterns or files")
+    p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="output folder")
+    p.add_argument("--recipe", required=True, metavar="R.json", help="recipe file")
+    p.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--report", metavar="R.json", help="write the per-file report as JSON")
+    p.add_argument(
+        "--format", choices=("anim", "csv"), help="write every output in this format (default: as the input)"
+    )
+    p.set_defaults(func=cmd_batch)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 2 error) instead of exiting, so tests can call it."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        return args.func(args)
+    except CliError as exc:
+        return _fail(str(exc))
+    except Exception as exc:
+        return _fail_typed(exc)
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+def _fail_typed(exc: Exception) -> int:
+    """Known error types become one-line errors; anything else is a bug and keeps its traceback."""
+    from .io.errors import ClipError
+
+    if isinstance(exc, ClipError):
+        return _fail(str(exc))
+    try:
+        from .engine.recipe import RecipeError
+    except ImportError:
+        RecipeError = ()  # noqa: N806
+    if isinstance(exc, RecipeError):
+        return _fail(str(exc))
+    raise exc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

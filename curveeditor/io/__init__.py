@@ -122,6 +122,8 @@ def _write_via_temp(writer, clip, fname: str, opts: dict) -> list[str]:
         except ClipError as exc:
             # Report the user's path, not the temp name.
             raise type(exc)(fname, exc.line, exc.reason) from exc
+        except ImportError as exc:  # a writer package that is only partly installed
+            raise ClipWriteError(fname, None, f"writing {ext} files is not available ({exc})") from exc
         except (OSError, ValueError) as exc:
             raise ClipWriteError(fname, None, str(exc)) from exc
         with open(tmp, "rb+") as f:
