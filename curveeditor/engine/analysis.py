@@ -95,6 +95,18 @@ class Problem:
     detail: str
 
 
+def _speeds(t: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """Per-key speeds ``(N,)`` (deg/s) from the ``(N-1,)`` geodesic steps (degrees)."""
+    out = np.zeros(t.shape[0])
+    if t.shape[0] < 2:
+        return out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sp = np.where(steps > 0, steps / np.diff(t), 0.0)
+    out[:-1] = sp
+    out[-1] = sp[-1]
+    return out
+
+
 def angular_speed(times, quats) -> np.ndarray:
     """Angular speed ``(N,)`` in deg/s of each key's step to the next (the last key repeats the previous).
 
@@ -103,17 +115,16 @@ def angular_speed(times, quats) -> np.ndarray:
     """
     t = np.asarray(times, dtype=np.float64).reshape(-1)
     q = np.asarray(quats, dtype=np.float64)
-    n = t.shape[0]
-    out = np.zeros(n)
-    if n < 2:
-        return out
-    g = geodesic_angle(q[:-1], q[1:])
-    dt = np.diff(t)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sp = np.where(g > 0, g / dt, 0.0)
-    out[:-1] = sp
-    out[-1] = sp[-1]
-    return out
+    if t.shape[0] < 2:
+        return np.zeros(t.shape[0])
+    return _speeds(t, geodesic_angle(q[:-1], q[1:]))
+
+
+def _auto_bound(speeds: np.ndarray) -> float:
+    sp = speeds[:-1]
+    sp = sp[np.isfinite(sp)]
+    med = float(np.median(sp)) if sp.size else 0.0
+    return max(SPIKE_MIN_SPEED, SPIKE_MEDIAN_FACTOR * med)
 
 
 def default_spike_speed(times, quats) -> float:
@@ -121,36 +132,39 @@ def default_spike_speed(times, quats) -> float:
     sp = angular_speed(times, quats)
     if sp.shape[0] < 2:
         return SPIKE_MIN_SPEED
-    med = float(np.median(sp[:-1][np.isfinite(sp[:-1])])) if np.any(np.isfinite(sp[:-1])) else 0.0
-    return max(SPIKE_MIN_SPEED, SPIKE_MEDIAN_FACTOR * med)
+    return _auto_bound(sp)
 
 
-def _spikes(t: np.ndarray, q: np.ndarray, speed: float | None) -> tuple[np.ndarray, np.ndarray]:
+def _spikes(
+    t: np.ndarray, q: np.ndarray, speed: float | None, steps: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(starts, mask)``: bool ``(N,)`` keys that begin a spike (the last good key before it) and the
-    outlier keys themselves."""
+    outlier keys themselves. ``steps``: precomputed ``(N-1,)`` geodesic steps (degrees)."""
     n = t.shape[0]
     starts = np.zeros(n, dtype=bool)
     mask = np.zeros(n, dtype=bool)
     if n < 3:
         return starts, mask
+    size = geodesic_angle(q[:-1], q[1:]) if steps is None else steps
     if speed is None:
-        speed = default_spike_speed(t, q)
-    size = geodesic_angle(q[:-1], q[1:])
-    dt = np.diff(t)
+        speed = _auto_bound(_speeds(t, size))
     with np.errstate(divide="ignore", invalid="ignore"):
-        fast = (size > 0) & (size > speed * dt)
+        fast = (size > 0) & (size > speed * np.diff(t))
+    cand = np.nonzero(fast)[0]  # few: only these need the return test
+    ret = np.zeros(cand.shape[0], dtype=np.int64)
     # First key j in i+2 .. i+1+SPIKE_RETURN_FRAMES back within half the step's size of key i.
-    ret = np.full(n, -1, dtype=np.int64)
     for k in range(2, SPIKE_RETURN_FRAMES + 2):
-        if k >= n:
-            break
-        back = geodesic_angle(q[:-k], q[k:]) <= 0.5 * size[: n - k]
-        hit = fast[: n - k] & back & (ret[: n - k] < 0)
-        ret[: n - k][hit] = k
-    starts = ret > 0
+        sel = np.nonzero((ret == 0) & (cand + k < n))[0]
+        if sel.size == 0:
+            continue
+        i = cand[sel]
+        back = geodesic_angle(q[i], q[i + k]) <= 0.5 * size[i]
+        ret[sel[back]] = k
+    hit = ret > 0
+    starts[cand[hit]] = True
     for k in range(2, SPIKE_RETURN_FRAMES + 2):
         # Outliers are keys i+1 .. i+k-1 for a spike starting at i and returning at i+k.
-        src = np.nonzero(ret == k)[0]
+        src = cand[ret == k]
         for j in range(1, k):
             mask[src + j] = True
     return starts, mask
@@ -204,14 +218,14 @@ class _Findings:
             else:
                 v = np.asarray(track.curve.value)
                 self.hemi = np.einsum("ij,ij->i", v[:-1], v[1:]) < 0
-            self.speed = angular_speed(t, q)
+            self.speed = _speeds(t, self.geo)
         else:
             self.geo = np.zeros(0)
             self.wrap = self.flip = self.hemi = np.zeros(0, dtype=bool)
             self.speed = np.zeros(n)
         mid = np.mod(e[:, middle_axis(self.order)], 360.0) if n else np.zeros(0)
         self.gimbal = (np.abs(mid - 90.0) <= GIMBAL_DEG) | (np.abs(mid - 270.0) <= GIMBAL_DEG)
-        self.spike_start, self.spike_keys = _spikes(t, q, spike_speed)
+        self.spike_start, self.spike_keys = _spikes(t, q, spike_speed, self.geo if n >= 2 else None)
 
 
 def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> TrackReport:

@@ -157,18 +157,35 @@ def euler_to_quat(angles_deg: np.ndarray, order: str = UNITY_ORDER) -> np.ndarra
     """Unit quaternions ``(N, 4)`` (x, y, z, w) from Euler angles ``(N, 3)`` in degrees, columns (x, y, z).
 
     ``order`` is a scipy-style sequence (see module docstring). Equivalent to
-    ``Rotation.from_euler(order, angles reordered to the sequence, degrees=True).as_quat()``, but with
-    closed-form products: scipy 1.17's ``from_euler`` took 1.10 s for 1M rotations on the 2-core CI
-    machine, this takes about a tenth of that (``benchmarks/run.py``).
+    ``Rotation.from_euler(order, angles reordered to the sequence, degrees=True).as_quat()``, but a
+    closed-form product of the three axis quaternions: scipy 1.17's ``from_euler`` took 1.1-1.8 s for
+    1M rotations on the shared 2-core machine, this about a tenth of that (``benchmarks/run.py``).
     """
     e, single = _as_2d(angles_deg, 3)
-    first, mid, last = _extrinsic_axes(order)
-    rad = np.deg2rad(e)
-    qf = axis_angle_quat(first, rad[:, first])
-    qm = axis_angle_quat(mid, rad[:, mid])
-    ql = axis_angle_quat(last, rad[:, last])
-    # Extrinsic: the first-applied rotation is the right-most factor.
-    q = quat_mul(ql, quat_mul(qm, qf))
+    i, j, k = _extrinsic_axes(order)  # q = q_k(last) q_j(mid) q_i(first)
+    sigma = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
+    half = e * (np.pi / 360.0)
+    sn = np.sin(half)
+    cs = np.cos(half)
+    si, sj, sk = sn[:, i], sn[:, j], sn[:, k]
+    ci, cj, ck = cs[:, i], cs[:, j], cs[:, k]
+    # q_k q_j q_i expanded (sigma = +1 when (i, j, k) is a cyclic permutation of (x, y, z)):
+    #   w = ck cj ci + sigma sk sj si      q_i = ck cj si - sigma sk sj ci
+    #   q_j = ck sj ci + sigma sk cj si    q_k = sk cj ci - sigma ck sj si
+    a = ck * cj
+    b = sk * sj
+    c = ck * sj
+    d = sk * cj
+    if sigma < 0:
+        b *= -1.0
+        c_sig, d_sig = -c, -d
+    else:
+        c_sig, d_sig = c, d
+    q = np.empty((e.shape[0], 4))
+    q[:, 3] = a * ci + b * si
+    q[:, i] = a * si - b * ci
+    q[:, j] = c * ci + d_sig * si
+    q[:, k] = d * ci - c_sig * si
     return _ret(q, single)
 
 
@@ -290,10 +307,14 @@ def geodesic_angle(q1: np.ndarray, q2: np.ndarray) -> np.ndarray:
     """
     a = np.asarray(q1, dtype=np.float64)
     b = np.asarray(q2, dtype=np.float64)
-    s = np.where(quat_dot(a, b) < 0, -1.0, 1.0)[..., None]
-    d = np.linalg.norm(a - s * b, axis=-1)
-    p = np.linalg.norm(a + s * b, axis=-1)
-    return np.rad2deg(4.0 * np.arctan2(d, p))
+    dot = np.einsum("...i,...i->...", a, b)
+    diff = a - np.copysign(1.0, dot)[..., None] * b
+    d2 = np.einsum("...i,...i->...", diff, diff)
+    # |a + s b|^2 from the parallelogram law: one difference array instead of two (1.7x faster
+    # than two norms on 1M pairs), no cancellation since |a - s b|^2 <= |a|^2 + |b|^2.
+    n2 = np.einsum("...i,...i->...", a, a) + np.einsum("...i,...i->...", b, b)
+    p2 = np.maximum(2.0 * n2 - d2, 0.0)
+    return np.degrees(4.0 * np.arctan2(np.sqrt(d2), np.sqrt(p2)))
 
 
 def hemisphere_continuous(q: np.ndarray) -> np.ndarray:
