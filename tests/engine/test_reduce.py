@@ -1,0 +1,166 @@
+"""Key reduction: the bound holds on what Unity plays, extrema and ends are kept, RDP baseline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from curveeditor.engine.clip import RotationTrack, key_quaternions, played
+from curveeditor.engine.curves import Curve
+from curveeditor.engine.reduce import _pair_slerp, dense_check_grid, rdp_reduce, reduce_track
+from curveeditor.engine.rotations import euler_to_quat, geodesic_angle, hemisphere_continuous
+from curveeditor.engine.tangents import make_curve
+
+
+def played_error(src: RotationTrack, red: RotationTrack, per_interval: int = 60) -> float:
+    """Max geodesic error (deg) on a grid much denser than the checker's."""
+    t = src.times
+    s = np.linspace(0.0, 1.0, per_interval, endpoint=False)
+    grid = np.concatenate([(t[:-1, None] + np.diff(t)[:, None] * s).ravel(), t[-1:]])
+    return float(np.max(geodesic_angle(played(src, grid), played(red, grid))))
+
+
+def euler_track(values, rate=30.0, mode="clamped_auto", order="zxy") -> RotationTrack:
+    values = np.asarray(values, dtype=float)
+    t = np.arange(values.shape[0]) / rate
+    return RotationTrack("j", "euler", make_curve(t, values, mode=mode), order=order)
+
+
+def quat_track(quats, rate=30.0) -> RotationTrack:
+    t = np.arange(len(quats)) / rate
+    return RotationTrack("q", "quaternion", make_curve(t, quats, mode="auto"))
+
+
+def test_smooth_motion_needs_few_keys_and_stays_in_bound():
+    t = np.arange(120) / 60.0
+    e = np.stack([40 * np.sin(2 * t), 90 * t, 10 * np.cos(3 * t)], axis=1)
+    src = euler_track(e, rate=60.0)
+    red = reduce_track(src, 0.1)
+    assert red.n_keys < 25
+    assert played_error(src, red) <= 0.1
+    # Same kind/order, kept keys are source keys with their values.
+    assert red.kind == "euler" and red.order == "zxy"
+    idx = np.searchsorted(src.times, red.times)
+    np.testing.assert_array_equal(src.curve.value[idx], red.curve.value)
+    assert red.times[0] == src.times[0] and red.times[-1] == src.times[-1]
+
+
+def test_beats_rdp_on_curved_motion():
+    t = np.arange(240) / 120.0
+    e = np.stack([30 * np.sin(3 * t), 60 * np.sin(1.3 * t), 20 * np.cos(2 * t)], axis=1)
+    src = euler_track(e, rate=120.0)
+    for bound in (0.1, 0.5, 1.0):
+        ours = reduce_track(src, bound).n_keys
+        base = rdp_reduce(src.times, key_quaternions(src), bound).shape[0]
+        assert ours <= 0.8 * base, (bound, ours, base)
+
+
+def test_large_extrema_are_kept():
+    t = np.arange(200) / 50.0
+    e = np.stack([45 * np.sin(2 * np.pi * 0.5 * t), np.zeros_like(t), np.zeros_like(t)], axis=1)
+    src = euler_track(e, rate=50.0)
+    red = reduce_track(src, 0.5)
+    peaks = [i for i in range(1, 199) if abs(e[i, 0]) >= abs(e[i - 1, 0]) and abs(e[i, 0]) > abs(e[i + 1, 0])]
+    for i in peaks:
+        assert src.times[i] in red.times
+
+
+def test_quaternion_track_reduction():
+    t = np.arange(90) / 30.0
+    e = np.stack([20 * np.sin(t), 200 * t, 5 * t], axis=1)
+    src = quat_track(hemisphere_continuous(euler_to_quat(e)))
+    red = reduce_track(src, 0.2)
+    assert red.kind == "quaternion"
+    assert red.n_keys < 30
+    assert played_error(src, red) <= 0.2
+
+
+def test_wound_euler_spin_kept():
+    # A 720-degree spin keyed every 0.5 s: key quaternions alone cannot show it; the reduction must.
+    t = np.arange(9) * 0.5
+    e = np.stack([np.zeros(9), np.arange(9) * 90.0, np.zeros(9)], axis=1)
+    src = RotationTrack("s", "euler", make_curve(t, e, mode="linear"))
+    red = reduce_track(src, 0.1)
+    assert played_error(src, red) <= 0.1
+    assert red.curve.value[-1, 1] == 720.0
+
+
+def test_stepped_and_weighted_source_segments_are_reproduced():
+    t = np.array([0.0, 1.0, 2.0, 3.0])
+    v = np.array([[0, 0, 0], [0, 30, 0], [0, 30, 0], [10, 0, 0]], dtype=float)
+    ins = np.zeros((4, 3))
+    outs = np.zeros((4, 3))
+    outs[1] = np.inf
+    curve = Curve.make(
+        t, v, ins, outs, weighted_mode=np.array([2, 1, 2, 1])[:, None], out_weight=0.8, in_weight=0.1
+    )
+    src = RotationTrack("w", "euler", curve)
+    red = reduce_track(src, 0.05)
+    assert played_error(src, red) <= 0.05
+
+
+def test_small_tracks_and_bad_bound():
+    src = euler_track(np.zeros((2, 3)))
+    assert reduce_track(src, 0.1) is src
+    with pytest.raises(ValueError, match="max_error_deg"):
+        reduce_track(euler_track(np.zeros((5, 3))), 0.0)
+
+
+def test_dense_check_grid_density():
+    t = np.array([0.0, 0.001, 0.5])
+    grid, start = dense_check_grid(t)
+    np.testing.assert_array_equal(grid[start], t)
+    assert start[1] - start[0] == 10  # at least 10 per interval
+    assert start[2] - start[1] == 499  # 1 kHz on the long interval
+    assert np.all(np.diff(grid) > 0)
+
+
+def test_rdp_baseline():
+    # Keys on one great circle: RDP keeps only the ends; a bump in the middle is kept.
+    t = np.arange(11, dtype=float)
+    e = np.stack([np.zeros(11), np.arange(11) * 5.0, np.zeros(11)], axis=1)
+    q = euler_to_quat(e)
+    np.testing.assert_array_equal(rdp_reduce(t, q, 0.01), [0, 10])
+    e[5, 0] = 3.0
+    kept = rdp_reduce(t, euler_to_quat(e), 0.5)
+    assert 5 in kept and kept[0] == 0 and kept[-1] == 10
+    # Every dropped key is within the bound of the Slerp between its kept neighbours.
+    qq = euler_to_quat(e)
+    for a, b in zip(kept[:-1], kept[1:], strict=True):
+        for i in range(a + 1, b):
+            s = np.array([(t[i] - t[a]) / (t[b] - t[a])])
+            assert geodesic_angle(_pair_slerp(qq[a][None], qq[b][None], s), qq[i][None])[0] <= 0.5
+
+
+angles = st.floats(-170.0, 170.0, allow_nan=False)
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    st.lists(st.tuples(angles, angles, angles), min_size=3, max_size=25),
+    st.sampled_from([0.05, 0.2, 1.0, 3.0]),
+    st.sampled_from(["clamped_auto", "auto", "linear"]),
+    st.sampled_from(["zxy", "XYZ", "yzx"]),
+    st.floats(5.0, 120.0),
+)
+def test_property_bound_holds_on_what_unity_plays(values, bound, mode, order, rate):
+    # Random walks (cumulative) so tracks wind past 180 like real curves do.
+    e = np.cumsum(np.asarray(values) * 0.3, axis=0)
+    src = euler_track(e, rate=rate, mode=mode, order=order)
+    red = reduce_track(src, bound)
+    assert played_error(src, red) <= bound + 1e-9
+    assert red.times[0] == src.times[0] and red.times[-1] == src.times[-1]
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    st.lists(st.tuples(angles, angles, angles), min_size=3, max_size=20),
+    st.sampled_from([0.1, 0.5, 2.0]),
+)
+def test_property_bound_holds_for_quaternion_tracks(values, bound):
+    e = np.cumsum(np.asarray(values) * 0.2, axis=0)
+    src = quat_track(hemisphere_continuous(euler_to_quat(e)))
+    red = reduce_track(src, bound)
+    assert played_error(src, red) <= bound + 1e-9
