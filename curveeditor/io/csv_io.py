@@ -25,7 +25,10 @@ Unity plays quaternion curves by evaluating x, y, z, w independently and normali
 should be those of a smooth curve through the keys; ClampedAuto would flatten each component at its
 own extrema, which are not stops of the motion, and make the angular speed dip at those keys. With
 Auto (Catmull-Rom-like, non-uniform) slopes the played motion passes through every key with a
-continuous angular velocity.
+continuous angular velocity. Measured on a 180 deg/s swing keyed every 0.1 s (``tests/io/test_csv.py``),
+the played motion stays within 0.014 deg of the true one on inner segments (0.2 deg on the end
+segments, whose slopes are one-sided) with Auto, against 0.31 deg (2.7 deg at the ends, and
+176 deg/s speed error) with ClampedAuto.
 
 Writing (``write_csv``): columns ``path,time,x,y,z,qx,qy,qz,qw,speed``, one row per key: the
 continuous Euler angles in the track's order (the key values of Euler tracks; a continuous
