@@ -1,0 +1,43 @@
+"""Unity ``.anim`` (YAML AnimationClip) reading and writing.
+
+* :func:`read_anim` parses a file with a hand-written streaming parser (no generic YAML load) into a
+  :class:`~curveeditor.engine.clip.Clip` whose ``source`` is the :class:`AnimDocument` (the original
+  bytes cut into blocks).
+* :func:`write_anim` writes a clip: unedited parts of the source byte for byte, edited rotation
+  tracks (and their mirrored editor curves, ``m_StopTime`` and bindings) regenerated; clips without
+  an ``.anim`` source get Unity's full modern field set. Returns export-check warnings.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import ClipReadError
+from .document import AnimDocument, parse_document
+from .reader import build_clip
+
+__all__ = ["read_anim", "write_anim", "AnimDocument", "anim_text"]
+
+
+def read_anim(path: str | os.PathLike):
+    """Read a Unity ``.anim`` file into a Clip. Raises :class:`ClipReadError` (file, line, reason)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise ClipReadError(path, None, exc.strerror or str(exc)) from exc
+    return build_clip(parse_document(path, data))
+
+
+def write_anim(clip, path, mode=None, protect=None, **options) -> list[str]:
+    """Write ``clip`` to ``path`` (atomically; never onto ``protect``). See :mod:`.writer`."""
+    from .writer import write_anim as _write
+
+    return _write(clip, path, mode=mode, protect=protect, **options)
+
+
+def anim_text(clip, mode=None, **options) -> tuple[str, list[str]]:
+    """The ``.anim`` text :func:`write_anim` would write, and its warnings (nothing is written)."""
+    from .writer import render
+
+    return render(clip, mode=mode, **options)

@@ -1,0 +1,723 @@
+"""Write clips as Unity ``.anim`` text.
+
+Two paths:
+
+* **Edited document** (``clip.source`` is an :class:`AnimDocument`): every top-level field and curve
+  entry that no edit touches is copied byte for byte. An edited rotation track regenerates only its
+  runtime curve entry (keeping the entry's own non-key lines), its mirrored editor curves
+  (``localEulerAnglesRaw.*`` / ``m_LocalRotation.*`` / humanoid ``RootQ.*`` copies), its Euler display
+  curves in ``m_EulerEditorCurves`` (continuous Euler of the new rotation at its keys), ``m_StopTime``
+  and, when keys appear or vanish (or a track changes mode), its ``genericBindings`` items.
+  Numbers use the file's own spelling style (:mod:`.floats`).
+* **New clip** (no ``.anim`` source): Unity's full modern field set (serializedVersion 6 as written by
+  Unity 2018.3-2021), keys serializedVersion 3, exact bindings.
+
+Euler tracks are written in Unity's ZXY order: other orders are converted (same poses, continuous
+values) with a warning, unless ``keep_order=True`` and the order has an ``m_RotationOrder`` value
+(any extrinsic order, or an intrinsic one via its reversed extrinsic equivalent), in which case it is
+written with that ``m_RotationOrder`` (Unity plays it, but its Animation window edits in ZXY).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ...engine.clip import EULER, QUATERNION, Clip, RotationTrack
+from ...engine.curves import Curve
+from ...engine.export_checks import prepare_for_export, to_euler_track
+from ...engine.rotations import UNITY_ORDER, UNITY_ROTATION_ORDERS
+from ..atomic import atomic_write_bytes
+from ..errors import ClipWriteError
+from .bindings import HUMANOID_IK_INDEX, Binding, binding_lines, float_binding, transform_binding
+from .document import AnimDocument, Entry
+from .floats import detect_style, format_floats
+from .lexer import yaml_string
+from .reader import DISPLAY_ATTRS, EULER_EDITOR, HUMANOID_Q, QUAT_EDITOR, TrackSource
+
+__all__ = ["write_anim", "render", "Fmt"]
+
+_RUNTIME_LIST = {EULER: "m_EulerCurves", QUATERNION: "m_RotationCurves"}
+_COMP = "xyzw"
+
+
+def _hq(t: RotationTrack) -> str | None:
+    """The humanoid attribute prefix (``RootQ``) of a quartet track, else None. Tracks read from an
+    ``.anim`` say so in ``meta``; others (e.g. from CSV) are recognised by name (``RootQ``,
+    ``PATH:LeftHandQ``)."""
+    if t.meta.get("humanoid"):
+        return t.meta["humanoid"]
+    m = HUMANOID_Q.match(t.path.rsplit(":", 1)[-1] + ".x")
+    if m is not None and t.kind == QUATERNION and f"{m.group(1)}.x" in HUMANOID_IK_INDEX:
+        return m.group(1)
+    return None
+
+
+class Fmt:
+    """How the target file spells things."""
+
+    def __init__(self, key_version=3, style="modern", sv7=False, rotation_order=True, empty_path="path: "):
+        self.key_version = key_version
+        self.style = style
+        self.sv7 = sv7
+        self.rotation_order = rotation_order
+        self.empty_path = empty_path
+
+
+def _old_tangent_mode(m: np.ndarray) -> np.ndarray:
+    """Modern tangentMode -> the pre-5.3 2-bit layout (ClampedAuto becomes Smooth)."""
+    m = np.asarray(m, dtype=np.int64)
+    left = (m >> 1) & 15
+    right = (m >> 5) & 15
+    left = np.where(left == 4, 1, np.minimum(left, 3))
+    right = np.where(right == 4, 1, np.minimum(right, 3))
+    return (m & 1) | (left << 1) | (right << 3)
+
+
+def key_block(
+    curve: Curve, fmt: Fmt, comp: int | None, indent: int = 6, runtime_tm: np.ndarray | None = None
+) -> str:
+    """Keyframe lines of ``curve`` (all components as a vector curve when ``comp`` is None, else the
+    scalar curve of component ``comp``)."""
+    n = curve.n_keys
+    if n == 0:
+        return ""
+    sl = slice(None) if comp is None else slice(comp, comp + 1)
+    val, ins, outs = curve.value[:, sl], curve.in_slope[:, sl], curve.out_slope[:, sl]
+    inw, outw = curve.in_weight[:, sl], curve.out_weight[:, sl]
+    c = val.shape[1]
+    nums = format_floats(np.concatenate([curve.time[:, None], val, ins, outs, inw, outw], axis=1), fmt.style)
+    stride = 1 + 5 * c
+    if comp is None:
+        tm = np.zeros(n, dtype=np.int64) if runtime_tm is None else runtime_tm
+        wm = np.bitwise_or.reduce(curve.weighted_mode, axis=1)
+    else:
+        tm = curve.tangent_mode[:, comp]
+        wm = curve.weighted_mode[:, comp]
+    if fmt.key_version is None:
+        tm = _old_tangent_mode(tm) if comp is not None else tm
+    tm = tm.tolist()
+    wm = wm.tolist()
+    p0 = " " * indent + "- "
+    p1 = " " * (indent + 2)
+    names = _COMP[:c]
+
+    def vec(parts):
+        if comp is not None:
+            return parts[0]
+        return "{" + ", ".join(f"{a}: {b}" for a, b in zip(names, parts, strict=True)) + "}"
+
+    out = []
+    kv = fmt.key_version
+    for i in range(n):
+        r = nums[i * stride : (i + 1) * stride]
+        v = r[1 : 1 + c]
+        a = r[1 + c : 1 + 2 * c]
+        b = r[1 + 2 * c : 1 + 3 * c]
+        if kv is None:
+            out.append(f"{p0}time: {r[0]}\n")
+        else:
+            out.append(f"{p0}serializedVersion: {kv}\n{p1}time: {r[0]}\n")
+        out.append(
+            f"{p1}value: {vec(v)}\n{p1}inSlope: {vec(a)}\n{p1}outSlope: {vec(b)}\n{p1}tangentMode: {tm[i]}\n"
+        )
+        if kv == 3:
+            wi = r[1 + 3 * c : 1 + 4 * c]
+            wo = r[1 + 4 * c : 1 + 5 * c]
+            out.append(f"{p1}weightedMode: {wm[i]}\n{p1}inWeight: {vec(wi)}\n{p1}outWeight: {vec(wo)}\n")
+    return "".join(out)
+
+
+def new_entry(
+    curve: Curve | None,
+    fmt: Fmt,
+    path: str,
+    comp: int | None = None,
+    attribute: str | None = None,
+    class_id: int = 4,
+    rotation_order: int = 4,
+    script: str = "{fileID: 0}",
+) -> str:
+    """A whole curve-list item (runtime vector entry when ``attribute`` is None, else a scalar entry)."""
+    scalar = attribute is not None
+    head = "  - serializedVersion: 2\n    curve:\n" if (fmt.sv7 and scalar) else "  - curve:\n"
+    keys = key_block(curve, fmt, comp) if curve is not None and curve.n_keys else ""
+    pre = curve.pre_infinity if curve is not None else 2
+    post = curve.post_infinity if curve is not None else 2
+    s = [head, "      serializedVersion: 2\n", "      m_Curve:\n" if keys else "      m_Curve: []\n", keys]
+    s.append(f"      m_PreInfinity: {pre}\n      m_PostInfinity: {post}\n")
+    if fmt.rotation_order:
+        s.append(f"      m_RotationOrder: {rotation_order}\n")
+    if scalar:
+        s.append(f"    attribute: {yaml_string(attribute)}\n")
+    s.append(f"    path: {yaml_string(path)}\n" if path else f"    {fmt.empty_path}\n")
+    if scalar:
+        s.append(f"    classID: {class_id}\n    script: {script}\n")
+        if fmt.sv7:
+            s.append("    flags: 0\n")
+    return "".join(s)
+
+
+def rewrite_entry(
+    doc: AnimDocument, e: Entry, curve: Curve, fmt: Fmt, comp: int | None, runtime_tm=None
+) -> str:
+    """Entry ``e`` with its keys replaced by ``curve`` (component ``comp``); other lines verbatim."""
+    lines = doc.lines
+    ml = e.extra["m_curve_line"]
+    kend = e.extra["key_end"]
+    mtxt = lines.text(ml)
+    indent = len(mtxt) - len(mtxt.lstrip(" "))
+    keys = key_block(curve, fmt, comp, indent, runtime_tm) if curve.n_keys else ""
+    eol = "\r\n" if lines.raw(ml, ml + 1).endswith(b"\r\n") else "\n"
+    mline = " " * indent + ("m_Curve:" if keys else "m_Curve: []") + eol
+    if eol != "\n":
+        keys = keys.replace("\n", eol)
+    pre = lines.raw(e.start, ml).decode("utf-8", "surrogateescape")
+    post = lines.raw(kend, e.end).decode("utf-8", "surrogateescape")
+    if curve.pre_infinity != e.pre_infinity or curve.post_infinity != e.post_infinity:
+        post = post.replace(f"m_PreInfinity: {e.pre_infinity}", f"m_PreInfinity: {curve.pre_infinity}", 1)
+        post = post.replace(f"m_PostInfinity: {e.post_infinity}", f"m_PostInfinity: {curve.post_infinity}", 1)
+    return pre + mline + keys + post
+
+
+def _euler_order_index(track: RotationTrack, keep_order: bool, original_order: str | None):
+    """(m_RotationOrder, order to write in) for an Euler track."""
+    o = track.order
+    ext = o if o.islower() else o.lower()[::-1]
+    if ext in UNITY_ROTATION_ORDERS and (ext == UNITY_ORDER or keep_order or original_order == o):
+        return UNITY_ROTATION_ORDERS.index(ext), o
+    return 4, UNITY_ORDER
+
+
+def _display_curve(track: RotationTrack) -> Curve:
+    """Continuous ZXY Euler (degrees) of a quaternion track at its keys: the Euler display curves."""
+    return to_euler_track(track, UNITY_ORDER).curve
+
+
+def _prepare(track: RotationTrack, kind: str, keep_order: bool, original_order, fix_hemisphere: bool):
+    if kind == EULER:
+        idx, order = _euler_order_index(track, keep_order, original_order)
+        out, w = prepare_for_export(track, EULER, order, fix_hemisphere)
+        return out, w, idx
+    out, w = prepare_for_export(track, QUATERNION, None, fix_hemisphere)
+    return out, w, 4
+
+
+def _unchanged(track: RotationTrack, orig: RotationTrack) -> bool:
+    if track is orig:
+        return True
+    return track.kind == orig.kind and track.order == orig.order and track.curve.equals(orig.curve)
+
+
+# --------------------------------------------------------------------------------------------------
+# Edited document
+
+
+def _doc_fmt(doc: AnimDocument) -> Fmt:
+    if doc.style is None:
+        doc.style = detect_style(doc.text, doc.clip_version)
+    kv = 3 if doc.clip_version >= 6 else None
+    ro = doc.clip_version >= 6 and doc.field_span("m_EulerCurves") is not None
+    for lst in doc.entries.values():
+        for e in lst:
+            if e.keys is not None:
+                kv = e.keys.version
+                ro = e.rotation_order is not None
+                break
+        else:
+            continue
+        break
+    empty = "path: " if b"path: \n" in doc.data or b"path:\n" not in doc.data else "path:"
+    return Fmt(kv, doc.style, doc.sv7, ro, empty)
+
+
+class _Edits:
+    def __init__(self, doc: AnimDocument):
+        self.doc = doc
+        self.replace: dict[int, str] = {}  # id(entry) -> new text ('' = removed)
+        self.append: dict[str, list[str]] = {}
+        self.bind_remove: set[int] = set()  # binding item start lines
+        self.bind_add: list[tuple[int, Binding]] = []  # (attribute group, binding)
+
+    def add(self, lname: str, text: str) -> None:
+        self.append.setdefault(lname, []).append(text)
+
+
+def _binding_rules(doc: AnimDocument):
+    uses = bool(doc.bindings) or (
+        not doc.legacy and not any(e.n_keys >= 2 for lst in doc.entries.values() for e in lst)
+    )
+    have = {(b.path, b.attribute) for b in doc.bindings}
+    single_rule = True
+    for lname, kind in (
+        ("m_PositionCurves", "position"),
+        ("m_ScaleCurves", "scale"),
+        ("m_EulerCurves", "euler"),
+        ("m_RotationCurves", "quaternion"),
+    ):
+        for e in doc.entries[lname]:
+            b = transform_binding(e.path, kind)
+            if e.n_keys == 1 and (b.path, b.attribute) in have:
+                single_rule = False
+    return uses, single_rule
+
+
+def _track_bindings(path: str, kind: str, humanoid: str | None) -> list[Binding]:
+    if humanoid:
+        p, _, prefix = path.rpartition(":") if ":" in path else ("", "", path)
+        return [float_binding(p, f"{prefix}.{c}", 95) for c in _COMP]
+    return [transform_binding(path, kind)]
+
+
+def _update_bindings(
+    ed: _Edits,
+    uses: bool,
+    single_rule: bool,
+    old: list[Binding],
+    old_keys: int,
+    new: list[Binding],
+    new_keys: int,
+):
+    doc = ed.doc
+    need = (lambda n: n >= 2 or (n == 1 and not single_rule)) if uses else (lambda n: False)
+    items = {(b.path, b.attribute): b for b in doc.bindings}
+    old_set = {(b.path, b.attribute) for b in old}
+    new_set = {(b.path, b.attribute) for b in new}
+    if old_set != new_set or not need(new_keys):
+        for b in old:
+            it = items.get((b.path, b.attribute))
+            if it is not None and ((b.path, b.attribute) not in new_set or not need(new_keys)):
+                ed.bind_remove.add(it.start)
+    if need(new_keys):
+        for b in new:
+            key = (b.path, b.attribute)
+            present = (
+                key in items and (key in old_set and old_keys > 0) and items[key].start not in ed.bind_remove
+            )
+            if key in items and key in old_set and items[key].start not in ed.bind_remove:
+                continue
+            if not present:
+                ed.bind_add.append((b.attribute if b.type_id == 4 else 100, b))
+
+
+def _render_doc(clip: Clip, doc: AnimDocument, mode, keep_order, fix_hemisphere) -> tuple[str, list[str]]:
+    fmt = _doc_fmt(doc)
+    ed = _Edits(doc)
+    warnings: list[str] = []
+    uses, single_rule = _binding_rules(doc)
+    seen = set()
+    changed_any = False
+    for t in clip.tracks:
+        seen.add(t.path)
+        orig = doc.original_tracks.get(t.path)
+        src: TrackSource | None = orig[1] if orig else None
+        humanoid = (src.kind == "humanoid") if src else bool(_hq(t))
+        kind = QUATERNION if humanoid else (mode or t.kind)
+        if humanoid and mode == EULER:
+            warnings.append(f"{t.path}: humanoid rotation curves stay quaternions")
+        if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]):
+            continue
+        changed_any = True
+        original_order = orig[0].order if orig and orig[0].kind == EULER else None
+        new, w, order_idx = _prepare(t, kind, keep_order, original_order, fix_hemisphere)
+        warnings += w
+        _apply_track(ed, fmt, new, src, order_idx, uses, single_rule, humanoid)
+    for p, (ot, src) in doc.original_tracks.items():
+        if p not in seen:
+            changed_any = True
+            _remove_source(ed, src)
+            _update_bindings(
+                ed,
+                uses,
+                single_rule,
+                _track_bindings(p, ot.kind, src.attribute_prefix if src.kind == "humanoid" else None),
+                ot.n_keys,
+                [],
+                0,
+            )
+    if not changed_any:
+        return doc.text, warnings
+    return _assemble(clip, doc, ed, fmt), warnings
+
+
+def _remove_source(ed: _Edits, src: TrackSource) -> None:
+    for e in src.runtime + src.editor + src.display:
+        ed.replace[id(e)] = ""
+
+
+def _apply_track(
+    ed: _Edits,
+    fmt: Fmt,
+    t: RotationTrack,
+    src: TrackSource | None,
+    order_idx: int,
+    uses,
+    single_rule,
+    humanoid,
+) -> None:
+    doc = ed.doc
+    new_b = _track_bindings(t.path, t.kind, _hq(t) if humanoid else None)
+    if src is not None and src.kind == "humanoid":
+        for c, e in enumerate(src.runtime):
+            ed.replace[id(e)] = rewrite_entry(doc, e, t.curve, fmt, c)
+        for e in src.editor:
+            c = _COMP.index(e.attribute[-1])
+            ed.replace[id(e)] = rewrite_entry(doc, e, t.curve, fmt, c)
+        old_n = max(e.n_keys for e in src.runtime)
+        _update_bindings(ed, uses, single_rule, new_b, old_n, new_b, t.n_keys)
+        return
+    if src is not None and src.kind == t.kind:
+        e = src.runtime[0]
+        raw_tm = None
+        if e.keys is not None and e.keys.n == t.n_keys and np.array_equal(e.keys.time, t.times):
+            raw_tm = e.keys.tangent_mode
+        text = rewrite_entry(doc, e, t.curve, fmt, None, raw_tm)
+        if t.kind == EULER and e.rotation_order is not None and e.rotation_order != order_idx:
+            text = text.replace(f"m_RotationOrder: {e.rotation_order}", f"m_RotationOrder: {order_idx}", 1)
+        ed.replace[id(e)] = text
+        for ee in src.editor:
+            c = _COMP.index(ee.attribute[-1])
+            ed.replace[id(ee)] = rewrite_entry(doc, ee, t.curve, fmt, c)
+        if t.kind == QUATERNION:
+            disp = [
+                d
+                for d in src.display
+                if d.n_keys > 0 or d.attribute.rsplit(".", 1)[0] != "m_LocalEulerAngles"
+            ]
+            if disp:
+                dc = _display_curve(t)
+                for d in disp:
+                    ed.replace[id(d)] = rewrite_entry(doc, d, dc, fmt, "xyz".index(d.attribute[-1]))
+        old_b = _track_bindings(t.path, t.kind, None)
+        _update_bindings(ed, uses, single_rule, old_b, e.n_keys, new_b, t.n_keys)
+        return
+    # A new track, or a track switched between Euler and quaternion storage.
+    old_n = 0
+    old_b: list[Binding] = []
+    has_editor = True
+    if src is not None:
+        _remove_source(ed, src)
+        old_n = src.runtime[0].n_keys
+        old_b = _track_bindings(t.path, src.kind, None)
+        has_editor = bool(src.editor) or bool(doc.entries["m_EditorCurves"])
+    else:
+        has_editor = bool(doc.entries["m_EditorCurves"]) or not any(
+            doc.entries[n]
+            for n in (
+                "m_RotationCurves",
+                "m_EulerCurves",
+                "m_PositionCurves",
+                "m_ScaleCurves",
+                "m_FloatCurves",
+            )
+        )
+    for lname, text in _track_entries(t, fmt, order_idx, has_editor):
+        ed.add(lname, text)
+    _update_bindings(ed, uses, single_rule, old_b, old_n, new_b, t.n_keys)
+
+
+def _track_entries(t: RotationTrack, fmt: Fmt, order_idx: int, editor: bool = True) -> list[tuple[str, str]]:
+    """(list name, entry text) of a rotation track in Unity's editor layout."""
+    if _hq(t):
+        p, _, prefix = t.path.rpartition(":") if ":" in t.path else ("", "", t.path)
+        out = [("m_FloatCurves", new_entry(t.curve, fmt, p, c, f"{prefix}.{_COMP[c]}", 95)) for c in range(4)]
+        if editor:
+            out += [
+                ("m_EditorCurves", new_entry(t.curve, fmt, p, c, f"{prefix}.{_COMP[c]}", 95))
+                for c in range(4)
+            ]
+        return out
+    if t.kind == EULER:
+        out = [("m_EulerCurves", new_entry(t.curve, fmt, t.path, rotation_order=order_idx))]
+        if editor:
+            out += [
+                ("m_EditorCurves", new_entry(t.curve, fmt, t.path, c, f"{EULER_EDITOR}.{_COMP[c]}"))
+                for c in range(3)
+            ]
+            out += [
+                ("m_EulerEditorCurves", new_entry(None, fmt, t.path, None, f"m_LocalEulerAngles.{_COMP[c]}"))
+                for c in range(3)
+            ]
+        return out
+    out = [("m_RotationCurves", new_entry(t.curve, fmt, t.path))]
+    if editor:
+        out += [
+            ("m_EditorCurves", new_entry(t.curve, fmt, t.path, c, f"{QUAT_EDITOR}.{_COMP[c]}"))
+            for c in range(4)
+        ]
+    return out
+
+
+def _stop_time(clip: Clip, doc: AnimDocument, fmt: Fmt) -> str | None:
+    """New ``m_StopTime`` line text, or None to keep the original."""
+    if doc.stop_time_line is None:
+        return None
+    old_stop = float(doc.lines.text(doc.stop_time_line).split(":", 1)[1])
+    old_max = 0.0
+    for lst in doc.entries.values():
+        for e in lst:
+            if e.n_keys and e.times.size:
+                old_max = max(old_max, float(e.times[-1]))
+    new_max = 0.0
+    for lname, lst in doc.entries.items():
+        if lname in ("m_RotationCurves", "m_EulerCurves", "m_EditorCurves", "m_EulerEditorCurves"):
+            continue
+        for e in lst:
+            if (
+                e.n_keys
+                and e.times.size
+                and not (
+                    lname == "m_FloatCurves"
+                    and e.class_id == 95
+                    and e.attribute
+                    and HUMANOID_Q.match(e.attribute)
+                )
+            ):
+                new_max = max(new_max, float(e.times[-1]))
+    for lst_name in ("m_EditorCurves", "m_EulerEditorCurves"):
+        for e in doc.entries[lst_name]:
+            is_rot = e.attribute and (
+                e.attribute.rsplit(".", 1)[0] in (EULER_EDITOR, QUAT_EDITOR) + DISPLAY_ATTRS
+                or HUMANOID_Q.match(e.attribute)
+            )
+            if e.n_keys and not is_rot:
+                new_max = max(new_max, float(e.times[-1]))
+    for t in clip.tracks:
+        if t.n_keys:
+            new_max = max(new_max, float(t.times[-1]))
+    if np.float32(new_max) == np.float32(old_max):
+        return None
+    if old_stop == 0.0 and old_max > 0.0:
+        return None
+    new_stop = new_max + max(0.0, old_stop - old_max)
+    txt = doc.lines.text(doc.stop_time_line)
+    return txt.split(":", 1)[0] + ": " + format_floats([new_stop], fmt.style)[0] + "\n"
+
+
+def _assemble(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt) -> str:
+    lines = doc.lines
+    raw = lines.raw
+    out = [raw(0, doc.header_end).decode("utf-8", "surrogateescape")]
+    stop = _stop_time(clip, doc, fmt)
+    by_name = {}
+    for lname, lst in doc.entries.items():
+        by_name[lname] = lst
+    for name, a, b, _rest in doc.fields:
+        if name in by_name and name not in ("m_Events", "m_PPtrCurves", "m_CompressedRotationCurves"):
+            lst = by_name[name]
+            touched = any(id(e) in ed.replace for e in lst) or ed.append.get(name)
+            if touched:
+                parts = []
+                for e in lst:
+                    parts.append(
+                        ed.replace.get(id(e), None)
+                        if id(e) in ed.replace
+                        else raw(e.start, e.end).decode("utf-8", "surrogateescape")
+                    )
+                parts += ed.append.get(name, [])
+                body = "".join(p for p in parts if p)
+                tail_end = lst[-1].end if lst else a + 1
+                tail = raw(tail_end, b).decode("utf-8", "surrogateescape") if lst else ""
+                out.append(f"  {name}:\n" + body + tail if body else f"  {name}: []\n")
+                continue
+        if name == "m_ClipBindingConstant" and (ed.bind_remove or ed.bind_add):
+            out.append(_bindings_text(doc, ed, a, b, fmt))
+            continue
+        text = raw(a, b).decode("utf-8", "surrogateescape")
+        if stop is not None and a <= doc.stop_time_line < b:
+            sl = doc.stop_time_line
+            text = (
+                raw(a, sl).decode("utf-8", "surrogateescape")
+                + stop
+                + raw(sl + 1, b).decode("utf-8", "surrogateescape")
+            )
+        out.append(text)
+    return "".join(out)
+
+
+def _bindings_text(doc: AnimDocument, ed: _Edits, a: int, b: int, fmt: Fmt) -> str:
+    lines = doc.lines
+    raw = lines.raw
+    dec = lambda x: x.decode("utf-8", "surrogateescape")  # noqa: E731
+    sample = dec(raw(doc.bindings[0].start, doc.bindings[0].end)) if doc.bindings else ""
+    sv7 = ("isIntCurve" in sample) if sample else fmt.sv7
+    key = doc.binding_key
+    versioned = doc.bindings_versioned if doc.bindings else True
+    kept = [it for it in doc.bindings if it.start not in ed.bind_remove]
+    items = [
+        (
+            it.attribute if it.type_id == 4 and it.custom_type in (0, 4) and it.attribute <= 4 else 100,
+            dec(raw(it.start, it.end)),
+        )
+        for it in kept
+    ]
+    for group, bnd in ed.bind_add:
+        txt = binding_lines(bnd, key, sv7, versioned)
+        pos = len(items)
+        for i in range(len(items) - 1, -1, -1):
+            if items[i][0] <= group:
+                pos = i + 1
+                break
+        else:
+            pos = 0 if items and group < items[0][0] else len(items)
+        items.insert(pos, (group, txt))
+    # Rebuild the genericBindings part; everything else in the field stays verbatim.
+    gb_line = None
+    for i in range(a + 1, b):
+        if lines.text(i).strip().startswith("genericBindings:"):
+            gb_line = i
+            break
+    end = doc.bindings[-1].end if doc.bindings else gb_line + 1
+    head = dec(raw(a, gb_line))
+    body = "".join(t for _, t in items)
+    gb = "    genericBindings:\n" + body if body else "    genericBindings: []\n"
+    return head + gb + dec(raw(end, b))
+
+
+# --------------------------------------------------------------------------------------------------
+# New clip
+
+
+def _render_new(clip: Clip, mode, keep_order, fix_hemisphere) -> tuple[str, list[str]]:
+    fmt = Fmt(3, "modern", False, True, "path: ")
+    warnings: list[str] = []
+    lists: dict[str, list[str]] = {
+        n: []
+        for n in (
+            "m_RotationCurves",
+            "m_EulerCurves",
+            "m_PositionCurves",
+            "m_ScaleCurves",
+            "m_FloatCurves",
+            "m_EditorCurves",
+            "m_EulerEditorCurves",
+        )
+    }
+    binds: list[tuple[int, Binding]] = []
+    end = 0.0
+    root_transform = False
+    for t in clip.tracks:
+        humanoid = bool(_hq(t))
+        kind = QUATERNION if humanoid else (mode or t.kind)
+        new, w, idx = _prepare(t, kind, keep_order, None, fix_hemisphere)
+        warnings += w
+        for lname, text in _track_entries(new, fmt, idx):
+            lists[lname].append(text)
+        if new.n_keys >= 2:
+            for bnd in _track_bindings(new.path, new.kind, _hq(new) if humanoid else None):
+                binds.append((bnd.attribute if not humanoid else 100, bnd))
+        if new.n_keys:
+            end = max(end, float(new.times[-1]))
+        root_transform |= new.path == "" and not humanoid
+    for o in clip.other_tracks:
+        if o.curve is None or o.kind not in ("position", "scale", "float"):
+            continue
+        c = o.curve
+        if o.kind in ("position", "scale"):
+            if c.n_components != 3:
+                warnings.append(f"{o.name}: {o.kind} curve needs 3 components; not written")
+                continue
+            lname, attr = (
+                ("m_PositionCurves", "m_LocalPosition")
+                if o.kind == "position"
+                else ("m_ScaleCurves", "m_LocalScale")
+            )
+            lists[lname].append(new_entry(c, fmt, o.path))
+            lists["m_EditorCurves"].extend(
+                new_entry(c, fmt, o.path, k, f"{attr}.{_COMP[k]}") for k in range(3)
+            )
+            if c.n_keys >= 2:
+                bnd = transform_binding(o.path, o.kind)
+                binds.append((bnd.attribute, bnd))
+            root_transform |= o.path == ""
+        else:
+            cid = int(o.meta.get("class_id") or 0)
+            if c.n_components != 1 or not cid:
+                warnings.append(f"{o.name}: float curve needs 1 component and a class_id; not written")
+                continue
+            lists["m_FloatCurves"].append(new_entry(c, fmt, o.path, 0, o.attribute, cid))
+            lists["m_EditorCurves"].append(new_entry(c, fmt, o.path, 0, o.attribute, cid))
+            if c.n_keys >= 2:
+                binds.append((100, float_binding(o.path, o.attribute, cid)))
+        if c.n_keys:
+            end = max(end, float(c.time[-1]))
+    binds.sort(key=lambda x: x[0])  # positions, rotations, scales, Euler, then the rest (stable)
+
+    def lst(name):
+        items = lists[name]
+        return f"  {name}:\n" + "".join(items) if items else f"  {name}: []\n"
+
+    rate = format_floats([clip.frame_rate])[0]
+    loop = 1 if clip.meta.get("loop_time") else 0
+    gb = "".join(binding_lines(b) for _, b in binds)
+    parts = [
+        "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n--- !u!74 &7400000\nAnimationClip:\n",
+        "  m_ObjectHideFlags: 0\n  m_CorrespondingSourceObject: {fileID: 0}\n",
+        "  m_PrefabInstance: {fileID: 0}\n",
+        "  m_PrefabAsset: {fileID: 0}\n",
+        f"  m_Name: {yaml_string(clip.name) or 'clip'}\n",
+        "  serializedVersion: 6\n  m_Legacy: 0\n  m_Compressed: 0\n  m_UseHighQualityCurve: 1\n",
+        lst("m_RotationCurves"),
+        "  m_CompressedRotationCurves: []\n",
+        lst("m_EulerCurves"),
+        lst("m_PositionCurves"),
+        lst("m_ScaleCurves"),
+        lst("m_FloatCurves"),
+        "  m_PPtrCurves: []\n",
+        f"  m_SampleRate: {rate}\n  m_WrapMode: 0\n",
+        "  m_Bounds:\n    m_Center: {x: 0, y: 0, z: 0}\n    m_Extent: {x: 0, y: 0, z: 0}\n",
+        "  m_ClipBindingConstant:\n",
+        ("    genericBindings:\n" + gb) if gb else "    genericBindings: []\n",
+        "    pptrCurveMapping: []\n",
+        "  m_AnimationClipSettings:\n    serializedVersion: 2\n",
+        "    m_AdditiveReferencePoseClip: {fileID: 0}\n",
+        "    m_AdditiveReferencePoseTime: 0\n    m_StartTime: 0\n",
+        f"    m_StopTime: {format_floats([end])[0]}\n",
+        "    m_OrientationOffsetY: 0\n    m_Level: 0\n    m_CycleOffset: 0\n",
+        "    m_HasAdditiveReferencePose: 0\n",
+        f"    m_LoopTime: {loop}\n",
+        "    m_LoopBlend: 0\n    m_LoopBlendOrientation: 0\n    m_LoopBlendPositionY: 0\n",
+        "    m_LoopBlendPositionXZ: 0\n    m_KeepOriginalOrientation: 0\n    m_KeepOriginalPositionY: 1\n",
+        "    m_KeepOriginalPositionXZ: 0\n    m_HeightFromFeet: 0\n    m_Mirror: 0\n",
+        lst("m_EditorCurves"),
+        lst("m_EulerEditorCurves"),
+        f"  m_HasGenericRootTransform: {int(root_transform)}\n",
+        "  m_HasMotionFloatCurves: 0\n  m_Events: []\n",
+    ]
+    return "".join(parts), warnings
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def render(
+    clip: Clip, mode: str | None = None, keep_order: bool = False, fix_hemisphere: bool = True
+) -> tuple[str, list[str]]:
+    """The ``.anim`` text for ``clip`` and the export warnings.
+
+    ``mode``: None keeps each track's kind; ``"euler"`` / ``"quaternion"`` converts every transform
+    rotation track (humanoid quartets always stay quaternions).
+    """
+    if mode not in (None, EULER, QUATERNION):
+        raise ValueError(f"mode must be None, 'euler' or 'quaternion', got {mode!r}")
+    doc = clip.source if isinstance(clip.source, AnimDocument) else None
+    if doc is not None:
+        return _render_doc(clip, doc, mode, keep_order, fix_hemisphere)
+    return _render_new(clip, mode, keep_order, fix_hemisphere)
+
+
+def write_anim(
+    clip: Clip, path, mode=None, protect=None, keep_order: bool = False, fix_hemisphere: bool = True
+) -> list[str]:
+    """Write ``clip`` as a Unity ``.anim`` to ``path`` atomically; returns the export warnings.
+
+    Raises :class:`ClipWriteError` when ``path`` is ``protect`` (the input) or cannot be written, or when
+    the clip cannot be expressed (e.g. non-finite values); nothing is written then.
+    """
+    try:
+        text, warnings = render(clip, mode, keep_order, fix_hemisphere)
+    except ValueError as exc:
+        raise ClipWriteError(os.fspath(path), None, str(exc)) from exc
+    atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"), protect=protect)
+    return warnings
