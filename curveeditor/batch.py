@@ -266,6 +266,20 @@ def _stats(clip, result) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------- runner
 
+_THREAD_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_FRAMEWORK_THREADS",
+)
+
+
+def _init_worker() -> None:
+    """Runs in each spawned worker before numpy is imported: one BLAS thread per process, since the
+    pool already runs one process per core (N processes x N BLAS threads only adds contention)."""
+    for var in _THREAD_VARS:
+        os.environ.setdefault(var, "1")
+
 
 def stderr_progress(done: int, total: int, result: FileResult) -> None:
     """The default progress line: ``[12/40] walk.anim ok`` (or ``failed: reason``) on stderr."""
@@ -367,7 +381,7 @@ def run_batch(
             finish(index, _process_file(job))
     else:
         ctx = multiprocessing.get_context("spawn")  # same behaviour on every OS; no forked Qt state
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker)
         try:
             futures = {pool.submit(_process_file, job): (index, job) for index, job in jobs_todo}
             for fut in as_completed(futures):
