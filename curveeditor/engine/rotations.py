@@ -142,8 +142,8 @@ def quat_inv(q: np.ndarray) -> np.ndarray:
 def quat_normalize(q: np.ndarray) -> np.ndarray:
     """Scale quaternions to unit length. Raises ``ValueError`` on zero or non-finite input."""
     q = np.asarray(q, dtype=np.float64)
-    n = np.linalg.norm(q, axis=-1, keepdims=True)
-    if not np.all(np.isfinite(n)) or np.any(n == 0):
+    n = np.sqrt(np.einsum("...i,...i->...", q, q))[..., None]
+    if n.size and not (np.min(n) > 0.0 and np.max(n) < np.inf):  # NaN fails both comparisons
         raise ValueError("quaternion with zero or non-finite norm")
     return q / n
 
@@ -189,17 +189,17 @@ def euler_to_quat(angles_deg: np.ndarray, order: str = UNITY_ORDER) -> np.ndarra
     return _ret(q, single)
 
 
-def _matrix_element(q: np.ndarray, r: int, c: int) -> np.ndarray:
-    """Element (r, c) of the rotation matrix of unit quaternions ``q`` (N, 4)."""
-    x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    v = (x, y, z)
+def _matrix_element(comp: tuple[np.ndarray, ...], r: int, c: int) -> np.ndarray:
+    """Element (r, c) of the rotation matrix of unit quaternions given as contiguous ``(x, y, z, w)``."""
+    v, w = comp[:3], comp[3]
     if r == c:
-        others = [i for i in range(3) if i != r]
-        return 1.0 - 2.0 * (v[others[0]] ** 2 + v[others[1]] ** 2)
+        o1, o2 = (i for i in range(3) if i != r)
+        return 1.0 - 2.0 * (v[o1] * v[o1] + v[o2] * v[o2])
     k = 3 - r - c
-    sign = 1.0 if (r, c) in ((1, 0), (2, 1), (0, 2)) else -1.0
     # R[r,c] = 2 (v_r v_c + sign * w v_k) where sign is + for (1,0),(2,1),(0,2)
-    return 2.0 * (v[r] * v[c] + sign * w * v[k])
+    if (r, c) in ((1, 0), (2, 1), (0, 2)):
+        return 2.0 * (v[r] * v[c] + w * v[k])
+    return 2.0 * (v[r] * v[c] - w * v[k])
 
 
 def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float = 1e-5) -> np.ndarray:
@@ -217,10 +217,11 @@ def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float
     qq = quat_normalize(qq)
     i, j, k = _extrinsic_axes(order)  # R = R_k(c) R_j(b) R_i(a)
     s = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
-    sin_b = np.clip(-s * _matrix_element(qq, k, i), -1.0, 1.0)
+    comp = tuple(np.ascontiguousarray(qq.T))  # contiguous columns: strided ones cost ~2x here
+    sin_b = np.clip(-s * _matrix_element(comp, k, i), -1.0, 1.0)
     b = np.arcsin(sin_b)
-    a = np.arctan2(s * _matrix_element(qq, k, j), _matrix_element(qq, k, k))
-    c = np.arctan2(s * _matrix_element(qq, j, i), _matrix_element(qq, i, i))
+    a = np.arctan2(s * _matrix_element(comp, k, j), _matrix_element(comp, k, k))
+    c = np.arctan2(s * _matrix_element(comp, j, i), _matrix_element(comp, i, i))
     locked = np.abs(np.abs(b) - np.pi / 2) <= np.deg2rad(gimbal_eps_deg)
     if np.any(locked):
         # Put the whole free angle on the first-applied axis: q_i(a) = q_j(b)^-1 q.
@@ -229,17 +230,17 @@ def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float
         a[locked] = 2.0 * np.arctan2(qi[:, i], qi[:, 3])
         c[locked] = 0.0
     out = np.empty((qq.shape[0], 3))
-    out[:, i] = a
-    out[:, j] = b
-    out[:, k] = c
-    out = np.rad2deg(out)
+    np.multiply(a, 180.0 / np.pi, out=out[:, i])
+    np.multiply(b, 180.0 / np.pi, out=out[:, j])
+    np.multiply(c, 180.0 / np.pi, out=out[:, k])
     # arctan2 gives [-180, 180] (the gimbal branch's doubled half-angle up to +-360): map the outer
     # angles into (-180, 180].
     for col in (i, k):
         v = out[:, col]
-        w = np.mod(v + 180.0, 360.0) - 180.0  # [-180, 180], 180 only by rounding
-        w = np.where(w <= -180.0, w + 360.0, w)
-        out[:, col] = np.where((v <= -180.0) | (v > 180.0), w, v)
+        bad = (v <= -180.0) | (v > 180.0)
+        if np.any(bad):
+            w = np.mod(v[bad] + 180.0, 360.0) - 180.0  # [-180, 180], 180 only by rounding
+            v[bad] = np.where(w <= -180.0, w + 360.0, w)
     return _ret(out, single)
 
 
