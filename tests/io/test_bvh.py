@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 from curveeditor.engine.clip import played
 from curveeditor.engine.curves import evaluate
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle
-from curveeditor.io.bvh import read_bvh
+from curveeditor.io.bvh import frame_rate_from_frame_time, read_bvh
 from curveeditor.io.errors import ClipReadError
 
 ORDERS = ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"]
@@ -148,6 +148,21 @@ def _by_axis(listed: np.ndarray, order: str) -> np.ndarray:
     return out
 
 
+@pytest.mark.parametrize(
+    "frame_time,rate",
+    [
+        (0.033333, 30.0),
+        (0.0083333, 120.0),
+        (0.016667, 60.0),
+        (0.04, 25.0),
+        (0.0333, 1 / 0.0333),
+        (0.7, 1 / 0.7),
+    ],
+)
+def test_frame_rate_snaps_printed_frame_times(frame_time, rate):
+    assert frame_rate_from_frame_time(frame_time) == rate
+
+
 def test_multiple_roots_and_brace_layouts(tmp_path):
     text = (
         "HIERARCHY\nROOT A {\nOFFSET 0 0 0\nCHANNELS 3 Yrotation Xrotation Zrotation\n}\n"
@@ -275,15 +290,18 @@ def test_missing_and_binary_files(tmp_path):
 CORPUS = corpus_files("bvh", "*.bvh")
 
 
-def _sources() -> dict[str, str]:
+def _sources_column(name: str, column: str) -> str | None:
+    """``SOURCES.tsv``'s ``column`` for corpus file ``name`` (None when absent)."""
     if not CORPUS:
-        return {}
+        return None
     tsv = CORPUS[0].parent / "SOURCES.tsv"
     if not tsv.exists():
-        return {}
+        return None
     rows = [line.split("\t") for line in tsv.read_text().splitlines()]
-    col = rows[0].index("channel_order(s)")
-    return {r[0]: r[col] for r in rows[1:] if len(r) > col}
+    if column not in rows[0]:
+        return None
+    col = rows[0].index(column)
+    return next((r[col] for r in rows[1:] if r[0] == name and len(r) > col), None)
 
 
 def _independent(path: Path):
@@ -308,7 +326,7 @@ def test_corpus_file(path):
 
     want_orders = ["".join(x[0].upper() for x in c if "rotation" in x.lower()) for c in rot_joints]
     assert [t.order for t in clip.tracks] == want_orders
-    spec = _sources().get(path.name)
+    spec = _sources_column(path.name, "channel_order(s)")
     if spec:
         root_spec, _, rest = spec.partition(":")
         entries = rest.split(",")
@@ -319,7 +337,12 @@ def test_corpus_file(path):
         assert Counter(t.order for t in clip.tracks) == counts
         assert clip.tracks[0].order == entries[0].partition("x")[0]
 
-    times = np.arange(motion.shape[0]) * clip.meta["frame_time"]
+    times = np.arange(motion.shape[0]) / clip.frame_rate
+    # the printed frame time (0.033333) is snapped to the rate the author meant (SOURCES fps column)
+    assert abs(clip.frame_rate - 1.0 / clip.meta["frame_time"]) <= 1e-4 * clip.frame_rate
+    fps = _sources_column(path.name, "fps")
+    if fps:
+        assert clip.frame_rate == float(fps)
     column = 0
     tracks = iter(clip.tracks)
     for c in chans:
