@@ -14,10 +14,10 @@ space of its own input sample (a local log map that moves with the motion, so la
 
 Both see the signal extended at each end by odd (point) reflection about the end sample, so a
 constant-speed motion passes the ends unchanged (no pull toward the interior) and the first and last
-poses are kept (scipy's ``filtfilt`` default behaves the same; loops and blend points stay put). ``H`` is built by
-filtering unit impulses: a stationary kernel for interior rows plus exact rows near the ends. The
-relative rotation vectors are unrolled by whole turns across the window, so fast spins under wide
-kernels are averaged along the motion, not across a wrapped log map.
+poses are kept (scipy's ``filtfilt`` default behaves the same; loops and blend points stay put).
+``H`` is built by filtering unit impulses: a stationary kernel for interior rows plus exact rows near
+the ends. The relative rotation vectors are unrolled by whole turns across the window, so fast spins
+under wide kernels are averaged along the motion, not across a wrapped log map.
 
 Sampling: key times when they are uniform (within 1e-6 relative), otherwise a uniform grid at the
 median key step; refined by an integer factor when the played motion between samples exceeds 45
