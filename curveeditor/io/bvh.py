@@ -35,7 +35,7 @@ the file, the 1-based line and the reason.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -334,10 +334,31 @@ def _columns(joint: _Joint, kind: str) -> tuple[list[int], str]:
     return by_axis, order
 
 
-def _curve(times: np.ndarray, values: np.ndarray) -> Curve:
+def _curves(times: np.ndarray, blocks: list[np.ndarray]) -> list[Curve]:
+    """One ClampedAuto curve per ``(F, 3)`` block. The slopes of every channel of the file are
+    computed in a single ``make_curve`` call and then split by columns (each channel's slopes depend
+    only on its own values): one call per joint cost about 1.2 ms each, 0.2 s for a 165-joint file."""
+    if not blocks:
+        return []
     if times.shape[0] == 0:
-        return Curve.make(times, values.reshape(0, 3))
-    return make_curve(times, values, mode=TANGENT_MODE)
+        return [Curve.make(times, b.reshape(0, 3)) for b in blocks]
+    whole = make_curve(times, np.concatenate(blocks, axis=1), mode=TANGENT_MODE)
+    out = []
+    for k in range(len(blocks)):
+        cols = slice(3 * k, 3 * k + 3)
+        out.append(
+            replace(
+                whole,
+                value=whole.value[:, cols],
+                in_slope=whole.in_slope[:, cols],
+                out_slope=whole.out_slope[:, cols],
+                in_weight=whole.in_weight[:, cols],
+                out_weight=whole.out_weight[:, cols],
+                weighted_mode=whole.weighted_mode[:, cols],
+                tangent_mode=whole.tangent_mode[:, cols],
+            )
+        )
+    return out
 
 
 def frame_rate_from_frame_time(frame_time: float) -> float:
@@ -353,27 +374,37 @@ def _build_clip(path: str, joints: list[_Joint], values: np.ndarray, frame_time:
     frames = values.shape[0]
     rate = frame_rate_from_frame_time(frame_time)
     times = np.arange(frames, dtype=np.float64) / rate
-    tracks: list[RotationTrack] = []
-    others: list[OtherTrack] = []
+    rot: list[tuple[_Joint, str, np.ndarray]] = []
+    pos: list[tuple[_Joint, np.ndarray]] = []
     for j in joints:
         cols, order = _columns(j, "rotation")
         if order:
-            euler = values[:, cols] * np.array([1.0, -1.0, -1.0])  # X mirror, see module docstring
-            meta = {"bvh_channels": list(j.channels), "bvh_joint": j.name}
-            tracks.append(RotationTrack(j.path, EULER, _curve(times, euler), order=order, meta=meta))
+            rot.append((j, order, values[:, cols] * np.array([1.0, -1.0, -1.0])))  # X mirror
         cols, order = _columns(j, "position")
         if order:
-            pos = values[:, cols] * np.array([-1.0, 1.0, 1.0])
-            others.append(
-                OtherTrack(
-                    path=j.path,
-                    attribute="m_LocalPosition",
-                    kind="position",
-                    curve=_curve(times, pos),
-                    times=times,
-                    meta={"bvh_channels": list(j.channels), "bvh_joint": j.name},
-                )
-            )
+            pos.append((j, values[:, cols] * np.array([-1.0, 1.0, 1.0])))
+    curves = _curves(times, [b for *_, b in rot] + [b for _, b in pos])
+    tracks = [
+        RotationTrack(
+            j.path,
+            EULER,
+            curve,
+            order=order,
+            meta={"bvh_channels": list(j.channels), "bvh_joint": j.name},
+        )
+        for (j, order, _), curve in zip(rot, curves[: len(rot)], strict=True)
+    ]
+    others = [
+        OtherTrack(
+            path=j.path,
+            attribute="m_LocalPosition",
+            kind="position",
+            curve=curve,
+            times=times,
+            meta={"bvh_channels": list(j.channels), "bvh_joint": j.name},
+        )
+        for (j, _), curve in zip(pos, curves[len(rot) :], strict=True)
+    ]
     hierarchy = [
         {
             "name": j.name,

@@ -13,7 +13,8 @@ from scipy.spatial.transform import Rotation
 from curveeditor.engine.clip import played
 from curveeditor.engine.curves import evaluate
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle
-from curveeditor.io.bvh import frame_rate_from_frame_time, read_bvh
+from curveeditor.engine.tangents import make_curve
+from curveeditor.io.bvh import TANGENT_MODE, frame_rate_from_frame_time, read_bvh
 from curveeditor.io.errors import ClipReadError
 
 ORDERS = ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"]
@@ -105,6 +106,8 @@ def test_small_file_structure_and_values(tmp_path):
     assert np.array_equal(neck[0], [170.0, -90.0, 45.0])
 
     pos = {o.path: o for o in clip.other_tracks}
+    for o in clip.other_tracks:
+        assert o.curve.equals(make_curve(o.times, o.curve.value, mode=TANGENT_MODE))
     assert set(pos) == {"Hips", "Hips/Spine/Neck"}
     assert all(o.attribute == "m_LocalPosition" and o.kind == "position" for o in pos.values())
     assert np.array_equal(pos["Hips"].curve.value[0], [-1.0, 2.0, 3.0])
@@ -129,6 +132,8 @@ def test_played_at_frame_times_is_exactly_the_frames(tmp_path):
     cols = {"Hips": [3, 4, 5], "Hips/Spine": [6, 7, 8], "Hips/Spine/Neck": [12, 13, 14]}
     for track in clip.tracks:
         t = track.times
+        # the same curve make_curve builds for this track alone (the reader batches the slopes)
+        assert track.curve.equals(make_curve(t, track.curve.value, mode=TANGENT_MODE))
         # the curve passes through every frame bit for bit
         assert np.array_equal(evaluate(track.curve, t), track.curve.value)
         ref = _mirror_quat(_scipy_quat(track.order, _by_axis(frames[:, cols[track.path]], track.order)))
