@@ -50,7 +50,7 @@ from .rotations import (
     quat_normalize,
 )
 
-__all__ = ["reduce_track", "rdp_reduce", "dense_check_grid", "SAFETY", "VERIFY_DENSITY"]
+__all__ = ["reduce_track", "rdp_reduce", "slerp_pairs", "dense_check_grid", "SAFETY", "VERIFY_DENSITY"]
 
 #: Segments are accepted at this fraction of the bound on the checker grid (room for the error
 #: between grid samples; costs about 1-2 % more keys than accepting at the bound itself).
@@ -364,7 +364,7 @@ def reduce_track(track: RotationTrack, max_error_deg: float) -> RotationTrack:
     return replace(track, curve=_build(track, kept, outs, ins))
 
 
-def _pair_slerp(qa: np.ndarray, qb: np.ndarray, s: np.ndarray) -> np.ndarray:
+def slerp_pairs(qa: np.ndarray, qb: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Slerp from ``qa[k]`` to ``qb[k]`` at fractions ``s[k]`` (the short way)."""
     rel = quat_mul(quat_conj(qa), qb)
     return quat_mul(qa, quat_exp(quat_log(rel) * s[:, None]))
@@ -396,7 +396,7 @@ def rdp_reduce(times, quats, max_error_deg: float) -> np.ndarray:
         seg = np.repeat(np.arange(a.shape[0]), inner)
         idx = a[seg] + 1 + np.arange(int(inner.sum())) - offsets[seg]
         s = (t[idx] - t[a][seg]) / (t[b][seg] - t[a][seg])
-        err = geodesic_angle(_pair_slerp(q[a][seg], q[b][seg], s), q[idx])
+        err = geodesic_angle(slerp_pairs(q[a][seg], q[b][seg], s), q[idx])
         order = np.lexsort((-err, seg))
         worst = idx[order[offsets]]
         split = err[order[offsets]] > max_error_deg

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from curveeditor.engine.clip import RotationTrack, key_quaternions, played
 from curveeditor.engine.curves import Curve
-from curveeditor.engine.reduce import _pair_slerp, dense_check_grid, rdp_reduce, reduce_track
+from curveeditor.engine.reduce import dense_check_grid, rdp_reduce, reduce_track, slerp_pairs
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle, hemisphere_continuous
 from curveeditor.engine.tangents import make_curve
 
@@ -131,7 +131,7 @@ def test_rdp_baseline():
     for a, b in zip(kept[:-1], kept[1:], strict=True):
         for i in range(a + 1, b):
             s = np.array([(t[i] - t[a]) / (t[b] - t[a])])
-            assert geodesic_angle(_pair_slerp(qq[a][None], qq[b][None], s), qq[i][None])[0] <= 0.5
+            assert geodesic_angle(slerp_pairs(qq[a][None], qq[b][None], s), qq[i][None])[0] <= 0.5
 
 
 angles = st.floats(-170.0, 170.0, allow_nan=False)
