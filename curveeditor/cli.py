@@ -694,6 +694,11 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # Output piped into e.g. `head`, which stopped reading: not an error of the command.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except CliError as exc:
         return _fail(str(exc))
     except Exception as exc:

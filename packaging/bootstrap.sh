@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Set up curveeditor on a fresh Debian 12 machine, then run it or its test suite.
+#
+#   bash packaging/bootstrap.sh run    # install, then open the demo clip (GUI; CLI inspect when no GUI/display)
+#   bash packaging/bootstrap.sh test   # install with the test and dev extras, lint, run the whole suite
+#
+# Needs root or sudo only when Debian packages are missing (checked with dpkg-query first, so a second
+# run is fast). The Python environment is ./.venv; pip runs only when pyproject.toml changed since the
+# last successful install for that mode. Exit status: the command's (for `test`: pytest's, or 1 when
+# pytest passed but a lint step failed; pytest's 5 "no tests collected" counts as failure).
+set -euo pipefail
+
+MODE="${1:-run}"
+case "$MODE" in
+  run | test) ;;
+  *)
+    echo "usage: bash packaging/bootstrap.sh [run|test]" >&2
+    exit 2
+    ;;
+esac
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+log() { echo "bootstrap: $*" >&2; }
+
+# --- Debian packages: Python, and what Qt's xcb platform, OpenGL and Xvfb need (shared/domain/stack.md).
+APT_PACKAGES=(
+  python3 python3-venv python3-pip
+  libgl1 libegl1 libglib2.0-0 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0
+  libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0
+  libxcb-xkb1 xvfb xauth
+)
+
+missing_packages() {
+  local installed
+  installed="$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${APT_PACKAGES[@]}" 2>/dev/null \
+    | awk '$2 ~ /^ii/ {print $1}' | sed 's/:.*//' | sort -u || true)"
+  local p
+  for p in "${APT_PACKAGES[@]}"; do
+    grep -qx -- "$p" <<<"$installed" || echo "$p"
+  done
+}
+
+install_debian_packages() {
+  local missing
+  mapfile -t missing < <(missing_packages)
+  if [ "${#missing[@]}" -eq 0 ]; then
+    log "Debian packages already installed"
+    return
+  fi
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      log "missing Debian packages (${missing[*]}) and not root, no sudo: install them as root first"
+      exit 1
+    fi
+  fi
+  log "installing Debian packages: ${missing[*]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y \
+    --no-install-recommends "${missing[@]}"
+}
+
+# --- Python environment.
+setup_venv() {
+  if ! .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
+    log "creating .venv"
+    rm -rf .venv
+    python3 -m venv .venv
+  fi
+  local extras="" stamp
+  [ "$MODE" = test ] && extras="[test,dev]"
+  stamp=".venv/.bootstrap-$MODE"
+  local want
+  want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && .venv/bin/python -c 'import curveeditor' 2>/dev/null; then
+    log "Python packages up to date (pyproject.toml unchanged)"
+    return
+  fi
+  log "installing curveeditor${extras} into .venv"
+  .venv/bin/python -m pip install --disable-pip-version-check --progress-bar off -e ".${extras}"
+  echo "$want" >"$stamp"
+}
+
+run_app() {
+  local sample=resources/samples/demo.anim
+  [ -f "$sample" ] || sample=resources/samples/demo.csv
+  if [ -x .venv/bin/curveeditor ] && .venv/bin/python -c \
+    'import importlib.util, sys; sys.exit(importlib.util.find_spec("curveeditor.app.main") is None)' 2>/dev/null; then
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+      log "starting the editor on $sample"
+      exec .venv/bin/curveeditor "$sample"
+    fi
+    log "no display (DISPLAY is not set): showing the command-line inspection instead"
+  fi
+  exec .venv/bin/curveeditor-cli inspect resources/samples/demo.csv
+}
+
+run_tests() {
+  # pytest-xvfb starts its own X server; the offscreen platform must not be combined with it.
+  unset QT_QPA_PLATFORM
+  local lint_failed=0 status=0
+  log "lint-imports"
+  .venv/bin/lint-imports || lint_failed=1
+  log "ruff check ."
+  .venv/bin/ruff check . || lint_failed=1
+  log "pytest"
+  .venv/bin/python -m pytest -q || status=$?
+  if [ "$status" -eq 5 ]; then
+    log "pytest collected no tests: failing"
+    exit 5
+  fi
+  if [ "$status" -ne 0 ]; then
+    log "tests failed (pytest exit status $status)"
+    exit "$status"
+  fi
+  if [ "$lint_failed" -ne 0 ]; then
+    log "tests passed but lint-imports or ruff reported problems"
+    exit 1
+  fi
+  log "all checks passed"
+}
+
+install_debian_packages
+setup_venv
+if [ "$MODE" = run ]; then
+  run_app
+else
+  run_tests
+fi
