@@ -113,14 +113,55 @@ def fix_hemisphere(track: RotationTrack) -> tuple[RotationTrack, int]:
     return replace(track, curve=curve), flips
 
 
-def to_quaternion_track(track: RotationTrack, max_step_deg: float = 90.0) -> tuple[RotationTrack, int, int]:
+#: Default largest deviation (degrees) a converted track may have from the source's played motion.
+CONVERT_TOLERANCE_DEG = 0.01
+
+
+def _refine(track: RotationTrack, build, times: np.ndarray, tol: float, rounds: int = 8):
+    """Build with ``build(times)`` and add segment midpoints where the result's played motion departs
+    from the source's by more than ``tol`` degrees (checked on 16 samples per segment)."""
+    for _ in range(rounds):
+        out = build(times)
+        if tol is None or times.shape[0] < 2:
+            return out, times
+        u = np.linspace(0.0, 1.0, 17)[1:-1]
+        grid = (times[:-1, None] + np.diff(times)[:, None] * u[None, :]).reshape(-1)
+        err = (
+            geodesic_angle(played(track, grid), played(out, grid)).reshape(times.shape[0] - 1, -1).max(axis=1)
+        )
+        bad = (err > tol) & ~_stepped_at(track, times)
+        if not np.any(bad):
+            return out, times
+        mids = 0.5 * (times[:-1][bad] + times[1:][bad])
+        times = np.sort(np.concatenate([times, mids]))
+    return build(times), times
+
+
+def _stepped_at(track: RotationTrack, times: np.ndarray) -> np.ndarray:
+    """``(M-1,)`` True for sub-segments of ``times`` that lie in a held (stepped) source segment."""
+    stepped = _stepped_segments(track.curve)
+    if not np.any(stepped):
+        return np.zeros(max(times.shape[0] - 1, 0), dtype=bool)
+    seg = np.clip(np.searchsorted(track.times, times[:-1], side="right") - 1, 0, track.n_keys - 2)
+    return stepped[seg]
+
+
+def to_quaternion_track(
+    track: RotationTrack, max_step_deg: float = 90.0, tol: float | None = CONVERT_TOLERANCE_DEG
+) -> tuple[RotationTrack, int, int]:
     """The same played motion as quaternion keys: keys at the track's key times, plus samples wherever a
-    segment sweeps more than 180 deg. Slopes are the derivative of the played unit quaternion; held
-    (stepped) segments stay stepped. Returns ``(track, inserted keys, long segments)``."""
+    segment sweeps more than 180 deg, plus midpoints where the result would depart from the source by
+    more than ``tol`` degrees. Slopes are the derivative of the played unit quaternion; held (stepped)
+    segments stay held. Returns ``(track, keys inserted for winding, long segments)``."""
     times, inserted, long = densify_times(track, max_step_deg)
     if times.shape[0] == 0:
         curve = Curve.make(np.zeros(0), np.zeros((0, 4)))
         return replace(track, kind=QUATERNION, curve=curve, order=UNITY_ORDER), 0, 0
+    out, _ = _refine(track, lambda ts: _quat_keys(track, ts), times, tol)
+    return out, inserted, int(np.sum(long))
+
+
+def _quat_keys(track: RotationTrack, times: np.ndarray) -> RotationTrack:
     q = hemisphere_continuous(played(track, times))
     h = _step(times)
     t0, t1 = times[0], times[-1]
@@ -146,12 +187,7 @@ def to_quaternion_track(track: RotationTrack, max_step_deg: float = 90.0) -> tup
     curve = Curve.make(
         times, q, ins, outs, pre_infinity=track.curve.pre_infinity, post_infinity=track.curve.post_infinity
     )
-    meta = dict(track.meta)
-    return (
-        replace(track, kind=QUATERNION, curve=curve, order=UNITY_ORDER, meta=meta),
-        inserted,
-        int(np.sum(long)),
-    )
+    return replace(track, kind=QUATERNION, curve=curve, order=UNITY_ORDER, meta=dict(track.meta))
 
 
 def _euler_near(q: np.ndarray, ref: np.ndarray, order: str) -> np.ndarray:
@@ -182,16 +218,22 @@ def _continuous_euler(q: np.ndarray, order: str) -> np.ndarray:
     return out
 
 
-def to_euler_track(track: RotationTrack, order: str = UNITY_ORDER) -> RotationTrack:
-    """The same poses at the same key times as a continuous Euler track in ``order`` (degrees).
+def to_euler_track(
+    track: RotationTrack, order: str = UNITY_ORDER, tol: float | None = CONVERT_TOLERANCE_DEG
+) -> RotationTrack:
+    """The same played motion as a continuous Euler track in ``order`` (degrees): keys at the track's
+    key times, extra keys where a segment sweeps more than 180 deg (winding kept) and midpoints where
+    Euler interpolation would depart from the source by more than ``tol`` degrees (None: keys only).
 
-    Slopes are the derivative of the played motion expressed on each key's Euler branch; held
-    segments stay held. Between keys Euler interpolation differs slightly from the source's.
+    Slopes are the derivative of the played motion on each key's Euler branch; held segments stay held.
     """
     if track.n_keys == 0:
         return replace(track, kind=EULER, order=order, curve=Curve.make(np.zeros(0), np.zeros((0, 3))))
-    # Extra keys where the source sweeps > 180 deg in a segment, so continuity keeps the winding.
     times = densify_times(track)[0]
+    return _refine(track, lambda ts: _euler_keys(track, ts, order), times, tol)[0]
+
+
+def _euler_keys(track: RotationTrack, times: np.ndarray, order: str) -> RotationTrack:
     n = times.shape[0]
     q = played(track, times)
     e = _continuous_euler(q, order)

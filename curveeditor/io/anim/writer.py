@@ -192,7 +192,7 @@ def _euler_order_index(track: RotationTrack, keep_order: bool, original_order: s
 
 def _display_curve(track: RotationTrack) -> Curve:
     """Continuous ZXY Euler (degrees) of a quaternion track at its keys: the Euler display curves."""
-    return to_euler_track(track, UNITY_ORDER).curve
+    return to_euler_track(track, UNITY_ORDER, tol=None).curve
 
 
 def _prepare(track: RotationTrack, kind: str, keep_order: bool, original_order, fix_hemisphere: bool):
