@@ -198,7 +198,8 @@ def test_compressed_rotation_curves_carried_through(tmp_path):
         "      m_Data: d0aa75eac68d22c551154715\n      m_BitSize: 3\n"
         "    m_Values:\n      m_NumItems: 31\n"
         "      m_Data: 9feddf7fb837e0258057e62d58072c39\n    m_Slopes:\n      m_NumItems: 124\n"
-        "      m_Range: 10.685486\n      m_Start: -5.139527\n      m_Data: def67961f69260f6\n      m_BitSize: 6\n"
+        "      m_Range: 10.685486\n      m_Start: -5.139527\n"
+        "      m_Data: def67961f69260f6\n      m_BitSize: 6\n"
         "    m_PreInfinity: 2\n    m_PostInfinity: 2\n"
     )
     p = tmp_path / "c.anim"
