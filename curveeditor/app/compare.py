@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -58,7 +58,6 @@ METHOD_COLORS = {
     "spline": "#81c784",
     "unity": "#ef9a9a",
 }
-_REFERENCE_COLOR = "#f0f0f0"
 _CHANNEL_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine)
 _PLOT_SAMPLES_MAX = 4000
 COLUMNS = ("Method", "Keys", "Max error (\u00b0)", "RMS error (\u00b0)")
@@ -102,6 +101,12 @@ def compare_methods(track, hz: float, methods=METHODS, cancel=None) -> CompareRe
         new = resample_track(track, hz, m)
         out[m] = MethodResult(m, new, diff_tracks(track, new), display.sample_track(new, times).euler)
     return CompareResult(track, float(hz), times, ref, out)
+
+
+def _swatch(color: str) -> QIcon:
+    pix = QPixmap(12, 12)
+    pix.fill(QColor(color))
+    return QIcon(pix)
 
 
 class _NumberItem(QTableWidgetItem):
@@ -168,13 +173,16 @@ class CompareDialog(QDialog):
         self.euler_plot.showGrid(x=True, y=True, alpha=0.2)
         self.euler_plot.addLegend(offset=(8, 8), labelTextSize="8pt")
         self.error_plot = pg.PlotWidget(self)
-        self.error_plot.setLabel("left", "error vs Unity", units="\u00b0")
+        self.error_plot.setLabel("left", "error", units="\u00b0")
         self.error_plot.setLabel("bottom", "time", units="s")
         self.error_plot.showGrid(x=True, y=True, alpha=0.2)
         self.error_plot.setXLink(self.euler_plot)
         for p in (self.euler_plot, self.error_plot):
             p.getPlotItem().setDownsampling(auto=True, mode="peak")
             p.getPlotItem().setClipToView(True)
+            # Degrees stay degrees: no "m\u00b0" SI prefixes on small errors.
+            p.getAxis("left").enableAutoSIPrefix(False)
+            p.getAxis("bottom").enableAutoSIPrefix(False)
         self.cursors = []
         for p in (self.euler_plot, self.error_plot):
             c = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#bbbbbb"))
@@ -214,7 +222,8 @@ class CompareDialog(QDialog):
         split.addWidget(self.table)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setStretchFactor(2, 2)
+        split.setStretchFactor(2, 0)
+        split.setSizes([330, 180, 200])
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(split, 1)
@@ -291,7 +300,10 @@ class CompareDialog(QDialog):
         raw.setData(Qt.ItemDataRole.UserRole, "raw")
         raw.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
         raw.setCheckState(Qt.CheckState.Checked if "raw" in shown else Qt.CheckState.Unchecked)
-        raw.setForeground(QColor(_REFERENCE_COLOR))
+        raw.setIcon(_swatch("#808080"))
+        font = raw.font()
+        font.setBold(True)
+        raw.setFont(font)
         self.table.setItem(0, 0, raw)
         self.table.setItem(0, 1, _NumberItem(res.source.n_keys, str(res.source.n_keys)))
         self.table.setItem(0, 2, _NumberItem(0.0, "0.00"))
@@ -304,7 +316,7 @@ class CompareDialog(QDialog):
                 Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
             )
             name.setCheckState(Qt.CheckState.Checked if m in shown else Qt.CheckState.Unchecked)
-            name.setForeground(QColor(METHOD_COLORS.get(m, "#ffffff")))
+            name.setIcon(_swatch(METHOD_COLORS.get(m, "#ffffff")))
             self.table.setItem(row, 0, name)
             self.table.setItem(row, 1, _NumberItem(r.diff.keys_after, str(r.diff.keys_after)))
             self.table.setItem(row, 2, _NumberItem(r.diff.max_error, f"{r.diff.max_error:.2f}"))
@@ -336,11 +348,12 @@ class CompareDialog(QDialog):
         def draw(euler, color, width, label):
             for c in channels:
                 style = _CHANNEL_STYLES[c] if ch == -1 else Qt.PenStyle.SolidLine
-                name = f"{label} {'XYZ'[c]}" if ch == -1 and c == 0 else (label if c == channels[0] else None)
+                name = label if c == channels[0] else None
                 self.euler_plot.plot(t, euler[:, c], pen=pg.mkPen(color, width=width, style=style), name=name)
 
         if "raw" in shown:
-            draw(res.reference_euler, _REFERENCE_COLOR, 2.5, "Unity (raw)")
+            # The plot foreground colour: visible on dark and light themes alike.
+            draw(res.reference_euler, pg.getConfigOption("foreground"), 2.5, "Unity (raw)")
         for m, r in res.methods.items():
             if m in shown:
                 draw(r.euler, METHOD_COLORS.get(m, "#fff"), 1.3, METHOD_LABELS.get(m, m))

@@ -101,6 +101,8 @@ class DiffPanel(QWidget):
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.plot.getPlotItem().setClipToView(True)
+        self.plot.getAxis("left").enableAutoSIPrefix(False)  # degrees, never "m\u00b0"
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.curve = self.plot.plot(
             pen=pg.mkPen("#ff9a3c", width=1.5), fillLevel=0, brush=pg.mkBrush(255, 154, 60, 60)
         )
@@ -108,7 +110,7 @@ class DiffPanel(QWidget):
             angle=0,
             pen=pg.mkPen("#ff9a3c", style=Qt.PenStyle.DashLine),
             label="max {value:.2f}\u00b0",
-            labelOpts={"position": 0.95, "color": "#ffb070"},
+            labelOpts={"position": 0.88, "color": "#ffb070"},
         )
         self.plot.addItem(self.max_line)
         self.cursor = pg.InfiniteLine(
@@ -243,8 +245,9 @@ class DiffPanel(QWidget):
             return
         self.empty_text.hide()
         self.curve.setData(np.asarray(d.times), np.asarray(d.errors))
+        self.max_line.show()  # before setValue: a hidden line's label does not update its text
         self.max_line.setValue(d.max_error)
-        self.max_line.show()
+        self.max_line.label.valueChanged()
         self.plot.setYRange(0, max(d.max_error * 1.15, 1e-3))
         self.plot.setXRange(float(d.times[0]), float(d.times[-1]), padding=0.02)
         self._select_row(d.path)

@@ -53,6 +53,7 @@ _UP_COLOR = np.array([0.85, 1.0, 0.35], dtype=np.float32)
 #: trail samples per second of clip, and a cap so a long clip stays cheap to draw.
 _TRAIL_HZ = 120.0
 _TRAIL_MAX = 6000
+_TRAIL_PER_KEY = 16
 #: gimbal ring radii (outer, middle, inner): just outside the unit sphere of the trails.
 _RING_RADII = (1.22, 1.15, 1.08)
 
@@ -128,6 +129,19 @@ class _Tripod:
         self.group.setVisible(on)
 
 
+def _trail_times(start: float, end: float, key_times: np.ndarray) -> np.ndarray:
+    """Sample times (s) for the trails: a uniform grid plus subdivisions of every key interval, so
+    motion packed between two keys (a wrap playing a full spin in one frame) draws as an arc."""
+    n = int(np.clip((end - start) * _TRAIL_HZ, 2, _TRAIL_MAX)) + 1
+    grid = np.linspace(start, end, n)
+    if len(key_times) < 2:
+        return grid
+    per = int(np.clip(_TRAIL_MAX // len(key_times), 1, _TRAIL_PER_KEY))
+    u = np.arange(per) / per
+    sub = (key_times[:-1, None] + np.diff(key_times)[:, None] * u[None, :]).ravel()
+    return np.unique(np.concatenate([grid, sub, key_times]))
+
+
 def _sphere_lines(n_lat: int = 7, n_lon: int = 12, steps: int = 72) -> np.ndarray:
     """Segment pairs ``(K, 3)`` of a wireframe unit sphere (latitude circles about GL Y = Unity up)."""
     segs = []
@@ -188,9 +202,10 @@ class GizmoView(QWidget):
             width=1,
             mode="lines",
             antialias=False,
-            glOptions=_TRANSLUCENT,
+            glOptions=_GHOST,  # trails lie on the same sphere: no depth write, no z-fighting
             parentItem=self._scene,
         )
+        self._sphere.setDepthValue(-2)
         self._world_labels = []
         for i, name in enumerate(("+X", "+Y up", "+Z forward")):
             c = QColor.fromRgbF(*(AXIS_COLORS[i, :3] * 0.6 + 0.25), 0.9)
@@ -212,19 +227,22 @@ class GizmoView(QWidget):
             parentItem=self._scene,
         )
 
-        def trail(color, width):
-            return gl.GLLinePlotItem(
+        def trail(color, width, ghost=False):
+            item = gl.GLLinePlotItem(
                 pos=np.zeros((2, 3)),
                 color=color,
                 width=width,
                 mode="line_strip",
                 antialias=False,
-                glOptions=_TRANSLUCENT,
+                glOptions=_GHOST if ghost else _TRANSLUCENT,
                 parentItem=self._scene,
             )
+            if ghost:
+                item.setDepthValue(-1)
+            return item
 
-        self._trail_fwd_before = trail((*(_FWD_COLOR * 0.7), 0.35), 1)
-        self._trail_up_before = trail((*(_UP_COLOR * 0.7), 0.35), 1)
+        self._trail_fwd_before = trail((*(_FWD_COLOR * 0.7), 0.4), 1, ghost=True)
+        self._trail_up_before = trail((*(_UP_COLOR * 0.7), 0.4), 1, ghost=True)
         self._trail_fwd = trail((*_FWD_COLOR, 1.0), 2)
         self._trail_up = trail((*_UP_COLOR, 1.0), 2)
         self._trail_dots = gl.GLScatterPlotItem(
@@ -365,8 +383,8 @@ class GizmoView(QWidget):
         self._order = main.order if main.kind == "euler" else UNITY_ORDER
         start = min(doc.clip.start, main.curve.start)
         end = max(doc.clip.end, main.curve.end)
-        n = int(np.clip((end - start) * _TRAIL_HZ, 2, _TRAIL_MAX)) + 1
-        times = np.linspace(start, end, n)
+        keys = [main.times] + ([before.times] if before is not None else [])
+        times = _trail_times(start, end, np.unique(np.concatenate(keys)))
         self._set_trails(main, times, self._trail_fwd, self._trail_up, fade=True)
         if before is not None:
             self._set_trails(before, times, self._trail_fwd_before, self._trail_up_before, fade=False)
@@ -459,14 +477,13 @@ class GizmoView(QWidget):
         )
         if has_preview:
             state = (
-                "<b>solid</b>: preview (after) &nbsp; <b>half</b>: current clip (before) &nbsp; "
-                "<b>faint</b>: original"
+                "<b>solid</b> preview (after) \u00b7 <b>half</b> current (before) \u00b7 "
+                "<b>faint</b> original"
             )
         else:
-            state = "<b>solid</b>: current clip &nbsp; <b>faint</b>: original (as loaded)"
+            state = "<b>solid</b> current clip \u00b7 <b>faint</b> original (as loaded)"
         trails = (
-            f"{sw.format(c=QColor.fromRgbF(*_FWD_COLOR).name())} forward (+Z) trail &nbsp; "
-            f"{sw.format(c=QColor.fromRgbF(*_UP_COLOR).name())} up (+Y) trail &nbsp; "
-            "rings: gimbal (red = near lock)"
+            f"{sw.format(c=QColor.fromRgbF(*_FWD_COLOR).name())} forward trail \u00b7 "
+            f"{sw.format(c=QColor.fromRgbF(*_UP_COLOR).name())} up trail \u00b7 rings: gimbal, red near lock"
         )
-        return f"<small>Unity axes {axes} &nbsp;|&nbsp; {state} &nbsp;|&nbsp; {trails}</small>"
+        return f"<small>Unity axes {axes} &nbsp;|&nbsp; {state}<br>{trails}</small>"

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from curveeditor.engine.recipe import OPS, REQUIRED, ParamSpec, Recipe, RecipeError, run_recipe
 
-from .workers import LatestRunner
+from .workers import LatestRunner, run_in_thread
 
 __all__ = ["RecipePanel", "StepState", "GUI_DEFAULTS"]
 
@@ -71,6 +71,18 @@ _OP_TITLES = {
 
 _UNIT_SUFFIX = {"deg": " \u00b0", "deg/s": " \u00b0/s", "s": " s", "Hz": " Hz"}
 _DEBOUNCE_MS = 50
+
+
+def _warm_up(_token, _progress) -> None:
+    """Import the engine op modules (about 2 s of scipy imports on first use) off the GUI thread, so
+    the first preview costs what the recipe costs."""
+    import importlib
+
+    for name in {s.module for s in OPS.values()} | {"diff"}:
+        try:
+            importlib.import_module(f"curveeditor.engine.{name}")
+        except ImportError:
+            pass  # reported by run_recipe when a step needs it
 
 
 def _default(op: str, p: ParamSpec) -> Any:
@@ -223,7 +235,9 @@ class RecipePanel(QWidget):
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.changes_label = QLabel(self)
         self.changes_label.setWordWrap(True)
-        self.changes_label.setStyleSheet("color: palette(mid);")
+        small = self.changes_label.font()
+        small.setPointSizeF(max(small.pointSizeF() * 0.9, 7.0))
+        self.changes_label.setFont(small)
 
         self.apply_button = QPushButton("Apply", self)
         self.apply_button.setToolTip("Bake the preview into the clip (one undo step)")
@@ -264,6 +278,7 @@ class RecipePanel(QWidget):
         lay.addWidget(self.changes_label)
         lay.addLayout(apply_row)
 
+        run_in_thread(_warm_up)
         document.selectionChanged.connect(self._on_doc_selection)
         document.clipChanged.connect(self._on_doc_clip)
         self._set_status("Add a step to preview a clean-up.")
