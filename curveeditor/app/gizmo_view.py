@@ -52,7 +52,7 @@ _FWD_COLOR = np.array([0.30, 0.85, 1.0], dtype=np.float32)
 _UP_COLOR = np.array([0.85, 1.0, 0.35], dtype=np.float32)
 #: trail samples per second of clip, and a cap so a long clip stays cheap to draw.
 _TRAIL_HZ = 120.0
-_TRAIL_MAX = 6000
+_TRAIL_BUDGET = 5000
 _TRAIL_PER_KEY = 16
 #: gimbal ring radii (outer, middle, inner): just outside the unit sphere of the trails.
 _RING_RADII = (1.22, 1.15, 1.08)
@@ -130,13 +130,15 @@ class _Tripod:
 
 
 def _trail_times(start: float, end: float, key_times: np.ndarray) -> np.ndarray:
-    """Sample times (s) for the trails: a uniform grid plus subdivisions of every key interval, so
-    motion packed between two keys (a wrap playing a full spin in one frame) draws as an arc."""
-    n = int(np.clip((end - start) * _TRAIL_HZ, 2, _TRAIL_MAX)) + 1
-    grid = np.linspace(start, end, n)
-    if len(key_times) < 2:
+    """Sample times (s) for the trails: subdivisions of every key interval, so motion packed between
+    two keys (a wrap playing a full spin in one frame) draws as an arc, plus a uniform grid; about
+    :data:`_TRAIL_BUDGET` samples in all so a drag on a long track stays cheap to redraw."""
+    n_keys = len(key_times)
+    per = int(np.clip(_TRAIL_BUDGET // max(n_keys, 1), 1, _TRAIL_PER_KEY)) if n_keys >= 2 else 0
+    n_grid = int(np.clip(min((end - start) * _TRAIL_HZ, _TRAIL_BUDGET - per * n_keys), 2, _TRAIL_BUDGET))
+    grid = np.linspace(start, end, n_grid + 1)
+    if per == 0:
         return grid
-    per = int(np.clip(_TRAIL_MAX // len(key_times), 1, _TRAIL_PER_KEY))
     u = np.arange(per) / per
     sub = (key_times[:-1, None] + np.diff(key_times)[:, None] * u[None, :]).ravel()
     return np.unique(np.concatenate([grid, sub, key_times]))
@@ -302,9 +304,9 @@ class GizmoView(QWidget):
 
         self.reset_view()
         document.timeChanged.connect(self._on_time)
-        document.clipChanged.connect(self.refresh)
-        document.previewChanged.connect(self.refresh)
-        document.selectionChanged.connect(self.refresh)
+        document.clipChanged.connect(self._on_data_changed)
+        document.previewChanged.connect(self._on_data_changed)
+        document.selectionChanged.connect(self._on_data_changed)
         self.refresh()
 
     # ------------------------------------------------------------------ public
@@ -360,6 +362,19 @@ class GizmoView(QWidget):
             return find(doc.preview), track, find(doc.original)
         return track, None, find(doc.original)
 
+    def _on_data_changed(self) -> None:
+        # Tracks are immutable and edits replace only the tracks they change: when the three tracks
+        # drawn are the same objects (a drag on another track), there is nothing to redraw.
+        main, before, original = self._tracks()
+        if (
+            main is self._main_track
+            and before is self._before_track
+            and original is self._original_track
+            and main is not None
+        ):
+            return
+        self.refresh()
+
     def refresh(self) -> None:
         """Recompute everything that depends on the clip, preview or selection."""
         main, before, original = self._tracks()
@@ -399,8 +414,7 @@ class GizmoView(QWidget):
         self._on_time(doc.current_time)
 
     def _set_trails(self, track, times, fwd_item, up_item, fade: bool) -> None:
-        samples = display.sample_track(track, times)
-        rots = display.rotation_matrices(samples.quat)  # Unity frame, columns = rotated axes
+        rots = display.rotation_matrices(played(track, times))  # Unity frame, columns = rotated axes
         fwd = display.unity_to_gl_points(rots[:, :, 2])
         up = display.unity_to_gl_points(rots[:, :, 1])
         if fade:

@@ -155,3 +155,22 @@ def test_reset_view_restores_camera(spinning):
     assert after["distance"] == pytest.approx(before["distance"])
     assert after["azimuth"] == pytest.approx(before["azimuth"])
     assert after["elevation"] == pytest.approx(before["elevation"])
+
+
+def test_edit_of_another_track_does_not_redraw(qtbot):
+    a = _track([[0, 0, 0], [0, 90, 0]], path="A")
+    b = _track([[0, 0, 0], [0, 0, 0]], path="B")
+    doc = _doc(a, b)
+    view = GizmoView(doc)
+    qtbot.addWidget(view)
+    doc.set_time(1.0)
+    renders = []
+    view.rendered.connect(lambda: renders.append(1))
+    moved_b = b.with_curve(b.curve.with_keys(value=b.curve.value + [10.0, 0.0, 0.0]))
+    doc.apply_clip(doc.clip.with_track(moved_b), "move B")
+    assert renders == []
+    moved_a = a.with_curve(a.curve.with_keys(value=a.curve.value + [0.0, 0.0, 30.0]))
+    doc.apply_clip(doc.clip.with_track(moved_a), "move A")
+    assert renders == [1]
+    fwd = display.unity_to_gl_points(view.tripod_rotation() @ np.array([0.0, 0.0, -1.0]))
+    np.testing.assert_allclose(fwd, [1.0, 0.0, 0.0], atol=1e-9)  # Z roll keeps forward
