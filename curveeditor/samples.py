@@ -119,7 +119,9 @@ def write_samples(folder: str | Path = SAMPLES_DIR) -> list[Path]:
     """Write ``demo.csv`` (and ``demo.anim`` when the ``.anim`` writer is available) into ``folder``.
 
     The CSV is written key for key in each track's own kind (Euler tracks ``x,y,z``, the quaternion
-    track ``qx..qw`` with its flips), so reading it back gives the same clip. Returns the files written.
+    track ``qx..qw`` with its flips), so reading it back gives the same clip. The ``.anim`` has every
+    problem except the hemisphere flips, which the ``.anim`` writer always resolves (it cannot write
+    quaternion keys that make Unity swing the long way). Returns the files written.
     """
     from .io import write_clip
     from .io.csv_io import write_csv
@@ -133,6 +135,8 @@ def write_samples(folder: str | Path = SAMPLES_DIR) -> list[Path]:
         from .io.anim import write_anim  # noqa: F401  (only asks whether the writer exists yet)
     except ImportError:
         return written
+    # The .anim writer puts quaternion keys on one hemisphere (and with fix_hemisphere=False it bakes
+    # the long-way swings into extra keys instead), so RightHand's flips live in demo.csv only.
     write_clip(clip, folder / "demo.anim")
     written.append(folder / "demo.anim")
     return written
