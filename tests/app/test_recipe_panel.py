@@ -244,3 +244,28 @@ def test_run_in_thread_progress_done_error_cancel(qtbot):
     gate.set()
     qtbot.waitUntil(lambda: job.is_finished, timeout=3000)
     assert cancelled == [1] and done == [42]
+
+
+def test_every_op_builds_widgets_and_a_valid_recipe(setup):
+    from curveeditor.engine.recipe import OPS
+
+    _doc, panel = setup
+    for op in OPS:
+        panel.add_step(op)
+        for p in OPS[op].params:  # one widget per parameter, built from the ParamSpec
+            assert p.name in panel._param_widgets
+    steps = panel.recipe().to_dict()["steps"]
+    assert [s["op"] for s in steps] == list(OPS)
+    assert Recipe.from_dict(panel.recipe().to_dict()).to_dict() == panel.recipe().to_dict()
+
+
+def test_drag_reorder_follows_the_list_model(setup, qtbot):
+    from PySide6.QtCore import QModelIndex
+
+    _doc, panel = setup
+    for op in ("unwrap", "reduce", "resample"):
+        panel.add_step(op)
+    # What a drag-and-drop does to the list: move row 0 after row 2.
+    assert panel.list.model().moveRow(QModelIndex(), 0, QModelIndex(), 3)
+    assert [s.op for s in panel.steps] == ["reduce", "resample", "unwrap"]
+    qtbot.waitUntil(lambda: panel.list.item(0).text().startswith("1. Reduce"), timeout=2000)
