@@ -1,0 +1,927 @@
+"""The curve graphs: Euler channels, angular speed and quaternion components of the selected tracks.
+
+Everything drawn comes from the engine (``engine.display.sample_track`` / ``key_euler``): curves are
+what Unity plays, sampled densely and never wrapped; keys sit at the key values. Plots share a time
+axis (linked X); a draggable cursor in each plot scrubs the document time.
+
+Mouse (Unity / Blender conventions): click a key to select it (Shift adds, Ctrl toggles), drag on empty
+space for a box selection, drag a key to move the selection in time (snapped to frames) and value
+(Shift constrains to the dominant direction), drag a tangent handle of a selected key, middle drag or
+Alt+drag pans, wheel zooms, right click opens the key menu. A drag is one undo step.
+
+Performance: sampled data is cached per (immutable) track object; after an edit only the tracks named
+by ``document.changed_paths`` are re-sampled and redrawn.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
+
+from curveeditor.engine import display
+from curveeditor.engine.clip import RotationTrack
+
+from . import commands as ed
+from .document import ClipDocument
+from .problems import KIND_LABELS, ProblemIndex
+from .theme import LIGHT, Theme
+
+__all__ = ["GraphPanel", "CurveViewBox", "dense_times"]
+
+CHANNEL_NAMES = ("X", "Y", "Z")
+QUAT_NAMES = ("x", "y", "z", "w")
+HIT_PX = 7.0
+HANDLE_PX = 45.0
+MAX_DRAWN_TRACKS = 8
+MAX_HANDLE_KEYS = 64
+BIG = 1e7  # half-height of vertical markers (ignored by auto-range)
+
+
+def dense_times(track: RotationTrack) -> np.ndarray:
+    """Key times plus evenly spread samples inside every key interval (seconds, sorted).
+
+    Short tracks get up to 32 samples per interval, long ones at least 4, so a 3000-key track is
+    drawn from ~12k samples.
+    """
+    t = np.asarray(track.times, dtype=np.float64)
+    n = t.shape[0]
+    if n == 0:
+        return np.zeros(1)
+    if n == 1:
+        return t.copy()
+    per = int(np.clip(4000 // max(n - 1, 1), 4, 32))
+    frac = np.arange(per) / per
+    seg = t[:-1, None] + np.diff(t)[:, None] * frac[None, :]
+    return np.concatenate([seg.reshape(-1), t[-1:]])
+
+
+@dataclass
+class _Sampled:
+    track: RotationTrack
+    samples: display.TrackSamples
+    key_times: np.ndarray
+    key_values: np.ndarray  # (N, 3) display Euler at keys
+
+
+class _SampleCache:
+    """Samples per track object (identity), LRU-bounded."""
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self._d: OrderedDict[int, _Sampled] = OrderedDict()
+
+    def get(self, track: RotationTrack) -> _Sampled:
+        k = id(track)
+        hit = self._d.get(k)
+        if hit is not None and hit.track is track:
+            self._d.move_to_end(k)
+            return hit
+        s = display.sample_track(track, dense_times(track))
+        kv = np.asarray(display.key_euler(track), dtype=np.float64)
+        out = _Sampled(track, s, np.asarray(track.times, dtype=np.float64), kv)
+        self._d[k] = out
+        while len(self._d) > self.size:
+            self._d.popitem(last=False)
+        return out
+
+
+class CurveViewBox(pg.ViewBox):
+    """A ViewBox whose left-button gestures edit keys instead of panning.
+
+    ``role``: ``("euler", channel)`` for a stacked channel plot, ``("euler", None)`` for the overlaid
+    plot, ``("speed", None)`` or ``("quat", None)`` for the strips (where left-drag scrubs time).
+    """
+
+    def __init__(self, panel: GraphPanel, role: tuple[str, int | None]):
+        super().__init__(enableMenu=False)
+        self.panel = panel
+        self.role = role
+        self._gesture: str | None = None
+        self._band: QGraphicsRectItem | None = None
+
+    # clicks -----------------------------------------------------------------------------------
+    def mouseClickEvent(self, ev):  # noqa: N802
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self.panel.on_click(self, ev.scenePos(), ev.modifiers())
+        elif ev.button() == Qt.MouseButton.RightButton:
+            ev.accept()
+            self.panel.on_context_menu(self, ev.scenePos(), ev.screenPos())
+        else:
+            super().mouseClickEvent(ev)
+
+    def mouseDragEvent(self, ev, axis=None):  # noqa: N802
+        mods = ev.modifiers()
+        if ev.button() != Qt.MouseButton.LeftButton or (mods & Qt.KeyboardModifier.AltModifier):
+            if ev.button() == Qt.MouseButton.LeftButton or ev.button() == Qt.MouseButton.MiddleButton:
+                # Pan: pyqtgraph pans with the left button in its default mode.
+                ev_button = ev.button
+                ev.button = lambda: Qt.MouseButton.LeftButton  # noqa: B023
+                try:
+                    super().mouseDragEvent(ev, axis)
+                finally:
+                    ev.button = ev_button
+            else:
+                super().mouseDragEvent(ev, axis)
+            return
+        ev.accept()
+        if ev.isStart():
+            self._gesture = self.panel.begin_drag(self, ev.buttonDownScenePos(), mods)
+            if self._gesture == "box":
+                self._band = QGraphicsRectItem()
+                pen = QPen(QColor(self.panel.theme.highlight))
+                pen.setCosmetic(True)
+                pen.setStyle(Qt.PenStyle.DashLine)
+                self._band.setPen(pen)
+                c = QColor(self.panel.theme.highlight)
+                c.setAlpha(40)
+                self._band.setBrush(c)
+                self._band.setZValue(1e9)
+                self.addItem(self._band, ignoreBounds=True)
+        if self._gesture is None:
+            return
+        p0 = self.mapSceneToView(ev.buttonDownScenePos())
+        p1 = self.mapSceneToView(ev.scenePos())
+        if self._gesture == "box" and self._band is not None:
+            self._band.setRect(QRectF(p0, p1).normalized())
+            if ev.isFinish():
+                self.removeItem(self._band)
+                self._band = None
+                self.panel.box_select(self, QRectF(p0, p1).normalized(), mods)
+        else:
+            self.panel.drag_to(self, p0, p1, mods, ev.isFinish())
+        if ev.isFinish():
+            self._gesture = None
+
+
+class _TrackItems:
+    """The graphics items of one drawn track."""
+
+    def __init__(self):
+        self.curves: list[tuple[pg.PlotDataItem, int]] = []  # (item, channel)
+        self.keys: list[tuple[pg.ScatterPlotItem, int, CurveViewBox]] = []
+        self.selected: list[tuple[pg.ScatterPlotItem, int, CurveViewBox]] = []
+        self.speed: pg.PlotDataItem | None = None
+        self.quat: list[pg.PlotDataItem] = []
+        self.preview: list[tuple[pg.PlotDataItem, str, int]] = []  # (item, "euler"/"speed"/"quat", ch)
+        self.ghost: list[tuple[pg.PlotDataItem, str, int]] = []
+        self.all: list[tuple[pg.PlotItem, object]] = []
+
+
+@dataclass
+class _Drag:
+    kind: str  # "keys", "handle", "scrub"
+    vb: CurveViewBox
+    base_clip: object = None
+    sel: dict = field(default_factory=dict)
+    channel: int | None = None
+    path: str = ""
+    index: int = 0
+    side: str = ""
+    t0: float = 0.0
+    v0: float = 0.0
+
+
+class GraphPanel(QWidget):
+    """Stacked (or overlaid) Euler plots + speed strip + quaternion strip, linked in time."""
+
+    contextMenuRequested = Signal(object)  # QPoint (global) -> the main window shows the key menu
+    statusMessage = Signal(str)
+
+    def __init__(self, document: ClipDocument, problems: ProblemIndex | None = None, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self.problems = problems
+        self.theme: Theme = LIGHT
+        self.cache = _SampleCache()
+        self.overlay = False
+        self.show_speed = True
+        self.show_quat = False
+        self.show_original = True
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.ci.setSpacing(2)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.glw)
+        self.plots: list[pg.PlotItem] = []
+        self.euler_plots: list[pg.PlotItem] = []
+        self.speed_plot: pg.PlotItem | None = None
+        self.quat_plot: pg.PlotItem | None = None
+        self.cursors: list[pg.InfiniteLine] = []
+        self.items: dict[str, _TrackItems] = {}
+        self.handles: list[tuple[pg.PlotDataItem, pg.ScatterPlotItem, CurveViewBox]] = []
+        self._handle_points: list[tuple[CurveViewBox, str, int, int, str, float, float]] = []
+        self.bands: list[tuple[pg.PlotItem, QGraphicsPathItem]] = []
+        self.markers: list[pg.PlotDataItem] = []
+        self._drag: _Drag | None = None
+        self._build_plots()
+        document.clipChanged.connect(self._on_clip_changed)
+        document.selectionChanged.connect(self.rebuild)
+        document.keySelectionChanged.connect(self._update_selection)
+        document.timeChanged.connect(self._on_time)
+        document.previewChanged.connect(self._update_preview)
+        if problems is not None:
+            problems.updated.connect(lambda _p: self._update_markers())
+        self.rebuild()
+
+    # ------------------------------------------------------------------ layout
+    def _build_plots(self) -> None:
+        self.glw.clear()
+        self.plots, self.euler_plots, self.cursors = [], [], []
+        self.items = {}
+        self.handles, self.bands, self.markers = [], [], []
+        row = 0
+        roles = [("euler", None)] if self.overlay else [("euler", c) for c in range(3)]
+        for role in roles:
+            p = self._new_plot(role, row)
+            title = "Euler (deg)" if role[1] is None else f"{CHANNEL_NAMES[role[1]]} (deg)"
+            p.setLabel("left", title)
+            self.euler_plots.append(p)
+            row += 1
+        self.speed_plot = self.quat_plot = None
+        if self.show_speed:
+            self.speed_plot = self._new_plot(("speed", None), row)
+            self.speed_plot.setLabel("left", "speed (deg/s)")
+            row += 1
+        if self.show_quat:
+            self.quat_plot = self._new_plot(("quat", None), row)
+            self.quat_plot.setLabel("left", "quaternion")
+            self.quat_plot.setYRange(-1.05, 1.05)
+            row += 1
+        # Euler plots take the room; strips are thinner.
+        for i in range(row):
+            self.glw.ci.layout.setRowStretchFactor(i, 3 if i < len(self.euler_plots) else 2)
+        self.plots[-1].setLabel("bottom", "time (s)")
+        for p in self.plots[:-1]:
+            p.getAxis("bottom").setStyle(showValues=False)
+        self._apply_theme_to_plots()
+
+    def _new_plot(self, role, row) -> pg.PlotItem:
+        vb = CurveViewBox(self, role)
+        p = self.glw.addPlot(row=row, col=0, viewBox=vb)
+        p.showGrid(x=True, y=True, alpha=self.theme.grid_alpha)
+        p.getAxis("left").setWidth(62)
+        p.setMenuEnabled(False)
+        p.hideButtons()
+        if self.plots:
+            p.setXLink(self.plots[0])
+        cursor = pg.InfiniteLine(pos=self.doc.current_time, angle=90, movable=True)
+        cursor.setZValue(1e6)
+        cursor.sigDragged.connect(self._on_cursor_dragged)
+        p.addItem(cursor, ignoreBounds=True)
+        self.cursors.append(cursor)
+        self.plots.append(p)
+        return p
+
+    def set_layout(self, *, overlay: bool | None = None, speed: bool | None = None, quat: bool | None = None):
+        """Switch stacked/overlaid channels and the speed / quaternion strips."""
+        if overlay is not None:
+            self.overlay = overlay
+        if speed is not None:
+            self.show_speed = speed
+        if quat is not None:
+            self.show_quat = quat
+        xr = self.plots[0].getViewBox().viewRange()[0] if self.plots else None
+        self._build_plots()
+        self.rebuild(frame=xr is None)
+        if xr is not None:
+            self.plots[0].setXRange(*xr, padding=0)
+            for p in self.plots:
+                p.enableAutoRange(axis=pg.ViewBox.YAxis)
+                p.getViewBox().updateAutoRange()
+                p.disableAutoRange()
+
+    def set_show_original(self, on: bool) -> None:
+        self.show_original = on
+        self.rebuild(frame=False)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.glw.setBackground(theme.plot_bg)
+        self._apply_theme_to_plots()
+        self.rebuild(frame=False)
+
+    def _apply_theme_to_plots(self) -> None:
+        fg = self.theme.plot_fg
+        for p in self.plots:
+            for ax in ("left", "bottom"):
+                a = p.getAxis(ax)
+                a.setPen(fg)
+                a.setTextPen(fg)
+            p.showGrid(x=True, y=True, alpha=self.theme.grid_alpha)
+        for c in self.cursors:
+            c.setPen(pg.mkPen(self.theme.cursor, width=1.5))
+            c.setHoverPen(pg.mkPen(self.theme.key_selected, width=2.5))
+        self.glw.setBackground(self.theme.plot_bg)
+
+    # ------------------------------------------------------------------ drawing
+    def drawn_paths(self) -> list[str]:
+        return list(self.doc.selected_paths[:MAX_DRAWN_TRACKS])
+
+    def _track_pens(self, primary: bool, ch: int, style=Qt.PenStyle.SolidLine, width=1.6):
+        c = QColor(self.theme.channels[ch])
+        if not primary:
+            c.setAlpha(130)
+        pen = pg.mkPen(c, width=width if primary else 1.0, style=style)
+        return pen
+
+    def rebuild(self, frame: bool = True) -> None:
+        """Redraw every selected track (selection change, load, layout change)."""
+        for p in self.plots:
+            for item in list(p.items):
+                if item not in self.cursors:
+                    p.removeItem(item)
+        self.items = {}
+        self.handles, self.bands, self.markers = [], [], []
+        paths = self.drawn_paths()
+        for i, path in enumerate(paths):
+            self.items[path] = self._make_track_items(path, primary=(i == 0))
+        self._update_all_tracks(paths)
+        self._update_preview()
+        self._update_markers()
+        self._update_selection()
+        self._on_time(self.doc.current_time)
+        if frame:
+            self.frame_all()
+
+    def _make_track_items(self, path: str, primary: bool) -> _TrackItems:
+        it = _TrackItems()
+        for p in self.euler_plots:
+            vb = p.getViewBox()
+            chans = range(3) if vb.role[1] is None else [vb.role[1]]
+            for ch in chans:
+                curve = pg.PlotDataItem(pen=self._track_pens(primary, ch), skipFiniteCheck=True)
+                curve.setZValue(10 if primary else 5)
+                p.addItem(curve)
+                it.curves.append((curve, ch))
+                keys = pg.ScatterPlotItem(
+                    size=6 if primary else 4,
+                    pen=pg.mkPen(self.theme.channels[ch], width=1),
+                    brush=pg.mkBrush(self.theme.key),
+                    symbol="d",
+                )
+                keys.setZValue(20)
+                p.addItem(keys)
+                it.keys.append((keys, ch, vb))
+                sel = pg.ScatterPlotItem(
+                    size=10,
+                    pen=pg.mkPen(self.theme.cursor, width=1),
+                    brush=pg.mkBrush(self.theme.key_selected),
+                    symbol="d",
+                )
+                sel.setZValue(30)
+                p.addItem(sel)
+                it.selected.append((sel, ch, vb))
+        if self.speed_plot is not None:
+            c = QColor(self.theme.speed)
+            if not primary:
+                c.setAlpha(120)
+            it.speed = pg.PlotDataItem(pen=pg.mkPen(c, width=1.4), skipFiniteCheck=True)
+            it.speed.setZValue(10)
+            self.speed_plot.addItem(it.speed)
+        if self.quat_plot is not None:
+            for k in range(4):
+                c = QColor(self.theme.channels[k])
+                if not primary:
+                    c.setAlpha(120)
+                q = pg.PlotDataItem(pen=pg.mkPen(c, width=1.3), skipFiniteCheck=True)
+                q.setZValue(10)
+                self.quat_plot.addItem(q)
+                it.quat.append(q)
+        return it
+
+    def _update_all_tracks(self, paths) -> None:
+        for path in paths:
+            self._update_track(path)
+
+    def _update_track(self, path: str) -> None:
+        it = self.items.get(path)
+        if it is None:
+            return
+        try:
+            tr = self.doc.clip.track(path)
+        except KeyError:
+            return
+        s = self.cache.get(tr)
+        for curve, ch in it.curves:
+            curve.setData(s.samples.times, s.samples.euler[:, ch])
+        for keys, ch, _vb in it.keys:
+            keys.setData(s.key_times, s.key_values[:, ch])
+        if it.speed is not None:
+            it.speed.setData(s.samples.times, s.samples.speed)
+        for k, q in enumerate(it.quat):
+            q.setData(s.samples.times, s.samples.quat[:, k])
+        self._update_ghost(path, tr, it)
+        if path == self._primary():
+            self._update_bands(s)
+
+    def _primary(self) -> str | None:
+        return self.doc.selected_paths[0] if self.doc.selected_paths else None
+
+    def _update_ghost(self, path: str, tr: RotationTrack, it: _TrackItems) -> None:
+        for item, where, _ch in it.ghost:
+            self._plot_for(where, item).removeItem(item)
+        it.ghost = []
+        if not self.show_original or path != self._primary():
+            return
+        try:
+            orig = self.doc.original.track(path)
+        except KeyError:
+            return
+        if orig is tr:
+            return
+        it.ghost = self._overlay_items(orig, self.theme.original, Qt.PenStyle.DotLine, z=3)
+
+    def _overlay_items(self, track: RotationTrack, color: str | None, style, z: float, width=1.3):
+        s = self.cache.get(track)
+        out = []
+        for p in self.euler_plots:
+            chans = range(3) if p.getViewBox().role[1] is None else [p.getViewBox().role[1]]
+            for ch in chans:
+                pen = pg.mkPen(color or self.theme.channels[ch], width=width, style=style)
+                item = pg.PlotDataItem(s.samples.times, s.samples.euler[:, ch], pen=pen, skipFiniteCheck=True)
+                item.setZValue(z)
+                p.addItem(item)
+                out.append((item, "euler", ch))
+        if self.speed_plot is not None:
+            pen = pg.mkPen(color or self.theme.speed, width=width, style=style)
+            item = pg.PlotDataItem(s.samples.times, s.samples.speed, pen=pen, skipFiniteCheck=True)
+            item.setZValue(z)
+            self.speed_plot.addItem(item)
+            out.append((item, "speed", 0))
+        if self.quat_plot is not None:
+            for k in range(4):
+                pen = pg.mkPen(color or self.theme.channels[k], width=width, style=style)
+                item = pg.PlotDataItem(s.samples.times, s.samples.quat[:, k], pen=pen, skipFiniteCheck=True)
+                item.setZValue(z)
+                self.quat_plot.addItem(item)
+                out.append((item, "quat", k))
+        return out
+
+    def _plot_for(self, where: str, item) -> pg.PlotItem:
+        if where == "speed":
+            return self.speed_plot
+        if where == "quat":
+            return self.quat_plot
+        for p in self.euler_plots:
+            if item in p.items:
+                return p
+        return self.euler_plots[0]
+
+    def _update_preview(self) -> None:
+        prev = self.doc.preview
+        for path, it in self.items.items():
+            for item, where, _ch in it.preview:
+                plot = self._plot_for(where, item)
+                if plot is not None:
+                    plot.removeItem(item)
+            it.preview = []
+            if prev is None:
+                continue
+            try:
+                ptr = prev.track(path)
+            except KeyError:
+                continue
+            if ptr is self.doc.clip.track(path):
+                continue
+            it.preview = self._overlay_items(ptr, None, Qt.PenStyle.DashLine, z=15, width=2.2)
+
+    def _update_bands(self, s: _Sampled) -> None:
+        for plot, b in self.bands:
+            plot.removeItem(b)
+        self.bands = []
+        g = s.samples.gimbal
+        t = s.samples.times
+        if g.size == 0:
+            return
+        col = QColor(self.theme.gimbal_band)
+        for level, alpha in ((0.5, col.alpha()), (0.9, min(255, col.alpha() * 2))):
+            mask = g >= level
+            if not np.any(mask):
+                continue
+            edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+            starts = np.nonzero(edges == 1)[0]
+            ends = np.nonzero(edges == -1)[0] - 1
+            path = QPainterPath()
+            for a, b in zip(starts, ends, strict=True):
+                t0 = t[max(a - 1, 0)]
+                t1 = t[min(b + 1, len(t) - 1)]
+                path.addRect(QRectF(t0, -BIG, max(t1 - t0, 1e-6), 2 * BIG))
+            c = QColor(col)
+            c.setAlpha(alpha)
+            for p in self.plots:
+                item = QGraphicsPathItem(path)
+                item.setBrush(c)
+                item.setPen(QPen(Qt.PenStyle.NoPen))
+                item.setZValue(-10)
+                p.addItem(item, ignoreBounds=True)
+                self.bands.append((p, item))
+
+    def _update_markers(self) -> None:
+        for m in self.markers:
+            for p in self.plots:
+                if m in p.items:
+                    p.removeItem(m)
+        self.markers = []
+        path = self._primary()
+        if path is None or self.problems is None:
+            return
+        probs = [p for p in self.problems.problems(path) if p.kind != "gimbal"]
+        by_kind: dict[str, list[float]] = {}
+        for p in probs:
+            by_kind.setdefault(p.kind, []).append(p.time)
+        for kind, times in by_kind.items():
+            t = np.repeat(np.asarray(times), 2)
+            y = np.tile([-BIG, BIG], len(times))
+            c = QColor(self.theme.problems[kind])
+            c.setAlpha(170)
+            for p in self.plots:
+                item = pg.PlotDataItem(
+                    t, y, connect="pairs", pen=pg.mkPen(c, width=1, style=Qt.PenStyle.DashLine)
+                )
+                item.setZValue(-5)
+                item.setToolTip(KIND_LABELS.get(kind, kind))
+                p.addItem(item, ignoreBounds=True)
+                self.markers.append(item)
+
+    def _update_selection(self) -> None:
+        for path, it in self.items.items():
+            try:
+                tr = self.doc.clip.track(path)
+            except KeyError:
+                continue
+            idx = np.array(sorted(self.doc.selected_keys.get(path, ())), dtype=np.int64)
+            s = self.cache.get(tr)
+            for sel, ch, _vb in it.selected:
+                if idx.size:
+                    sel.setData(s.key_times[idx], s.key_values[idx, ch])
+                else:
+                    sel.clear()
+        self._update_handles()
+
+    def _update_handles(self) -> None:
+        for line, pts, vb in self.handles:
+            vb.removeItem(line)
+            vb.removeItem(pts)
+        self.handles = []
+        self._handle_points = []
+        for path in self.items:
+            idx = sorted(self.doc.selected_keys.get(path, ()))
+            if not idx or len(idx) > MAX_HANDLE_KEYS:
+                continue
+            tr = self.doc.clip.track(path)
+            if tr.kind != "euler":
+                continue  # quaternion slopes have no direction in the Euler view
+            c = tr.curve
+            for p in self.euler_plots:
+                vb = p.getViewBox()
+                px, py = vb.viewPixelSize()
+                if not (px > 0 and py > 0):
+                    continue
+                chans = range(3) if vb.role[1] is None else [vb.role[1]]
+                xs, ys, hx, hy = [], [], [], []
+                for ch in chans:
+                    for i in idx:
+                        t, v = float(c.time[i]), float(c.value[i, ch])
+                        for side in ("in", "out"):
+                            end = self._handle_end(c, i, ch, side, px, py)
+                            if end is None:
+                                continue
+                            xs += [t, end[0]]
+                            ys += [v, end[1]]
+                            hx.append(end[0])
+                            hy.append(end[1])
+                            self._handle_points.append((vb, path, i, ch, side, end[0], end[1]))
+                if not hx:
+                    continue
+                line = pg.PlotDataItem(
+                    np.array(xs), np.array(ys), connect="pairs", pen=pg.mkPen(self.theme.handle, width=1)
+                )
+                line.setZValue(25)
+                pts = pg.ScatterPlotItem(
+                    np.array(hx),
+                    np.array(hy),
+                    size=7,
+                    symbol="o",
+                    pen=pg.mkPen(self.theme.handle),
+                    brush=pg.mkBrush(self.theme.plot_bg),
+                )
+                pts.setZValue(26)
+                vb.addItem(line, ignoreBounds=True)
+                vb.addItem(pts, ignoreBounds=True)
+                self.handles.append((line, pts, vb))
+
+    @staticmethod
+    def _handle_end(c, i, ch, side, px, py):
+        """Handle end point (data coords): weighted sides at weight x interval, others 45 px long."""
+        n = c.n_keys
+        slope = float(c.in_slope[i, ch] if side == "in" else c.out_slope[i, ch])
+        if not np.isfinite(slope):
+            return None
+        t, v = float(c.time[i]), float(c.value[i, ch])
+        sign = -1.0 if side == "in" else 1.0
+        weighted = bool(c.weighted_mode[i, ch] & (1 if side == "in" else 2))
+        if weighted:
+            j = i - 1 if side == "in" else i + 1
+            if 0 <= j < n:
+                dt = abs(float(c.time[j]) - t) * float(
+                    c.in_weight[i, ch] if side == "in" else c.out_weight[i, ch]
+                )
+                return t + sign * dt, v + sign * slope * dt
+        # fixed screen length along the tangent direction
+        dxp, dyp = 1.0 / px, slope / py
+        norm = np.hypot(dxp, dyp)
+        k = HANDLE_PX / norm
+        return t + sign * k, v + sign * slope * k
+
+    def _on_clip_changed(self) -> None:
+        paths = self.doc.changed_paths
+        if paths is None:
+            self.rebuild(frame=True)
+            return
+        drawn = [p for p in paths if p in self.items]
+        self._update_all_tracks(drawn)
+        if drawn:
+            self._update_selection()
+            if self.doc.preview is not None:
+                self._update_preview()
+
+    def _on_time(self, t: float) -> None:
+        for c in self.cursors:
+            if c.value() != t:
+                c.blockSignals(True)
+                c.setValue(t)
+                c.blockSignals(False)
+
+    def _on_cursor_dragged(self, line: pg.InfiniteLine) -> None:
+        self.doc.set_time(self.doc.snap_time(line.value()))
+        self._on_time(self.doc.current_time)
+
+    # ------------------------------------------------------------------ framing
+    def frame_all(self) -> None:
+        """Fit every plot to its content (A)."""
+        for p in self.plots:
+            p.enableAutoRange()
+            p.getViewBox().updateAutoRange()
+            p.disableAutoRange()
+        if self.quat_plot is not None:
+            self.quat_plot.setYRange(-1.05, 1.05)
+
+    def frame_selection(self) -> None:
+        """Fit the plots to the selected keys (F); everything when nothing is selected."""
+        sel = {p: s for p, s in self.doc.selected_keys.items() if p in self.items and s}
+        if not sel:
+            self.frame_all()
+            return
+        times, vals = [], []
+        for path, idx in sel.items():
+            s = self.cache.get(self.doc.clip.track(path))
+            ii = np.array(sorted(idx))
+            times.append(s.key_times[ii])
+            vals.append(s.key_values[ii])
+        t = np.concatenate(times)
+        v = np.concatenate(vals)
+        t0, t1 = float(t.min()), float(t.max())
+        pad = max((t1 - t0) * 0.1, 2.0 / self.doc.frame_rate)
+        self.plots[0].setXRange(t0 - pad, t1 + pad, padding=0)
+        for p in self.euler_plots:
+            ch = p.getViewBox().role[1]
+            col = v.reshape(-1) if ch is None else v[:, ch]
+            lo, hi = float(col.min()), float(col.max())
+            pv = max((hi - lo) * 0.15, 2.0)
+            p.setYRange(lo - pv, hi + pv, padding=0)
+
+    # ------------------------------------------------------------------ hit testing
+    def _key_hit(self, vb: CurveViewBox, scene_pos) -> tuple[str, int, int] | None:
+        """(path, key index, channel) of the key nearest to the mouse within HIT_PX pixels."""
+        if vb.role[0] != "euler":
+            return None
+        pos = vb.mapSceneToView(scene_pos)
+        px, py = vb.viewPixelSize()
+        best = None
+        for path, it in self.items.items():
+            for _keys, ch, kvb in it.keys:
+                if kvb is not vb:
+                    continue
+                s = self.cache.get(self.doc.clip.track(path))
+                if s.key_times.size == 0:
+                    continue
+                # the keys are sorted in time: only look at the ones within the hit radius in x
+                lo = np.searchsorted(s.key_times, pos.x() - HIT_PX * px)
+                hi = np.searchsorted(s.key_times, pos.x() + HIT_PX * px, side="right")
+                if hi <= lo:
+                    continue
+                dx = (s.key_times[lo:hi] - pos.x()) / px
+                dy = (s.key_values[lo:hi, ch] - pos.y()) / py
+                d = dx * dx + dy * dy
+                j = int(np.argmin(d))
+                if d[j] <= HIT_PX * HIT_PX and (best is None or d[j] < best[0]):
+                    best = (float(d[j]), path, lo + j, ch)
+        return None if best is None else best[1:]
+
+    def _handle_hit(self, vb: CurveViewBox, scene_pos):
+        pos = vb.mapSceneToView(scene_pos)
+        px, py = vb.viewPixelSize()
+        best = None
+        for hvb, path, i, ch, side, hx, hy in self._handle_points:
+            if hvb is not vb:
+                continue
+            d = ((hx - pos.x()) / px) ** 2 + ((hy - pos.y()) / py) ** 2
+            if d <= HIT_PX * HIT_PX and (best is None or d < best[0]):
+                best = (d, path, i, ch, side)
+        return None if best is None else best[1:]
+
+    # ------------------------------------------------------------------ mouse gestures
+    def on_click(self, vb: CurveViewBox, scene_pos, mods) -> None:
+        if vb.role[0] != "euler":
+            self._scrub(vb, scene_pos)
+            return
+        hit = self._key_hit(vb, scene_pos)
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
+        if hit is None:
+            if not (shift or ctrl):
+                self.doc.clear_key_selection()
+            return
+        path, i, _ch = hit
+        keys = {p: set(s) for p, s in self.doc.selected_keys.items()} if (shift or ctrl) else {}
+        cur = keys.setdefault(path, set())
+        if ctrl and i in cur:
+            cur.discard(i)
+        else:
+            cur.add(i)
+        self.doc.select_keys(keys)
+
+    def _scrub(self, vb: CurveViewBox, scene_pos) -> None:
+        self.doc.set_time(self.doc.snap_time(vb.mapSceneToView(scene_pos).x()))
+
+    def select_keys_in_rect(self, vb: CurveViewBox, rect: QRectF) -> dict[str, set[int]]:
+        """Keys of the drawn tracks inside ``rect`` (data coords) in ``vb``'s channel(s)."""
+        out: dict[str, set[int]] = {}
+        chans = range(3) if vb.role[1] is None else [vb.role[1]]
+        for path in self.items:
+            s = self.cache.get(self.doc.clip.track(path))
+            inside = (s.key_times >= rect.left()) & (s.key_times <= rect.right())
+            vin = np.zeros_like(inside)
+            for ch in chans:
+                vin |= (s.key_values[:, ch] >= rect.top()) & (s.key_values[:, ch] <= rect.bottom())
+            idx = np.nonzero(inside & vin)[0]
+            if idx.size:
+                out[path] = {int(i) for i in idx}
+        return out
+
+    def box_select(self, vb: CurveViewBox, rect: QRectF, mods) -> None:
+        found = self.select_keys_in_rect(vb, rect)
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
+        if not (shift or ctrl):
+            self.doc.select_keys(found)
+            return
+        keys = {p: set(s) for p, s in self.doc.selected_keys.items()}
+        for p, idx in found.items():
+            cur = keys.setdefault(p, set())
+            if ctrl:
+                cur ^= idx
+            else:
+                cur |= idx
+        self.doc.select_keys(keys)
+
+    def begin_drag(self, vb: CurveViewBox, scene_pos, mods) -> str | None:
+        """Decide what a left drag starting at ``scene_pos`` does: "handle", "keys", "box" or "scrub"."""
+        if vb.role[0] != "euler":
+            self._drag = _Drag("scrub", vb)
+            self._scrub(vb, scene_pos)
+            return "scrub"
+        h = self._handle_hit(vb, scene_pos)
+        if h is not None:
+            path, i, ch, side = h
+            self._drag = _Drag("handle", vb, self.doc.clip, channel=ch, path=path, index=i, side=side)
+            self.doc.begin_live_edit()
+            return "handle"
+        hit = self._key_hit(vb, scene_pos)
+        if hit is None:
+            return "box"
+        path, i, ch = hit
+        if i not in self.doc.selected_keys.get(path, ()):  # grabbing an unselected key selects it
+            if mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier):
+                keys = {p: set(s) for p, s in self.doc.selected_keys.items()}
+                keys.setdefault(path, set()).add(i)
+            else:
+                keys = {path: {i}}
+            self.doc.select_keys(keys)
+        tr = self.doc.clip.track(path)
+        s = self.cache.get(tr)
+        self._drag = _Drag(
+            "keys",
+            vb,
+            self.doc.clip,
+            {p: set(v) for p, v in self.doc.selected_keys.items()},
+            channel=ch,
+            path=path,
+            index=i,
+            t0=float(s.key_times[i]),
+            v0=float(s.key_values[i, ch]),
+        )
+        self.doc.begin_live_edit()
+        return "keys"
+
+    def drag_to(self, vb: CurveViewBox, p0: QPointF, p1: QPointF, mods, finish: bool) -> None:
+        d = self._drag
+        if d is None:
+            return
+        if d.kind == "scrub":
+            self.doc.set_time(self.doc.snap_time(p1.x()))
+        elif d.kind == "keys":
+            dt, dv = p1.x() - p0.x(), p1.y() - p0.y()
+            if mods & Qt.KeyboardModifier.ShiftModifier:
+                px, py = vb.viewPixelSize()
+                if abs(dt / px) >= abs(dv / py):
+                    dv = 0.0
+                else:
+                    dt = 0.0
+            self.move_selection(d, dt, dv)
+        elif d.kind == "handle":
+            self._drag_handle(d, p1)
+        if finish:
+            self._drag = None
+            if d.kind == "keys":
+                self.doc.end_live_edit("Move keys")
+            elif d.kind == "handle":
+                self.doc.end_live_edit("Edit tangent")
+
+    def move_selection(self, d: _Drag, dt: float, dv: float) -> None:
+        """Move the keys selected at drag start by ``dt`` s (grabbed key snapped to a frame) and
+        ``dv`` degrees in the grabbed channel; one live-edit update."""
+        base = d.base_clip
+        fr = self.doc.frame_rate
+        if dt:
+            dt = self.doc.snap_time(d.t0 + dt) - d.t0
+        gap = 1.0 / fr if dt else 0.0
+        tracks = {}
+        for path, idx in d.sel.items():
+            tr = base.track(path)
+            mask = np.zeros(tr.n_keys, dtype=bool)
+            mask[np.fromiter(idx, dtype=np.int64)] = True
+            dt = ed.clamp_time_shift(np.asarray(tr.times), mask, dt, min(gap, 0.5 * _min_step(tr)))
+        for path, idx in d.sel.items():
+            tracks[path] = ed.move_keys(base.track(path), idx, dt, d.channel, dv)
+        new = base.with_tracks(tracks.get(t.path, t) for t in base.tracks)
+        self.doc.update_live(new, tracks.keys())
+        tlabel = f"Δt {dt:+.4f} s ({dt * fr:+.1f} f)" if dt else ""
+        vlabel = f"Δ{CHANNEL_NAMES[d.channel] if d.channel is not None and d.channel < 3 else ''} {dv:+.3f}°"
+        self.statusMessage.emit(f"Move keys: {tlabel} {vlabel if dv else ''}".strip())
+
+    def _drag_handle(self, d: _Drag, p: QPointF) -> None:
+        tr = d.base_clip.track(d.path)
+        c = tr.curve
+        t, v = float(c.time[d.index]), float(c.value[d.index, d.channel])
+        dx = p.x() - t
+        if d.side == "in":
+            dx = min(dx, -1e-6)
+        else:
+            dx = max(dx, 1e-6)
+        slope = (p.y() - v) / dx
+        new = ed.set_slope(tr, d.index, d.channel, d.side, slope)
+        if c.weighted_mode[d.index, d.channel] & (1 if d.side == "in" else 2):
+            j = d.index - 1 if d.side == "in" else d.index + 1
+            if 0 <= j < c.n_keys:
+                new = ed.set_weight(new, d.index, d.channel, d.side, abs(dx) / abs(float(c.time[j]) - t))
+        self.doc.update_live(d.base_clip.with_track(new), [d.path])
+        self.statusMessage.emit(f"Tangent {d.side}: slope {slope:.3f} deg/s")
+
+    def cancel_drag(self) -> None:
+        """Escape during a drag: restore the state at drag start."""
+        if self._drag is not None and self._drag.kind in ("keys", "handle"):
+            self.doc.cancel_live_edit()
+        self._drag = None
+
+    def on_context_menu(self, vb: CurveViewBox, scene_pos, screen_pos) -> None:
+        hit = self._key_hit(vb, scene_pos)
+        if hit is not None and hit[1] not in self.doc.selected_keys.get(hit[0], ()):
+            self.doc.select_keys({hit[0]: {hit[1]}})
+        self.contextMenuRequested.emit(screen_pos.toPoint())
+
+    # ------------------------------------------------------------------ export
+    def export_image(self, path: str) -> None:
+        """Write the graphs as PNG or SVG (by extension) with pyqtgraph's exporters."""
+        from pyqtgraph.exporters import ImageExporter, SVGExporter
+
+        exp = (
+            SVGExporter(self.glw.scene())
+            if path.lower().endswith(".svg")
+            else ImageExporter(self.glw.scene())
+        )
+        if isinstance(exp, ImageExporter):
+            exp.parameters()["width"] = max(int(self.glw.width()), 800)
+        exp.export(path)
+
+
+def _min_step(track: RotationTrack) -> float:
+    t = np.asarray(track.times)
+    return float(np.min(np.diff(t))) if t.size > 1 else 1.0

@@ -1,0 +1,242 @@
+"""The key table dock: the primary track's keys, editable in place through the undo stack.
+
+Columns: time (s), frame, the key values (X, Y, Z degrees for Euler tracks; x, y, z, w for
+quaternion tracks), the tangent mode (of the first component, "mixed" when components differ), and
+the in/out slopes per component. Editing a time, value or slope pushes one command; the row
+selection mirrors ``document.selected_keys`` for the track.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from curveeditor.engine.clip import RotationTrack
+
+from . import commands as ed
+from .document import ClipDocument
+
+__all__ = ["KeyTableModel", "KeyTable"]
+
+_NO_PARENT = QModelIndex()
+
+
+class KeyTableModel(QAbstractTableModel):
+    """Rows = keys of ``document.current_track()``."""
+
+    def __init__(self, document: ClipDocument, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self.track: RotationTrack | None = None
+        self.error: str = ""
+        document.clipChanged.connect(self._on_clip_changed)
+        document.selectionChanged.connect(self.reset_track)
+        self.reset_track()
+
+    # ------------------------------------------------------------------ columns
+    def value_names(self) -> tuple[str, ...]:
+        if self.track is None:
+            return ()
+        return ("X", "Y", "Z") if self.track.kind == "euler" else ("qx", "qy", "qz", "qw")
+
+    def columns(self) -> list[tuple[str, str, int]]:
+        """(header, field, component) per column."""
+        names = self.value_names()
+        cols = [("Time (s)", "time", 0), ("Frame", "frame", 0)]
+        cols += [(n, "value", i) for i, n in enumerate(names)]
+        cols.append(("Tangents", "mode", 0))
+        cols += [(f"In {n}", "in", i) for i, n in enumerate(names)]
+        cols += [(f"Out {n}", "out", i) for i, n in enumerate(names)]
+        return cols
+
+    def reset_track(self) -> None:
+        self.beginResetModel()
+        self.track = self.doc.current_track()
+        self._cols = self.columns()
+        self.endResetModel()
+
+    def _on_clip_changed(self) -> None:
+        new = self.doc.current_track()
+        paths = self.doc.changed_paths
+        if (
+            new is None
+            or self.track is None
+            or paths is None
+            or new.path != self.track.path
+            or new.kind != self.track.kind
+            or new.n_keys != self.track.n_keys
+        ):
+            self.reset_track()
+            return
+        if new.path not in paths:
+            return
+        self.track = new
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+
+    # ------------------------------------------------------------------ Qt API
+    def rowCount(self, parent=_NO_PARENT):  # noqa: N802
+        return 0 if parent.isValid() or self.track is None else self.track.n_keys
+
+    def columnCount(self, parent=_NO_PARENT):  # noqa: N802
+        return len(self._cols)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self._cols[section][0]
+        return str(section)
+
+    def flags(self, index):
+        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.isValid() and self._cols[index.column()][1] in ("time", "frame", "value", "in", "out"):
+            f |= Qt.ItemFlag.ItemIsEditable
+        return f
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self.track is None:
+            return None
+        c = self.track.curve
+        i = index.row()
+        _h, field, k = self._cols[index.column()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            edit = role == Qt.ItemDataRole.EditRole
+            if field == "time":
+                return float(c.time[i]) if edit else f"{c.time[i]:.4f}"
+            if field == "frame":
+                fr = c.time[i] * self.doc.frame_rate
+                return float(fr) if edit else f"{fr:.2f}".rstrip("0").rstrip(".")
+            if field == "value":
+                v = float(c.value[i, k])
+                return v if edit else f"{v:.4f}"
+            if field in ("in", "out"):
+                v = float((c.in_slope if field == "in" else c.out_slope)[i, k])
+                if edit:
+                    return v
+                return "∞" if np.isinf(v) else f"{v:.3f}"
+            if field == "mode":
+                modes = c.tangent_mode[i]
+                text = ed.describe_mode(int(modes[0]), int(c.weighted_mode[i, 0]))
+                if np.any(modes != modes[0]) or np.any(c.weighted_mode[i] != c.weighted_mode[i, 0]):
+                    text += " (mixed)"
+                return text
+        if role == Qt.ItemDataRole.TextAlignmentRole and field != "mode":
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and field in ("in", "out"):
+            return QColor("#8a8d93")
+        if role == Qt.ItemDataRole.ToolTipRole and field == "mode":
+            return "Unity tangentMode " + ", ".join(str(int(m)) for m in c.tangent_mode[i])
+        return None
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole):  # noqa: N802
+        if role != Qt.ItemDataRole.EditRole or not index.isValid() or self.track is None:
+            return False
+        _h, field, k = self._cols[index.column()]
+        i = index.row()
+        try:
+            v = float(str(value).replace(",", ".").replace("∞", "inf"))
+            if field == "frame":
+                field, v = "time", v / self.doc.frame_rate
+            if not np.isfinite(v) and field != "in" and field != "out":
+                raise ValueError("value must be finite")
+            tr = self.doc.clip.track(self.track.path)
+            if field == "time":
+                new = ed.set_key(tr, i, time=v)
+                text = f"Set key {i} time"
+            elif field == "value":
+                new = ed.set_key(tr, i, channel=k if tr.kind == "euler" else k + 3, value=v)
+                text = f"Set key {i} {self._cols[index.column()][0]}"
+            else:
+                new = ed.set_slope(tr, i, k, field, v)
+                text = f"Set key {i} {field} slope"
+        except ValueError as exc:
+            self.error = str(exc)
+            return False
+        self.error = ""
+        self.doc.apply_clip(self.doc.clip.with_track(new), text)
+        return True
+
+
+class KeyTable(QWidget):
+    """Key table view + a caption naming the track; row selection <-> document key selection."""
+
+    def __init__(self, document: ClipDocument, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self.model = KeyTableModel(document, self)
+        self.caption = QLabel()
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().setDefaultSectionSize(20)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.view.horizontalHeader().setDefaultSectionSize(78)
+        self.view.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.caption)
+        lay.addWidget(self.view)
+        self._syncing = False
+        self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
+        self.model.modelReset.connect(self._after_reset)
+        document.keySelectionChanged.connect(self._sync_from_doc)
+        self._after_reset()
+
+    def _after_reset(self) -> None:
+        tr = self.model.track
+        if tr is None:
+            self.caption.setText("No rotation track selected")
+        else:
+            kind = "Euler " + tr.order.upper() if tr.kind == "euler" else "Quaternion"
+            self.caption.setText(f"<b>{tr.path}</b> — {kind}, {tr.n_keys} keys (double-click a cell to edit)")
+        self.view.setColumnWidth(
+            self.model.columnCount() and [c[1] for c in self.model._cols].index("mode"), 150
+        )
+        self._sync_from_doc()
+
+    def _on_view_selection(self, *_):
+        if self._syncing or self.model.track is None:
+            return
+        rows = {i.row() for i in self.view.selectionModel().selectedRows()}
+        keys = {p: set(s) for p, s in self.doc.selected_keys.items() if p != self.model.track.path}
+        if rows:
+            keys[self.model.track.path] = rows
+        self.doc.select_keys(keys)
+
+    def _sync_from_doc(self) -> None:
+        tr = self.model.track
+        if tr is None:
+            return
+        rows = sorted(self.doc.selected_keys.get(tr.path, ()))
+        sm = self.view.selectionModel()
+        current = {i.row() for i in sm.selectedRows()}
+        if current == set(rows):
+            return
+        self._syncing = True
+        try:
+            sel = QItemSelection()
+            last = self.model.columnCount() - 1
+            # contiguous runs become one range (fast for thousands of rows)
+            start = prev = None
+            for r in rows + [None]:
+                if start is None:
+                    start = prev = r
+                elif r is not None and r == prev + 1:
+                    prev = r
+                else:
+                    sel.select(self.model.index(start, 0), self.model.index(prev, last))
+                    start = prev = r
+            sm.select(sel, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            if rows:
+                self.view.scrollTo(self.model.index(rows[0], 0))
+        finally:
+            self._syncing = False

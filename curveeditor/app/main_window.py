@@ -1,0 +1,718 @@
+"""The editor window: graphs in the centre, tracks on the left, 3D view and recipe on the right,
+keys / problems / diff / undo history docked, timeline at the bottom; menus, shortcuts, files.
+
+Every edit goes through ``ClipDocument`` (one undo command each); this module only wires widgets,
+actions and files together.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+
+import numpy as np
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QUndoView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from . import commands as ed
+from .document import ClipDocument
+from .files import Autosaver, FileController, sample_path
+from .graphs import GraphPanel
+from .key_table import KeyTable
+from .problems import ProblemIndex, ProblemsPanel
+from .settings import Settings
+from .theme import ThemeManager
+from .timeline import Timeline
+from .track_tree import TrackTree
+
+__all__ = ["MainWindow", "versions_text"]
+
+try:  # built in parallel by the other GUI helper; the window works without them
+    from .gizmo_view import GizmoView
+except ImportError:  # pragma: no cover
+    GizmoView = None
+try:
+    from .recipe_panel import RecipePanel
+except ImportError:  # pragma: no cover
+    RecipePanel = None
+try:
+    from .diff_panel import DiffPanel
+except ImportError:  # pragma: no cover
+    try:
+        from .recipe_panel import DiffPanel
+    except ImportError:
+        DiffPanel = None
+try:
+    from .compare import CompareDialog
+except ImportError:  # pragma: no cover
+    CompareDialog = None
+
+
+def versions_text() -> str:
+    import pyqtgraph
+    import PySide6
+    import scipy
+    from PySide6.QtCore import qVersion
+
+    try:
+        from importlib.metadata import version
+
+        ce = version("curveeditor")
+    except Exception:  # noqa: BLE001
+        ce = "dev"
+    return (
+        f"curveeditor {ce}\nPython {platform.python_version()}\n"
+        f"Qt {qVersion()} / PySide6 {PySide6.__version__}\n"
+        f"pyqtgraph {pyqtgraph.__version__}\nnumpy {np.__version__}\nscipy {scipy.__version__}\n"
+        f"{platform.system()} {platform.machine()}"
+    )
+
+
+def _sc(action: QAction, seq, tip: str | None = None) -> QAction:
+    """Set a shortcut and show it in the tooltip and status tip."""
+    if seq is not None:
+        action.setShortcut(QKeySequence(seq))
+    text = action.text().replace("&", "")
+    sc = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+    action.setToolTip(f"{text} ({sc})" if sc else text)
+    action.setStatusTip(tip or text)
+    return action
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings | None = None, autosave_folder: str | None = None):
+        super().__init__()
+        self.settings = settings or Settings()
+        self.setWindowTitle("curveeditor")
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+        self.doc = ClipDocument(self)
+        self.problem_index = ProblemIndex(self.doc, self)
+        self.themes = ThemeManager(self.settings.theme, self)
+        self.files = FileController(self.doc, self.settings, self)
+        self.autosaver = Autosaver(self.doc, self.settings.autosave_seconds, autosave_folder, self)
+        self.clipboard: dict = {}
+
+        # central: graphs + timeline
+        self.graphs = GraphPanel(self.doc, self.problem_index)
+        self.graphs.overlay = self.settings.get_bool("view/overlay", False)
+        self.graphs.show_speed = self.settings.get_bool("view/speed", True)
+        self.graphs.show_quat = self.settings.get_bool("view/quat", False)
+        self.graphs.show_original = self.settings.get_bool("view/original", True)
+        self.graphs.set_layout()
+        self.timeline = Timeline(self.doc)
+        self.timeline.act_loop.setChecked(self.settings.get_bool("play/loop", True))
+        self.timeline.set_speed(self.settings.get_float("play/speed", 1.0))
+        central = QWidget()
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.graphs, 1)
+        lay.addWidget(self.timeline)
+        self.setCentralWidget(central)
+
+        # docks
+        self.tracks = TrackTree(self.doc, self.problem_index)
+        self.keys = KeyTable(self.doc)
+        self.problems = ProblemsPanel(self.doc, self.problem_index)
+        self.undo_view = QUndoView(self.doc.undo_stack)
+        self.undo_view.setEmptyLabel("<opened file>")
+        self.docks: dict[str, QDockWidget] = {}
+        self._dock("Tracks", self.tracks, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.gizmo = GizmoView(self.doc, self) if GizmoView is not None else None
+        if self.gizmo is not None:
+            self._dock("3D view", self.gizmo, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.recipe = RecipePanel(self.doc, self) if RecipePanel is not None else None
+        if self.recipe is not None:
+            self._dock("Recipe", self.recipe, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Keys", self.keys, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.diff = DiffPanel(self.doc, self) if DiffPanel is not None else None
+        if self.diff is not None:
+            self._dock("Diff", self.diff, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("History", self.undo_view, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.docks["Keys"], self.docks["Problems"])
+        if "Diff" in self.docks:
+            self.tabifyDockWidget(self.docks["Problems"], self.docks["Diff"])
+        self.docks["Keys"].raise_()
+        if "Recipe" in self.docks and "3D view" in self.docks:
+            self.splitDockWidget(self.docks["3D view"], self.docks["Recipe"], Qt.Orientation.Vertical)
+        self.splitDockWidget(self.docks["Tracks"], self.docks["History"], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["Tracks"]], [300], Qt.Orientation.Horizontal)
+        if "3D view" in self.docks:
+            self.resizeDocks([self.docks["3D view"]], [340], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["Keys"]], [220], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["Tracks"], self.docks["History"]], [520, 160], Qt.Orientation.Vertical)
+
+        self._build_actions()
+        self._build_menus()
+        self._build_status()
+
+        self.doc.dirtyChanged.connect(lambda _d: self._update_title())
+        self.doc.pathChanged.connect(self._update_title)
+        self.doc.clipChanged.connect(self._update_status)
+        self.doc.keySelectionChanged.connect(self._update_status)
+        self.doc.selectionChanged.connect(self._update_status)
+        self.doc.undo_stack.canUndoChanged.connect(lambda _c: self._update_actions())
+        self.doc.keySelectionChanged.connect(self._update_actions)
+        self.graphs.statusMessage.connect(lambda m: self.statusBar().showMessage(m, 3000))
+        self.graphs.contextMenuRequested.connect(self._show_key_menu)
+        self.files.recentChanged.connect(self._rebuild_recent)
+        self.files.loaded.connect(lambda p: self.statusBar().showMessage(f"Opened {p}", 5000))
+        self.files.saved.connect(lambda p: self.statusBar().showMessage(f"Wrote {p}", 5000))
+        self.themes.changed.connect(self._apply_theme)
+        self.resize(1500, 940)
+        self._restore_layout()
+        self._apply_theme(self.themes.apply())
+        self._update_title()
+        self._update_actions()
+        self.autosaver.start()
+
+    # ------------------------------------------------------------------ construction
+    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
+        d = QDockWidget(title, self)
+        d.setObjectName(f"dock_{title.replace(' ', '_')}")
+        d.setWidget(widget)
+        self.addDockWidget(area, d)
+        self.docks[title] = d
+        return d
+
+    def _act(self, text, slot=None, shortcut=None, tip=None, checkable=False, checked=False) -> QAction:
+        a = QAction(text, self)
+        if checkable:
+            a.setCheckable(True)
+            a.setChecked(checked)
+            if slot is not None:
+                a.toggled.connect(slot)
+        elif slot is not None:
+            a.triggered.connect(slot)
+        _sc(a, shortcut, tip)
+        self.addAction(a)
+        return a
+
+    def _build_actions(self) -> None:
+        S = QKeySequence.StandardKey  # noqa: N806
+        self.act_open = self._act(
+            "&Open…", self.files.open_dialog, S.Open, "Open an .anim, .bvh or .csv clip"
+        )
+        self.act_save = self._act("&Save", self.files.save, S.Save, "Save back to the .anim (minimal diff)")
+        self.act_save_as = self._act("Save &As…", self.files.save_as, "Ctrl+Shift+S", "Save to a new .anim")
+        self.act_exp_euler = self._act(
+            "Export .anim (&Euler)…",
+            lambda: self.files.export_dialog("anim-euler"),
+            None,
+            "Write every rotation as Euler curves (m_EulerCurves)",
+        )
+        self.act_exp_quat = self._act(
+            "Export .anim (&Quaternion)…",
+            lambda: self.files.export_dialog("anim-quaternion"),
+            None,
+            "Write every rotation as quaternion curves (m_RotationCurves)",
+        )
+        self.act_exp_csv = self._act(
+            "Export &CSV…", lambda: self.files.export_dialog("csv"), None, "Write CSV"
+        )
+        self.act_exp_graph = self._act(
+            "Export &graphs (PNG/SVG)…",
+            lambda: self.files.export_graphs(self.graphs),
+            None,
+            "Save the graphs",
+        )
+        self.act_quit = self._act("&Quit", self.close, S.Quit, "Quit curveeditor")
+        self.act_undo = self.doc.undo_stack.createUndoAction(self, "&Undo")
+        _sc(self.act_undo, "Ctrl+Z", "Undo the last edit")
+        self.act_redo = self.doc.undo_stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        _sc(self.act_redo, None, "Redo")
+        self.addAction(self.act_undo)
+        self.addAction(self.act_redo)
+        self.act_copy = self._act("&Copy keys", self.copy_keys, S.Copy, "Copy the selected keys")
+        self.act_paste = self._act("&Paste keys", self.paste_keys, S.Paste, "Paste keys at the time cursor")
+        self.act_delete = self._act(
+            "&Delete keys", self.delete_keys, Qt.Key.Key_Delete, "Delete the selected keys"
+        )
+        self.act_add_key = self._act(
+            "&Add key at cursor", self.add_key, "K", "Key the selected track(s) at the cursor"
+        )
+        self.act_select_all = self._act(
+            "Select all &keys", self.select_all_keys, "Ctrl+A", "Select every key"
+        )
+        self.act_deselect = self._act("Deselect keys", self.doc.clear_key_selection, "Ctrl+Shift+A", "Clear")
+        self.act_frame_sel = self._act(
+            "&Frame selection", self.graphs.frame_selection, "F", "Zoom to selected keys"
+        )
+        self.act_frame_all = self._act("Frame &all", self.graphs.frame_all, "A", "Zoom to the whole clip")
+        self.act_overlay = self._act(
+            "&Overlay channels",
+            lambda on: self._set_view("overlay", on),
+            "O",
+            "X, Y, Z in one plot",
+            checkable=True,
+            checked=self.graphs.overlay,
+        )
+        self.act_speed = self._act(
+            "Angular &speed strip",
+            lambda on: self._set_view("speed", on),
+            "Ctrl+1",
+            "Show speed (deg/s)",
+            checkable=True,
+            checked=self.graphs.show_speed,
+        )
+        self.act_quat = self._act(
+            "&Quaternion strip",
+            lambda on: self._set_view("quat", on),
+            "Ctrl+2",
+            "Show quaternion components",
+            checkable=True,
+            checked=self.graphs.show_quat,
+        )
+        self.act_original = self._act(
+            "Show &original (ghost)",
+            lambda on: self._set_view("original", on),
+            "Ctrl+3",
+            "Draw the curves as loaded behind the edited ones",
+            checkable=True,
+            checked=self.graphs.show_original,
+        )
+        self.act_filter = self._act("Filter tracks", self._focus_filter, "Ctrl+F", "Filter the track list")
+        self.act_cancel = self._act("Cancel drag", self.graphs.cancel_drag, Qt.Key.Key_Escape, "Cancel")
+        self.act_compare = self._act(
+            "A/B &compare resampling…",
+            self.show_compare,
+            "Ctrl+B",
+            "Compare Euler/Slerp/Squad/spline on a track",
+        )
+        self.act_compare.setEnabled(CompareDialog is not None)
+        self.act_about = self._act("&About curveeditor", self.show_about, None, "Versions")
+        self.act_shortcuts = self._act("&Keyboard shortcuts", self.show_shortcuts, "F1", "List the shortcuts")
+        # tangent modes
+        self.tangent_actions: list[QAction] = []
+        for preset in ed.TANGENT_PRESETS:
+            a = self._act(
+                preset, lambda _c=False, p=preset: self.set_tangent_preset(p), None, f"Tangents: {preset}"
+            )
+            self.tangent_actions.append(a)
+        self.side_actions: dict[str, list[QAction]] = {}
+        for side, label in (("in", "Left Tangent"), ("out", "Right Tangent"), ("both", "Both Tangents")):
+            acts = []
+            for mode in ed.SIDE_MODES:
+                a = self._act(
+                    mode, lambda _c=False, s=side, m=mode: self.set_side_mode(s, m), None, f"{label}: {mode}"
+                )
+                acts.append(a)
+            self.side_actions[label] = acts
+        # playback (owned by the timeline)
+        for a in (
+            self.timeline.act_play,
+            self.timeline.act_loop,
+            self.timeline.act_prev,
+            self.timeline.act_next,
+            self.timeline.act_start,
+            self.timeline.act_end,
+        ):
+            self.addAction(a)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        m = mb.addMenu("&File")
+        m.addAction(self.act_open)
+        self.recent_menu = m.addMenu("Open &Recent")
+        self._rebuild_recent()
+        m.addSeparator()
+        m.addAction(self.act_save)
+        m.addAction(self.act_save_as)
+        exp = m.addMenu("&Export")
+        for a in (self.act_exp_euler, self.act_exp_quat, self.act_exp_csv, self.act_exp_graph):
+            exp.addAction(a)
+        m.addSeparator()
+        m.addAction(self.act_quit)
+        m = mb.addMenu("&Edit")
+        for a in (
+            self.act_undo,
+            self.act_redo,
+            None,
+            self.act_copy,
+            self.act_paste,
+            self.act_delete,
+            None,
+            self.act_select_all,
+            self.act_deselect,
+        ):
+            m.addSeparator() if a is None else m.addAction(a)
+        self.key_menu = mb.addMenu("&Key")
+        self._fill_key_menu(self.key_menu)
+        m = mb.addMenu("&View")
+        for a in (
+            self.act_frame_sel,
+            self.act_frame_all,
+            None,
+            self.act_overlay,
+            self.act_speed,
+            self.act_quat,
+            self.act_original,
+            None,
+            self.act_filter,
+        ):
+            m.addSeparator() if a is None else m.addAction(a)
+        m.addSeparator()
+        tm = m.addMenu("&Theme")
+        group = QActionGroup(self)
+        for name in ("system", "light", "dark"):
+            a = QAction(name.capitalize() if name != "system" else "Follow system", self, checkable=True)
+            a.setChecked(self.themes.preference == name)
+            a.triggered.connect(lambda _c=False, n=name: self.set_theme(n))
+            group.addAction(a)
+            tm.addAction(a)
+        pm = m.addMenu("&Panels")
+        for d in self.docks.values():
+            pm.addAction(d.toggleViewAction())
+        m = mb.addMenu("&Playback")
+        for a in (
+            self.timeline.act_play,
+            self.timeline.act_loop,
+            None,
+            self.timeline.act_prev,
+            self.timeline.act_next,
+            self.timeline.act_start,
+            self.timeline.act_end,
+        ):
+            m.addSeparator() if a is None else m.addAction(a)
+        m = mb.addMenu("&Tools")
+        m.addAction(self.act_compare)
+        m = mb.addMenu("&Help")
+        m.addAction(self.act_shortcuts)
+        m.addAction(self.act_about)
+
+    def _fill_key_menu(self, m: QMenu) -> None:
+        m.addAction(self.act_add_key)
+        m.addAction(self.act_delete)
+        m.addAction(self.act_copy)
+        m.addAction(self.act_paste)
+        m.addSeparator()
+        for a in self.tangent_actions:
+            m.addAction(a)
+        m.addSeparator()
+        for label, acts in self.side_actions.items():
+            sub = m.addMenu(label)
+            for a in acts:
+                sub.addAction(a)
+
+    def _build_status(self) -> None:
+        self.status_label = QLabel()
+        self.statusBar().addPermanentWidget(self.status_label)
+        self.statusBar().showMessage(
+            "Click keys to select, drag to move (Shift constrains), K adds a key, F frames the selection",
+            8000,
+        )
+
+    # ------------------------------------------------------------------ state display
+    def _update_title(self) -> None:
+        name = os.path.basename(self.doc.path) if self.doc.path else self.doc.clip.name
+        self.setWindowTitle(f"{name}{' *' if self.doc.is_dirty() else ''} — curveeditor")
+        self.setWindowModified(self.doc.is_dirty())
+
+    def _update_status(self) -> None:
+        clip = self.doc.clip
+        nsel = sum(len(s) for s in self.doc.selected_keys.values())
+        tr = self.doc.current_track()
+        self.status_label.setText(
+            f"{len(clip.tracks)} rotation tracks · {clip.frame_rate:g} fps · "
+            f"{tr.path if tr else 'no track'} · {nsel} key(s) selected"
+        )
+
+    def _update_actions(self) -> None:
+        has_keys = any(self.doc.selected_keys.values())
+        for a in (self.act_copy, self.act_delete, *self.tangent_actions):
+            a.setEnabled(has_keys)
+        for acts in self.side_actions.values():
+            for a in acts:
+                a.setEnabled(has_keys)
+
+    def _rebuild_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        for i, p in enumerate(files):
+            a = self.recent_menu.addAction(f"&{i + 1} {os.path.basename(p)}")
+            a.setStatusTip(p)
+            a.setToolTip(p)
+            a.triggered.connect(lambda _c=False, path=p: self.open_file(path))
+        if files:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", self._clear_recent)
+        self.recent_menu.setEnabled(bool(files))
+
+    def _clear_recent(self) -> None:
+        self.settings.clear_recent()
+        self._rebuild_recent()
+
+    def _apply_theme(self, theme) -> None:
+        self.graphs.set_theme(theme)
+        self.tracks.set_theme(theme)
+        self.problems.set_theme(theme)
+        for w in (self.gizmo, self.recipe, self.diff):
+            if w is not None and hasattr(w, "set_theme"):
+                w.set_theme(theme)
+
+    def set_theme(self, name: str) -> None:
+        self.settings.theme = name
+        self.themes.set_preference(name)
+
+    def _set_view(self, what: str, on: bool) -> None:
+        self.settings.set(f"view/{what}", on)
+        if what == "original":
+            self.graphs.set_show_original(on)
+        else:
+            self.graphs.set_layout(**{"overlay" if what == "overlay" else what: on})
+
+    def _focus_filter(self) -> None:
+        self.docks["Tracks"].show()
+        self.tracks.filter.setFocus()
+        self.tracks.filter.selectAll()
+
+    # ------------------------------------------------------------------ files
+    def open_file(self, path: str) -> None:
+        if not self.maybe_save():
+            return
+        self.files.open_path(path)
+
+    def open_initial(self, path: str | None) -> None:
+        """Start-up: recovery offer first, then ``path`` or the bundled sample."""
+        if self.offer_recovery():
+            return
+        target = path or (str(sample_path()) if sample_path() else None)
+        if target:
+            self.files.open_path(target)
+
+    def offer_recovery(self, ask=None) -> bool:
+        """Offer the newest orphaned autosave; True when one was recovered. ``ask(meta) -> bool``
+        replaces the dialog (tests)."""
+        sessions = self.autosaver.orphaned_sessions()
+        if not sessions:
+            return False
+        meta = sessions[0]
+        if ask is None:
+            box = QMessageBox(self)
+            box.setIcon(QMessageBox.Icon.Question)
+            box.setWindowTitle("Recover unsaved work?")
+            box.setText("curveeditor did not shut down cleanly. Recover the autosaved session?")
+            box.setInformativeText(
+                f"File: {meta.get('path') or '(untitled)'}\nAutosaved: {meta.get('saved_at', '?')}"
+            )
+            box.setStandardButtons(
+                QMessageBox.StandardButton.Yes
+                | QMessageBox.StandardButton.No
+                | QMessageBox.StandardButton.Discard
+            )
+            box.button(QMessageBox.StandardButton.Yes).setText("Recover")
+            box.button(QMessageBox.StandardButton.Discard).setText("Delete autosave")
+            res = box.exec()
+            if res == QMessageBox.StandardButton.Discard:
+                Autosaver.remove_session(meta)
+                return False
+            ok = res == QMessageBox.StandardButton.Yes
+        else:
+            ok = ask(meta)
+        if not ok:
+            return False
+
+        def restored(_clip):
+            self.doc.mark_dirty()
+            self.doc.select_paths(meta.get("selected_paths") or [])
+            self.doc.set_time(float(meta.get("time", 0.0)))
+            Autosaver.remove_session(meta)
+            self.statusBar().showMessage("Recovered the autosaved session (not saved yet)", 8000)
+
+        self.files.open_path(meta["_clip"], recovered_from=meta.get("path"), on_loaded=restored)
+        return True
+
+    def maybe_save(self) -> bool:
+        """Ask to save unsaved changes; False when the user cancels."""
+        if not self.doc.is_dirty():
+            return True
+        res = QMessageBox.warning(
+            self,
+            "Unsaved changes",
+            f"Save the changes to {os.path.basename(self.doc.path or self.doc.clip.name)}?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if res == QMessageBox.StandardButton.Save:
+            return self.files.save()
+        return res == QMessageBox.StandardButton.Discard
+
+    def closeEvent(self, event):  # noqa: N802
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.timeline.set_playing(False)
+        self._save_layout()
+        self.autosaver.stop()
+        self.autosaver.discard()
+        if self.recipe is not None and hasattr(self.recipe, "shutdown"):
+            self.recipe.shutdown()
+        event.accept()
+
+    def dragEnterEvent(self, event):  # noqa: N802
+        if event.mimeData().hasUrls() and any(
+            u.toLocalFile().lower().endswith((".anim", ".bvh", ".csv")) for u in event.mimeData().urls()
+        ):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event):  # noqa: N802
+        for u in event.mimeData().urls():
+            p = u.toLocalFile()
+            if p.lower().endswith((".anim", ".bvh", ".csv")):
+                event.acceptProposedAction()
+                self.open_file(p)
+                return
+
+    def _save_layout(self) -> None:
+        self.settings.set("window/geometry", self.saveGeometry())
+        self.settings.set("window/state", self.saveState())
+        self.settings.set("play/loop", self.timeline.act_loop.isChecked())
+        self.settings.set("play/speed", self.timeline.speed)
+        self.settings.sync()
+
+    def _restore_layout(self) -> None:
+        g = self.settings.store.value("window/geometry")
+        s = self.settings.store.value("window/state")
+        if isinstance(g, QByteArray) and not g.isEmpty():
+            self.restoreGeometry(g)
+        if isinstance(s, QByteArray) and not s.isEmpty():
+            self.restoreState(s)
+
+    # ------------------------------------------------------------------ key edits
+    def _selected(self) -> dict[str, set[int]]:
+        return {p: s for p, s in self.doc.selected_keys.items() if s}
+
+    def _edit_tracks(self, fn, text: str, keys_after=None) -> bool:
+        """Apply ``fn(track, idx) -> track`` to every track with selected keys as one command."""
+        sel = self._selected()
+        if not sel:
+            self.statusBar().showMessage("Select keys first", 3000)
+            return False
+        clip = self.doc.clip
+        try:
+            tracks = {p: fn(clip.track(p), idx) for p, idx in sel.items()}
+        except ValueError as exc:
+            QMessageBox.warning(self, text, str(exc))
+            return False
+        new = clip.with_tracks(tracks.get(t.path, t) for t in clip.tracks)
+        self.doc.apply_clip(new, text, keys_after=keys_after)
+        return True
+
+    def delete_keys(self) -> None:
+        n = sum(len(s) for s in self._selected().values())
+        if self._edit_tracks(ed.delete_keys, f"Delete {n} key(s)", keys_after={}):
+            self.statusBar().showMessage(f"Deleted {n} key(s)", 3000)
+
+    def add_key(self) -> None:
+        t = self.doc.current_time
+        paths = self.doc.selected_paths
+        if not paths:
+            return
+        clip = self.doc.clip
+        keys = {}
+        tracks = {}
+        for p in paths:
+            tr, i = ed.insert_key(clip.track(p), t)
+            tracks[p] = tr
+            keys[p] = {i}
+        new = clip.with_tracks(tracks.get(tr.path, tr) for tr in clip.tracks)
+        self.doc.apply_clip(new, f"Add key at {t:.3f} s", keys_after=keys)
+
+    def copy_keys(self) -> None:
+        sel = self._selected()
+        if not sel:
+            return
+        self.clipboard = {}
+        t0 = min(float(self.doc.clip.track(p).times[min(i)]) for p, i in sel.items())
+        for p, idx in sel.items():
+            tr = self.doc.clip.track(p)
+            keys = ed.copy_keys(tr, idx)
+            first = float(tr.times[min(idx)])
+            self.clipboard[p] = (keys, first - t0)
+        n = sum(len(s) for s in sel.values())
+        self.statusBar().showMessage(f"Copied {n} key(s)", 3000)
+
+    def paste_keys(self) -> None:
+        if not self.clipboard:
+            return
+        clip = self.doc.clip
+        t = self.doc.current_time
+        tracks, keys = {}, {}
+        items = list(self.clipboard.items())
+        if len(items) == 1 and self.doc.selected_paths:
+            # a single copied track pastes into the current track (Unity pastes into the selection)
+            targets = [(self.doc.selected_paths[0], items[0][1])]
+        else:
+            targets = [(p, v) for p, v in items if p in {tr.path for tr in clip.tracks}]
+        try:
+            for p, (curve, offset) in targets:
+                tr, idx = ed.paste_keys(clip.track(p), curve, t + offset)
+                tracks[p] = tr
+                keys[p] = {int(i) for i in idx}
+        except ValueError as exc:
+            QMessageBox.warning(self, "Paste keys", str(exc))
+            return
+        if tracks:
+            new = clip.with_tracks(tracks.get(tr.path, tr) for tr in clip.tracks)
+            self.doc.apply_clip(new, f"Paste keys at {t:.3f} s", keys_after=keys)
+
+    def select_all_keys(self) -> None:
+        clip = self.doc.clip
+        self.doc.select_keys({p: set(range(clip.track(p).n_keys)) for p in self.doc.selected_paths})
+
+    def set_tangent_preset(self, preset: str) -> None:
+        self._edit_tracks(lambda tr, idx: ed.set_tangent_preset(tr, idx, preset), f"Tangents: {preset}")
+
+    def set_side_mode(self, side: str, mode: str) -> None:
+        label = {"in": "Left", "out": "Right", "both": "Both"}[side]
+        self._edit_tracks(lambda tr, idx: ed.set_side_mode(tr, idx, side, mode), f"{label} tangent: {mode}")
+
+    def _show_key_menu(self, global_pos) -> None:
+        m = QMenu(self)
+        self._fill_key_menu(m)
+        m.addSeparator()
+        m.addAction(self.act_frame_sel)
+        m.addAction(self.act_frame_all)
+        m.exec(global_pos)
+
+    # ------------------------------------------------------------------ dialogs
+    def show_compare(self) -> None:
+        if CompareDialog is None:
+            return
+        dlg = CompareDialog(self.doc, self)
+        dlg.show()
+        self._compare = dlg
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About curveeditor",
+            "<b>curveeditor</b> — a rotation-curve editor for Unity .anim, BVH and CSV clips.<br>"
+            "Find flips, wraps and gimbal lock, fix them without changing the pose, and prove it in degrees."
+            f"<pre>{versions_text()}</pre>",
+        )
+
+    def show_shortcuts(self) -> None:
+        rows = []
+        for a in self.actions():
+            sc = a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            if sc:
+                rows.append(f"<tr><td><b>{sc}</b></td><td>{a.text().replace('&', '')}</td></tr>")
+        QMessageBox.information(
+            self, "Keyboard shortcuts", "<table>" + "".join(sorted(set(rows))) + "</table>"
+        )

@@ -1,0 +1,397 @@
+"""The track list: the clip's tracks as a tree by path, with a filter box and problem badges.
+
+Rotation tracks come first (their path split at ``/``; a transform can be both a track and the parent
+of other tracks), then a "Read-only curves" group with positions, scales and float curves. Column 1
+shows key counts, column 2 a badge per problem kind (from :class:`~.problems.ProblemIndex`).
+Selecting rows selects rotation tracks in the document (first = primary).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QRectF,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLineEdit,
+    QStyledItemDelegate,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .document import ClipDocument
+from .problems import KIND_LABELS, ProblemIndex
+from .theme import LIGHT, PROBLEM_KINDS, Theme
+
+_NO_PARENT = QModelIndex()
+
+__all__ = ["TrackNode", "TrackTreeModel", "TrackTree", "PATH_ROLE", "TRACK_ROLE"]
+
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # full path (str) of the node
+TRACK_ROLE = Qt.ItemDataRole.UserRole + 2  # rotation track path or None
+SHORT = {"wrap": "W", "flip": "F", "hemisphere": "H", "gimbal": "G", "spike": "S"}
+
+
+@dataclass(eq=False)
+class TrackNode:
+    name: str
+    full: str
+    parent: TrackNode | None = None
+    children: list[TrackNode] = field(default_factory=list)
+    track: str | None = None  # rotation track path
+    kind: str = ""  # "euler"/"quaternion" or read-only kind
+    keys: int = 0
+    readonly: bool = False
+    group: bool = False
+
+    def row(self) -> int:
+        return self.parent.children.index(self) if self.parent else 0
+
+    def child(self, name: str, full: str, readonly: bool) -> TrackNode:
+        for c in self.children:
+            if c.name == name and c.track is None and not c.kind:
+                return c
+        c = TrackNode(name, full, self, readonly=readonly)
+        self.children.append(c)
+        return c
+
+
+def _split(path: str) -> list[str]:
+    """``Hips/Spine`` -> [Hips, Spine]; humanoid ``PATH:RootQ`` keeps ``RootQ`` as the leaf."""
+    if ":" in path:
+        head, leaf = path.rsplit(":", 1)
+        return [*(p for p in head.split("/") if p), leaf]
+    parts = [p for p in path.split("/") if p]
+    return parts or [path or "(root)"]
+
+
+class TrackTreeModel(QAbstractItemModel):
+    HEADERS = ("Track", "Keys", "Problems")
+
+    def __init__(self, document: ClipDocument, problems: ProblemIndex, parent: QObject | None = None):
+        super().__init__(parent)
+        self.doc = document
+        self.problems = problems
+        self.theme: Theme = LIGHT
+        self.root = TrackNode("", "")
+        self._by_track: dict[str, TrackNode] = {}
+        document.clipChanged.connect(self._on_clip_changed)
+        problems.updated.connect(self._on_problems)
+        self.rebuild()
+
+    # ------------------------------------------------------------------ building
+    def rebuild(self) -> None:
+        self.beginResetModel()
+        root = TrackNode("", "")
+        by_track: dict[str, TrackNode] = {}
+        clip = self.doc.clip
+        for tr in clip.tracks:
+            node = root
+            parts = _split(tr.path)
+            acc = []
+            for part in parts[:-1]:
+                acc.append(part)
+                node = node.child(part, "/".join(acc), False)
+            leaf = None
+            for c in node.children:  # a parent created earlier by a deeper track becomes this track
+                if c.name == parts[-1] and c.track is None and not c.group:
+                    leaf = c
+            if leaf is None:
+                leaf = TrackNode(parts[-1], tr.path, node)
+                node.children.append(leaf)
+            leaf.track, leaf.kind, leaf.keys, leaf.full = tr.path, tr.kind, tr.n_keys, tr.path
+            by_track[tr.path] = leaf
+        if clip.other_tracks:
+            group = TrackNode(
+                f"Read-only curves ({len(clip.other_tracks)})", "", root, readonly=True, group=True
+            )
+            root.children.append(group)
+            for ot in clip.other_tracks:
+                node = group
+                acc = []
+                for part in [p for p in ot.path.split("/") if p]:
+                    acc.append(part)
+                    node = node.child(part, "/".join(acc), True)
+                n = len(ot.times) if ot.times is not None else 0
+                leaf = TrackNode(ot.attribute, ot.name, node, kind=ot.kind, keys=n, readonly=True)
+                node.children.append(leaf)
+        self.root = root
+        self._by_track = by_track
+        self.endResetModel()
+
+    def _on_clip_changed(self) -> None:
+        paths = self.doc.changed_paths
+        if paths is None:
+            self.rebuild()
+            return
+        for p in paths:
+            node = self._by_track.get(p)
+            if node is None:
+                self.rebuild()
+                return
+            n = self.doc.clip.track(p).n_keys
+            if n != node.keys:
+                node.keys = n
+                idx = self.index_of(node, 1)
+                self.dataChanged.emit(idx, idx)
+
+    def _on_problems(self, paths) -> None:
+        if paths is None:
+            paths = self._by_track.keys()
+        for p in paths:
+            node = self._by_track.get(p)
+            if node is not None:
+                idx = self.index_of(node, 2)
+                self.dataChanged.emit(idx, idx)
+
+    # ------------------------------------------------------------------ lookup
+    def node(self, index: QModelIndex) -> TrackNode:
+        return index.internalPointer() if index.isValid() else self.root
+
+    def index_of(self, node: TrackNode, column: int = 0) -> QModelIndex:
+        if node is self.root or node.parent is None:
+            return QModelIndex()
+        return self.createIndex(node.row(), column, node)
+
+    def index_for_track(self, path: str) -> QModelIndex:
+        node = self._by_track.get(path)
+        return self.index_of(node) if node is not None else QModelIndex()
+
+    # ------------------------------------------------------------------ Qt model API
+    def index(self, row, column, parent=_NO_PARENT):
+        pnode = self.node(parent)
+        if 0 <= row < len(pnode.children):
+            return self.createIndex(row, column, pnode.children[row])
+        return QModelIndex()
+
+    def parent(self, index=_NO_PARENT):
+        if not index.isValid():
+            return QModelIndex()
+        node = index.internalPointer()
+        p = node.parent
+        if p is None or p is self.root:
+            return QModelIndex()
+        return self.createIndex(p.row(), 0, p)
+
+    def rowCount(self, parent=_NO_PARENT):  # noqa: N802
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        return len(self.node(parent).children)
+
+    def columnCount(self, parent=_NO_PARENT):  # noqa: N802
+        return 3
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        node = index.internalPointer()
+        f = Qt.ItemFlag.ItemIsEnabled
+        if node.track is not None:
+            f |= Qt.ItemFlag.ItemIsSelectable
+        return f
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        node: TrackNode = index.internalPointer()
+        col = index.column()
+        if role == PATH_ROLE:
+            return node.full
+        if role == TRACK_ROLE:
+            return node.track
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return node.name
+            if col == 1:
+                return str(node.keys) if (node.track or node.kind) else ""
+            if col == 2 and node.track:
+                c = self.problems.counts(node.track)
+                return " ".join(f"{c[k]}{SHORT[k]}" for k in PROBLEM_KINDS if c[k])
+            return None
+        if role == Qt.ItemDataRole.UserRole and col == 2 and node.track:
+            return self.problems.counts(node.track)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if node.track:
+                c = self.problems.counts(node.track)
+                probs = ", ".join(f"{c[k]} {KIND_LABELS[k].lower()}" for k in PROBLEM_KINDS if c[k])
+                return f"{node.track}\n{node.kind} rotation, {node.keys} keys\n{probs or 'no problems'}"
+            if node.readonly and node.kind:
+                return f"{node.full}\n{node.kind} curve, {node.keys} keys (read-only)"
+            return node.full or None
+        if role == Qt.ItemDataRole.ForegroundRole and node.readonly:
+            return QColor("#8a8d93")
+        if role == Qt.ItemDataRole.FontRole and node.group:
+            f = QFont()
+            f.setItalic(True)
+            return f
+        if role == Qt.ItemDataRole.DecorationRole and col == 0 and node.track:
+            return QColor(self.theme.channels[2] if node.kind == "quaternion" else self.theme.channels[1])
+        return None
+
+
+class BadgeDelegate(QStyledItemDelegate):
+    """Paints problem counts as coloured pills (one per kind)."""
+
+    def __init__(self, model: TrackTreeModel, parent=None):
+        super().__init__(parent)
+        self.model = model
+
+    def paint(self, painter: QPainter, option, index):
+        counts = index.data(Qt.ItemDataRole.UserRole)
+        if not counts:
+            super().paint(painter, option, index)
+            return
+        self.initStyleOption(option, index)
+        option.text = ""
+        option.widget.style().drawControl(
+            option.widget.style().ControlElement.CE_ItemViewItem, option, painter, option.widget
+        )
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        f = painter.font()
+        f.setPointSizeF(max(6.5, f.pointSizeF() * 0.85))
+        f.setBold(True)
+        painter.setFont(f)
+        fm = painter.fontMetrics()
+        x = option.rect.left() + 3
+        h = fm.height() + 2
+        y = option.rect.center().y() - h / 2
+        for k in PROBLEM_KINDS:
+            n = counts.get(k, 0)
+            if not n:
+                continue
+            text = f"{n}{SHORT[k]}"
+            w = fm.horizontalAdvance(text) + 8
+            if x + w > option.rect.right():
+                break
+            rect = QRectF(x, y, w, h)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(self.model.theme.problems[k]))
+            painter.drawRoundedRect(rect, h / 2, h / 2)
+            painter.setPen(QColor("#000000") if k in ("gimbal", "wrap") else QColor("#ffffff"))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+            x += w + 3
+        painter.restore()
+
+    def sizeHint(self, option, index):  # noqa: N802
+        s = super().sizeHint(option, index)
+        return QSize(max(s.width(), 90), s.height())
+
+
+class _Filter(QSortFilterProxyModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setRecursiveFilteringEnabled(True)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterRole(PATH_ROLE)
+        self.setFilterKeyColumn(0)
+
+
+class TrackTree(QWidget):
+    """Filter box + tree view; keeps the tree selection and ``document.selected_paths`` in sync."""
+
+    def __init__(self, document: ClipDocument, problems: ProblemIndex, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = document
+        self.model = TrackTreeModel(document, problems, self)
+        self.proxy = _Filter(self)
+        self.proxy.setSourceModel(self.model)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter tracks (Ctrl+F)")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._on_filter)
+        self.view = QTreeView()
+        self.view.setModel(self.proxy)
+        self.view.setUniformRowHeights(True)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setItemDelegateForColumn(2, BadgeDelegate(self.model, self.view))
+        self.view.setAlternatingRowColors(True)
+        hh = self.view.header()
+        hh.setStretchLastSection(False)
+        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        hh.resizeSection(2, 110)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.filter)
+        lay.addWidget(self.view)
+        self._syncing = False
+        self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
+        self.model.modelReset.connect(self._after_reset)
+        document.selectionChanged.connect(self._sync_from_doc)
+        self._after_reset()
+
+    def set_theme(self, theme: Theme) -> None:
+        self.model.theme = theme
+        self.view.viewport().update()
+
+    def _on_filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text.strip())
+        self.view.expandAll()
+
+    def _after_reset(self) -> None:
+        self.view.expandAll()
+        self._sync_from_doc()
+
+    def _on_view_selection(self, *_):
+        if self._syncing:
+            return
+        sm = self.view.selectionModel()
+        rows = [i for i in sm.selectedRows(0)]
+        paths = [self.proxy.data(i, TRACK_ROLE) for i in rows]
+        paths = [p for p in paths if p]
+        cur = (
+            self.proxy.data(sm.currentIndex().siblingAtColumn(0), TRACK_ROLE)
+            if sm.currentIndex().isValid()
+            else None
+        )
+        if cur in paths:
+            paths.remove(cur)
+            paths.insert(0, cur)
+        if paths:
+            self.doc.select_paths(paths)
+
+    def _sync_from_doc(self) -> None:
+        sm = self.view.selectionModel()
+        self._syncing = True
+        try:
+            sel = QItemSelection()
+            first = None
+            for p in self.doc.selected_paths:
+                src = self.model.index_for_track(p)
+                idx = self.proxy.mapFromSource(src)
+                if idx.isValid():
+                    sel.select(idx, idx.siblingAtColumn(2))
+                    first = first or idx
+            sm.select(
+                sel,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
+            if first is not None:
+                sm.setCurrentIndex(first, QItemSelectionModel.SelectionFlag.NoUpdate)
+                self.view.scrollTo(first)
+        finally:
+            self._syncing = False
+
+    def select_track(self, path: str) -> None:
+        self.doc.select_paths([path])
