@@ -451,18 +451,28 @@ def _parse_pptr_entry(path, lines: Lines, e: Entry) -> None:
     values = []
     if rest not in ("", "[]"):
         raise ClipReadError(path, ln + 1, f"PPtr curve must be a list, got {rest!r}")
-    for i in range(ln + 1, e.end):
-        if lines.indent[i] == 4 and lines.dash[i]:
-            kv = split_key(lines.text(i))
-            if kv is None or kv[0] != "time":
-                raise ClipReadError(
-                    path, i + 1, f"expected '- time: ...' in a PPtr curve, got {lines.text(i).strip()!r}"
-                )
-            times.append(_float(path, i, "time", kv[1]))
-        elif lines.indent[i] == 6:
-            kv = split_key(lines.text(i))
-            if kv is not None and kv[0] == "value":
-                values.append(kv[1])
+    i = ln + 1
+    while i < e.end and not (lines.indent[i] <= 4 and not lines.dash[i]):
+        kv = split_key(lines.text(i))
+        if not (lines.indent[i] == 4 and lines.dash[i]) or kv is None or kv[0] != "time":
+            raise ClipReadError(
+                path, i + 1, f"expected '- time: ...' in a PPtr curve, got {lines.text(i).strip()!r}"
+            )
+        times.append(_float(path, i, "time", kv[1]))
+        i += 1
+        kv = split_key(lines.text(i)) if i < e.end and lines.indent[i] == 6 else None
+        if kv is None or kv[0] != "value":
+            raise ClipReadError(path, i + 1, "PPtr key has no 'value: {fileID: ...}'")
+        val, vl = kv[1], i
+        i += 1
+        while i < e.end and lines.indent[i] > 6:  # wrapped flow mapping
+            val += " " + lines.text(i).strip()
+            i += 1
+        if not (val.startswith("{") and val.endswith("}") and "fileID" in val):
+            raise ClipReadError(
+                path, vl + 1, f"PPtr key value must be an object reference {{fileID: ...}}, got {val!r}"
+            )
+        values.append(val)
     if len(values) != len(times):
         raise ClipReadError(path, e.start + 1, "PPtr curve keys must each have a time and a value")
     t = np.array(times, dtype=np.float64)
