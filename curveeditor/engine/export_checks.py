@@ -31,6 +31,7 @@ from .rotations import (
     quat_dot,
     quat_to_euler,
 )
+from .tangents import recompute_tangents
 
 __all__ = [
     "segment_sweep",
@@ -110,6 +111,9 @@ def fix_hemisphere(track: RotationTrack) -> tuple[RotationTrack, int]:
     sign = np.where(np.sum(fixed * v, axis=1) < 0, -1.0, 1.0)[:, None]
     c = track.curve
     curve = c.with_keys(value=fixed, in_slope=c.in_slope * sign, out_slope=c.out_slope * sign)
+    # Keys whose tangent mode derives the slopes from the neighbours (Auto, ClampedAuto, Linear)
+    # get them recomputed around the flipped keys; Free keys keep their (negated) slopes.
+    curve = recompute_tangents(curve, sign[:, 0] < 0)
     return replace(track, curve=curve), flips
 
 
