@@ -265,6 +265,10 @@ class CompareDialog(QDialog):
     def wait(self, timeout_ms: int = 10000) -> bool:
         return self.runner.wait(timeout_ms)
 
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
+        """Cancel the running computation and wait for the worker (call before quitting)."""
+        return self.runner.shutdown(timeout_ms)
+
     def _on_source_changed(self) -> None:
         track = self.document.current_track()
         if id(track) != self._track_key:

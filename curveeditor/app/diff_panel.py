@@ -188,6 +188,10 @@ class DiffPanel(QWidget):
         """Block until the worker is idle (tests)."""
         return self.runner.wait(timeout_ms)
 
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
+        """Cancel the running computation and wait for the worker (call before quitting)."""
+        return self.runner.shutdown(timeout_ms)
+
     def _on_diffs(self, _gen: int, diffs: list, seconds: float) -> None:
         self.diffs = list(diffs)
         self._by_path = {d.path: d for d in self.diffs}

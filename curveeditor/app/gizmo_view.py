@@ -311,10 +311,20 @@ class GizmoView(QWidget):
 
     # ------------------------------------------------------------------ public
     def reset_view(self) -> None:
-        """Camera back to a 3/4 view from behind-left, Unity Y up, looking along Unity +Z."""
-        self.view.setCameraPosition(pos=QVector3D(0, 0, 0), distance=4.6, elevation=22.0, azimuth=-112.0)
-        self.view.opts["fov"] = 50
+        """Camera back to a 3/4 view from behind-left, Unity Y up, looking along Unity +Z, far
+        enough that the sphere, rings and labels fit the widget's shorter side."""
+        self.view.opts["fov"] = 50  # pyqtgraph's fov is horizontal: wide, short docks need distance
+        w, h = max(self.view.width(), 1), max(self.view.height(), 1)
+        distance = 4.6 * max(1.0, (w / h) / 1.1)
+        self.view.setCameraPosition(pos=QVector3D(0, 0, 0), distance=distance, elevation=22.0, azimuth=-112.0)
+        self._reset_params = dict(self.view.cameraParams())
         self.view.update()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        # Keep the default framing while the user has not moved the camera.
+        if getattr(self, "_reset_params", None) == dict(self.view.cameraParams()):
+            self.reset_view()
 
     def tripod_rotation(self) -> np.ndarray | None:
         """The GL rotation ``(3, 3)`` of the main tripod (right-handed, Y up), or ``None``."""
