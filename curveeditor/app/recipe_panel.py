@@ -440,6 +440,11 @@ class RecipePanel(QWidget):
         preview = self.document.preview
         if preview is None or self.result is None:
             return False
+        if self._run_clip is not self.document.clip:
+            # The clip was edited after this preview was computed: baking it would undo that edit.
+            self._set_status("The clip changed since this preview; recomputing\u2026", error=True)
+            self._changed()
+            return False
         self._active = False
         self._debounce.stop()
         self.runner.cancel()
@@ -475,6 +480,7 @@ class RecipePanel(QWidget):
 
     def _on_doc_clip(self) -> None:
         if self._active and not self._ignore_clip_change:
+            self.apply_button.setEnabled(False)  # the preview is stale until the re-run lands
             self._debounce.start()
 
     def _set_status(self, text: str, error: bool = False) -> None:
@@ -485,7 +491,11 @@ class RecipePanel(QWidget):
         self.statusChanged.emit(text)
 
     def _update_buttons(self) -> None:
-        has = self.document.preview is not None and self.result is not None
+        has = (
+            self.document.preview is not None
+            and self.result is not None
+            and self._run_clip is self.document.clip
+        )
         self.apply_button.setEnabled(has)
         self.discard_button.setEnabled(has or self._active)
         row = self.list.currentRow()

@@ -269,3 +269,18 @@ def test_drag_reorder_follows_the_list_model(setup, qtbot):
     assert panel.list.model().moveRow(QModelIndex(), 0, QModelIndex(), 3)
     assert [s.op for s in panel.steps] == ["reduce", "resample", "unwrap"]
     qtbot.waitUntil(lambda: panel.list.item(0).text().startswith("1. Reduce"), timeout=2000)
+
+
+def test_stale_preview_is_not_applied_over_a_newer_edit(setup, qtbot):
+    doc, panel = setup
+    panel.add_step("unwrap")
+    first = _wait_preview(qtbot, panel, doc)
+    still = doc.clip.track("Root/Still")
+    edited = doc.clip.with_track(still.with_curve(still.curve.with_keys(value=still.curve.value + 1.0)))
+    doc.apply_clip(edited, "hand edit")
+    assert not panel.apply_button.isEnabled()
+    if doc.preview is first:  # the re-run has not landed yet: Apply must refuse
+        assert not panel.apply() and doc.clip is edited
+    second = _wait_preview(qtbot, panel, doc, previous=first)
+    assert second.track("Root/Still") is edited.track("Root/Still")  # built on the edited clip
+    assert panel.apply() and doc.clip is second
