@@ -57,9 +57,12 @@ class TrackDiff:
         }
 
 
-def _grid_step(key_times: np.ndarray, start: float, end: float, hz: float | None) -> float:
+def _grid_step(key_sets: list[np.ndarray], start: float, end: float, hz: float | None) -> float:
     """Dense grid step (seconds): ``1 / hz`` if given, else the finer of 1 kHz and 10 per shortest
-    key interval; never so fine that the grid exceeds :data:`MAX_SAMPLES`."""
+    key interval of either track; never so fine that the grid exceeds :data:`MAX_SAMPLES`.
+
+    Intervals are taken per track, not on the union: two versions keyed at 1/30 s as float32 and as
+    float64 would otherwise show nanosecond "intervals" and force the cap for nothing."""
     span = end - start
     if hz is not None:
         if not (np.isfinite(hz) and hz > 0):
@@ -67,8 +70,7 @@ def _grid_step(key_times: np.ndarray, start: float, end: float, hz: float | None
         step = 1.0 / hz
     else:
         step = 1.0 / MIN_RATE_HZ
-        gaps = np.diff(key_times)
-        gaps = gaps[gaps > 0]
+        gaps = np.concatenate([np.diff(k) for k in key_sets])
         if gaps.size:
             step = min(step, float(gaps.min()) / SAMPLES_PER_INTERVAL)
     return max(step, span / MAX_SAMPLES)
@@ -88,7 +90,7 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
     keys = np.union1d(before.curve.time, after.curve.time)
     start, end = float(keys[0]), float(keys[-1])
     if end > start:
-        step = _grid_step(keys, start, end, hz)
+        step = _grid_step([before.curve.time, after.curve.time], start, end, hz)
         n = int(np.ceil((end - start) / step))
         grid = np.linspace(start, end, n + 1)
         times = np.union1d(keys, grid)

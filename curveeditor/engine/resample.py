@@ -70,8 +70,9 @@ _MAX_SUBDIVISIONS = 4096
 def uniform_grid(start: float, end: float, hz: float) -> np.ndarray:
     """Times ``(M,)`` in seconds from ``start`` to ``end`` inclusive with step ``1 / hz``.
 
-    The last step may be short so that ``end`` is always the last sample; a step that would end within
-    1e-6 of a step of ``end`` is snapped onto it instead of leaving a sliver. ``hz`` in samples per second.
+    The last step may be short so that ``end`` is always the last sample; when ``end`` is within a
+    thousandth of a step past a grid point (float32 key times such as 2.8333335 s at 30 Hz) that
+    point is moved onto ``end`` instead of leaving a sliver step. ``hz`` in samples per second.
     """
     start, end, hz = float(start), float(end), float(hz)
     if not (np.isfinite(hz) and hz > 0):
@@ -79,9 +80,9 @@ def uniform_grid(start: float, end: float, hz: float) -> np.ndarray:
     if not (np.isfinite(start) and np.isfinite(end)) or end < start:
         raise ValueError(f"invalid time range {start} .. {end}")
     span = (end - start) * hz
-    n = int(np.floor(span + 1e-6))
+    n = int(np.floor(span + 1e-3))
     grid = start + np.arange(n + 1) / hz
-    if span - n > 1e-6:
+    if span - n > 1e-3:
         grid = np.append(grid, end)
     else:
         grid[-1] = end
@@ -394,8 +395,8 @@ def resample_track(
 
     * Euler tracks: the resampled rotations converted back to Euler in the track's order, each sample
       taking the equivalent triple nearest to the source's own channels at that time (winding and
-      spins survive, every channel within 180 deg of the source's), with Unity Auto tangents
-      (``tangents.make_curve(mode="auto")``).
+      spins survive, every channel within 180 deg of the source's), with ClampedAuto tangents
+      (``tangents.make_curve(mode="clamped_auto")``), the Animation window's default.
     * Quaternion tracks: hemisphere-continuous keys (first key on the source's hemisphere) with slopes
       from central differences of the sampled components (``np.gradient``), which makes Unity's
       per-component Hermite follow the sampled motion. Tangent mode Free.
@@ -414,7 +415,7 @@ def resample_track(
     wrap = dict(pre_infinity=curve.pre_infinity, post_infinity=curve.post_infinity)
     if track.kind == EULER:
         values = euler_following(q, track.order, evaluate(curve, grid))
-        new = make_curve(grid, values, mode="auto", **wrap)
+        new = make_curve(grid, values, mode="clamped_auto", **wrap)
     else:
         slopes = np.gradient(q, grid, axis=0) if len(grid) > 1 else np.zeros_like(q)
         new = Curve.make(grid, q, slopes, slopes, **wrap)

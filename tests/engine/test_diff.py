@@ -68,6 +68,12 @@ def test_samples_union_of_both_key_sets_and_cap():
     d = diff_tracks(a, b, hz=30)
     assert np.all(np.isin(a.times, d.times)) and np.all(np.isin(b.times, d.times))
     assert np.diff(d.times).max() <= 1 / 30 + 1e-12
+    # float32 vs float64 key times do not count as tiny key intervals (10 per shortest own interval).
+    f32 = RotationTrack(
+        "f", "euler", Curve.make(np.float32(np.arange(4) / 30).astype(float), np.zeros((4, 3)))
+    )
+    f64 = RotationTrack("f", "euler", Curve.make(np.arange(4) / 30, np.zeros((4, 3))))
+    assert len(diff_tracks(f32, f64).times) < 200
     # A long clip with tight keys is capped.
     long = RotationTrack("l", "euler", Curve.make([0.0, 1e-4, 600.0], np.zeros((3, 3))))
     d = diff_tracks(long, long)

@@ -84,6 +84,10 @@ def test_uniform_grid_is_inclusive_with_short_last_step():
     np.testing.assert_allclose(g[:-1], 0.5 + np.arange(6) / 10)
     assert g[-1] - g[-2] == pytest.approx(0.01)
     assert list(uniform_grid(2.0, 2.0, 60)) == [2.0]
+    # float32 key times (2.8333335 s = 85.000005 frames at 30 Hz) end on a frame, not a sliver step.
+    g = uniform_grid(0.0, float(np.float32(85 / 30)), 30)
+    assert len(g) == 86 and g[-1] == float(np.float32(85 / 30))
+    assert np.diff(g).min() > 0.9 / 30
     with pytest.raises(ValueError, match="positive"):
         uniform_grid(0, 1, 0)
     with pytest.raises(ValueError, match="time range"):
