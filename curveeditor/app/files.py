@@ -304,16 +304,27 @@ class Autosaver(QObject):
         if not self.doc.is_dirty() or self.doc.clip is self._last_clip or self.doc.in_live_edit():
             return False
         self.folder.mkdir(parents=True, exist_ok=True)
-        try:
-            write_clip_file(self.doc.clip, str(self.clip_path))
-        except Exception:  # noqa: BLE001 - autosave must never interrupt editing
+        written = None
+        # .anim keeps everything (tangent modes, weights, read-only curves); CSV is the fallback when
+        # the .anim writer refuses the clip.
+        for target in (self.clip_path, self.clip_path.with_suffix(".csv")):
+            try:
+                write_clip_file(self.doc.clip, str(target))
+            except Exception:  # noqa: BLE001 - autosave must never interrupt editing
+                continue
+            written = target
+            break
+        if written is None:
             return False
+        for other in (self.clip_path, self.clip_path.with_suffix(".csv")):
+            if other != written and other.exists():
+                other.unlink()
         meta = {
             "version": 1,
             "path": self.doc.path,
             "time": self.doc.current_time,
             "selected_paths": list(self.doc.selected_paths),
-            "clip_file": self.clip_path.name,
+            "clip_file": written.name,
             "pid": self.pid,
             "saved_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         }
@@ -321,12 +332,12 @@ class Autosaver(QObject):
         tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
         os.replace(tmp, self.json_path)
         self._last_clip = self.doc.clip
-        self.autosaved.emit(str(self.clip_path))
+        self.autosaved.emit(str(written))
         return True
 
     def discard(self) -> None:
         """Remove this process's autosave (after a save or a clean exit)."""
-        for p in (self.json_path, self.clip_path):
+        for p in (self.json_path, self.clip_path, self.clip_path.with_suffix(".csv")):
             try:
                 p.unlink()
             except FileNotFoundError:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
 
@@ -220,6 +220,11 @@ class GraphPanel(QWidget):
         self.bands: list[tuple[pg.PlotItem, QGraphicsPathItem]] = []
         self.markers: list[pg.PlotDataItem] = []
         self._drag: _Drag | None = None
+        # Unweighted handles have a fixed length in pixels: re-place them after zoom/pan (coalesced).
+        self._handle_timer = QTimer(self)
+        self._handle_timer.setSingleShot(True)
+        self._handle_timer.setInterval(0)
+        self._handle_timer.timeout.connect(self._update_handles)
         self._build_plots()
         document.clipChanged.connect(self._on_clip_changed)
         document.selectionChanged.connect(self.rebuild)
@@ -271,6 +276,7 @@ class GraphPanel(QWidget):
         p.hideButtons()
         if self.plots:
             p.setXLink(self.plots[0])
+        vb.sigRangeChanged.connect(self._on_range_changed)
         cursor = pg.InfiniteLine(pos=self.doc.current_time, angle=90, movable=True)
         cursor.setZValue(1e6)
         cursor.sigDragged.connect(self._on_cursor_dragged)
@@ -640,6 +646,10 @@ class GraphPanel(QWidget):
         k = HANDLE_PX / norm
         return t + sign * k, v + sign * slope * k
 
+    def _on_range_changed(self, *_):
+        if self._handle_points or any(self.doc.selected_keys.values()):
+            self._handle_timer.start()
+
     def _on_clip_changed(self) -> None:
         paths = self.doc.changed_paths
         if paths is None:
@@ -909,17 +919,33 @@ class GraphPanel(QWidget):
 
     # ------------------------------------------------------------------ export
     def export_image(self, path: str) -> None:
-        """Write the graphs as PNG or SVG (by extension) with pyqtgraph's exporters."""
+        """Write the graphs as PNG or SVG (by extension) with pyqtgraph's exporters.
+
+        pyqtgraph's SVG exporter cannot parse closed sub-paths (the gimbal bands); when it fails the
+        scene is rendered through Qt's own SVG generator instead.
+        """
         from pyqtgraph.exporters import ImageExporter, SVGExporter
 
-        exp = (
-            SVGExporter(self.glw.scene())
-            if path.lower().endswith(".svg")
-            else ImageExporter(self.glw.scene())
-        )
-        if isinstance(exp, ImageExporter):
+        scene = self.glw.scene()
+        if not path.lower().endswith(".svg"):
+            exp = ImageExporter(scene)
             exp.parameters()["width"] = max(int(self.glw.width()), 800)
-        exp.export(path)
+            exp.export(path)
+            return
+        try:
+            SVGExporter(scene).export(path)
+        except (ValueError, IndexError):
+            from PySide6.QtGui import QPainter
+            from PySide6.QtSvg import QSvgGenerator
+
+            gen = QSvgGenerator()
+            gen.setFileName(path)
+            gen.setSize(self.glw.size())
+            gen.setViewBox(self.glw.rect())
+            gen.setTitle("curveeditor graphs")
+            painter = QPainter(gen)
+            self.glw.render(painter)
+            painter.end()
 
 
 def _min_step(track: RotationTrack) -> float:

@@ -419,7 +419,6 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         name = os.path.basename(self.doc.path) if self.doc.path else self.doc.clip.name
         self.setWindowTitle(f"{name}{' *' if self.doc.is_dirty() else ''} — curveeditor")
-        self.setWindowModified(self.doc.is_dirty())
 
     def _update_status(self) -> None:
         clip = self.doc.clip

@@ -1,0 +1,427 @@
+"""The real editor window under Xvfb: open, select, drag keys with the mouse, undo/redo, key table,
+add/delete/copy/paste keys, tangent modes, export and re-open, bad files, unsaved-changes prompt.
+
+One window is shared by the module (start-up is the slow part); every test loads what it needs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from curveeditor.app import commands as ed
+from curveeditor.app.files import sample_path
+from curveeditor.app.main_window import MainWindow
+from curveeditor.app.settings import Settings
+from curveeditor.engine.curves import TangentMode, tangent_mode_bits
+from curveeditor.io import read_clip
+from tests.conftest import corpus_files
+
+pytestmark = pytest.mark.gui
+
+CORPUS_ANIM = corpus_files("anim", "*.anim")
+
+
+@pytest.fixture(scope="module")
+def win(qapp, tmp_path_factory):
+    from PySide6.QtCore import QSettings
+
+    folder = tmp_path_factory.mktemp("win")
+    store = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(Settings(store), autosave_folder=str(folder / "autosave"))
+    w.resize(1400, 900)
+    w.show()
+    QTest.qWaitForWindowExposed(w)
+    w.activateWindow()
+    QTest.qWaitForWindowActive(w)
+    yield w
+    w.doc.undo_stack.setClean()
+    w.doc._saved_externally_dirty = False
+    w.close()
+
+
+def load(win, qtbot, path) -> None:
+    win.activateWindow()  # keyboard shortcuts only reach the active window
+    win.doc.undo_stack.setClean()
+    win.doc._saved_externally_dirty = False
+    with qtbot.waitSignal(win.files.loaded, timeout=20000):
+        win.files.open_path(str(path))
+    qtbot.wait(30)
+
+
+def euler_track_with_keys(clip, min_keys=4):
+    for t in clip.tracks:
+        if t.kind == "euler" and t.n_keys >= min_keys:
+            return t
+    return None
+
+
+def mouse(widget, etype, pos: QPoint, button, buttons, mods=Qt.KeyboardModifier.NoModifier):
+    ev = QMouseEvent(etype, QPointF(pos), QPointF(widget.mapToGlobal(pos)), button, buttons, mods)
+    QApplication.sendEvent(widget, ev)
+
+
+def view_pos(win, plot, t: float, v: float) -> QPoint:
+    scene = plot.getViewBox().mapViewToScene(QPointF(t, v))
+    return win.graphs.glw.mapFromScene(scene)
+
+
+def drag(qtbot, widget, start: QPoint, end: QPoint, steps=6, mods=Qt.KeyboardModifier.NoModifier):
+    left = Qt.MouseButton.LeftButton
+    mouse(widget, QEvent.Type.MouseMove, start, Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, mods)
+    mouse(widget, QEvent.Type.MouseButtonPress, start, left, left, mods)
+    for k in range(1, steps + 1):
+        qtbot.wait(15)  # pyqtgraph drops mouse moves closer than 10 ms apart
+        p = start + (end - start) * (k / steps)
+        mouse(widget, QEvent.Type.MouseMove, p, Qt.MouseButton.NoButton, left, mods)
+    qtbot.wait(15)
+    mouse(widget, QEvent.Type.MouseButtonRelease, end, left, Qt.MouseButton.NoButton, mods)
+    qtbot.wait(10)
+
+
+# ---------------------------------------------------------------------------------------------------
+def test_sample_opens_with_tracks_problems_and_graphs(win, qtbot):
+    sample = sample_path()
+    assert sample is not None
+    load(win, qtbot, sample)
+    clip = win.doc.clip
+    assert len(clip.tracks) >= 1
+    assert win.doc.selected_paths == [clip.tracks[0].path]
+    # tree: one selectable row per rotation track, rotation tracks before the read-only group
+    model = win.tracks.model
+    assert set(model._by_track) == {t.path for t in clip.tracks}
+    # graphs draw the primary track from the engine's samples (no wrapping: values may exceed 180)
+    items = win.graphs.items[clip.tracks[0].path]
+    x, y = items.curves[0][0].getData()
+    assert x.size > clip.tracks[0].n_keys and np.all(np.isfinite(y))
+    # problems: the sample has flips/wraps; the dock lists them and the tree shows badges
+    total = len(win.problem_index.all_problems())
+    assert win.problems.model.rowCount() == total > 0
+    assert "No problems" not in win.problems.summary.text()
+
+
+def test_select_track_in_tree_and_filter(win, qtbot):
+    load(win, qtbot, sample_path())
+    paths = [t.path for t in win.doc.clip.tracks]
+    target = paths[-1]
+    idx = win.tracks.proxy.mapFromSource(win.tracks.model.index_for_track(target))
+    rect = win.tracks.view.visualRect(idx)
+    QTest.mouseClick(win.tracks.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert win.doc.selected_paths[0] == target
+    assert win.keys.model.track.path == target
+    assert target in win.graphs.items
+    # the filter keeps matching rows (and their parents) only
+    leaf = target.split("/")[-1]
+    win.tracks.filter.setText(leaf)
+    visible = []
+
+    def walk(parent):
+        for r in range(win.tracks.proxy.rowCount(parent)):
+            i = win.tracks.proxy.index(r, 0, parent)
+            p = win.tracks.proxy.data(i, Qt.ItemDataRole.UserRole + 2)
+            if p:
+                visible.append(p)
+            walk(i)
+
+    from PySide6.QtCore import QModelIndex
+
+    walk(QModelIndex())
+    assert target in visible and all(leaf.lower() in p.lower() for p in visible)
+    win.tracks.filter.clear()
+
+
+def test_drag_key_with_mouse_is_one_undo_step_and_saved(win, qtbot, tmp_path):
+    if not CORPUS_ANIM:
+        pytest.skip("../shared/corpus/anim is not present")
+    pytest.importorskip("curveeditor.io.anim.writer")
+    src = None
+    for f in CORPUS_ANIM:
+        try:
+            c = read_clip(f)
+        except Exception:  # noqa: BLE001 - some corpus files may not be supported yet
+            continue
+        if euler_track_with_keys(c, 4) is not None:
+            src = f
+            break
+    if src is None:
+        pytest.skip("no corpus clip with an Euler track of 4+ keys")
+    path = tmp_path / "clip.anim"
+    shutil.copy(src, path)
+    load(win, qtbot, path)
+    tr = euler_track_with_keys(win.doc.clip, 4)
+    win.doc.select_paths([tr.path])
+    win.graphs.frame_all()
+    qtbot.wait(20)
+    plot = win.graphs.euler_plots[0]
+    i = 1
+    t0, v0 = float(tr.times[i]), float(tr.curve.value[i, 0])
+    fr = win.doc.frame_rate
+    dt_target = 1.0 / fr  # one frame later ...
+    span = plot.getViewBox().viewRange()[1]
+    dv_target = (span[1] - span[0]) * 0.1  # ... and 10 % of the plot higher
+    start = view_pos(win, plot, t0, v0)
+    end = view_pos(win, plot, t0 + dt_target, v0 + dv_target)
+    before = win.doc.clip
+    n_undo = win.doc.undo_stack.count()
+    vp = win.graphs.glw.viewport()
+    drag(qtbot, vp, start, end)
+    after = win.doc.clip.track(tr.path)
+    assert win.doc.undo_stack.count() == n_undo + 1  # one undo step for the whole drag
+    assert win.doc.selected_keys == {tr.path: {i}}
+    new_t = float(after.times[i])
+    new_v = float(after.curve.value[i, 0])
+    # the key time snapped to the frame grid; the value moved by ~dv (pixel rounding)
+    assert abs(new_t * fr - round(new_t * fr)) < 1e-6
+    assert new_t > t0
+    assert new_v - v0 == pytest.approx(dv_target, rel=0.08)
+    # the other channels and keys are untouched
+    np.testing.assert_array_equal(after.curve.value[:, 1:], tr.curve.value[:, 1:])
+    np.testing.assert_array_equal(np.delete(after.curve.value, i, 0), np.delete(tr.curve.value, i, 0))
+    # the graph shows the moved key
+    keys_item = win.graphs.items[tr.path].keys[0][0]
+    kx, ky = keys_item.getData()
+    assert ky[i] == pytest.approx(new_v)
+    # save back (minimal-diff writer) and read again
+    assert win.files.write(str(path), None, mark_saved=True, confirm=lambda w: True)
+    assert not win.doc.is_dirty()
+    again = read_clip(path).track(tr.path)
+    assert float(again.times[i]) == pytest.approx(new_t, abs=1e-5)
+    assert float(again.curve.value[i, 0]) == pytest.approx(new_v, abs=1e-3)
+    # undo / redo with the keyboard
+    QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert win.doc.clip is before
+    QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert float(win.doc.clip.track(tr.path).curve.value[i, 0]) == pytest.approx(new_v)
+
+
+def test_box_select_and_shift_constrained_drag(win, qtbot):
+    load(win, qtbot, sample_path())
+    tr = euler_track_with_keys(win.doc.clip, 10)
+    win.doc.select_paths([tr.path])
+    win.graphs.frame_all()
+    qtbot.wait(20)
+    plot = win.graphs.euler_plots[0]
+    vb = plot.getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    # a box around the first third of the clip, full height
+    t_end = tr.times[0] + (tr.times[-1] - tr.times[0]) / 3
+    a = view_pos(win, plot, x0 + 1e-9, y1)
+    b = view_pos(win, plot, t_end, y0)
+    a = QPoint(a.x() + 2, a.y() + 2)
+    b = QPoint(b.x(), b.y() - 2)
+    drag(qtbot, win.graphs.glw.viewport(), a, b)
+    sel = win.doc.selected_keys.get(tr.path, set())
+    expect = {int(k) for k in np.nonzero(tr.times <= t_end + 1e-9)[0]}
+    assert sel and sel <= expect and len(sel) >= len(expect) - 1
+    # Shift + drag mostly sideways moves in time only
+    k = sorted(sel)[len(sel) // 2]  # away from the time cursor at 0 s, which takes drags itself
+    t0, v0 = float(tr.times[k]), float(tr.curve.value[k, 0])
+    before = win.doc.clip.track(tr.path)
+    win.doc.select_keys({tr.path: {k}})
+    start = view_pos(win, plot, t0, v0)
+    end = start + QPoint(40, 6)
+    drag(qtbot, win.graphs.glw.viewport(), start, end, mods=Qt.KeyboardModifier.ShiftModifier)
+    after = win.doc.clip.track(tr.path)
+    assert float(after.curve.value[k, 0]) == pytest.approx(float(before.curve.value[k, 0]))
+    assert float(after.times[k]) != float(before.times[k])
+    win.doc.undo_stack.undo()
+
+
+def test_key_table_edit_goes_through_undo(win, qtbot):
+    load(win, qtbot, sample_path())
+    tr = euler_track_with_keys(win.doc.clip, 3)
+    win.doc.select_paths([tr.path])
+    m = win.keys.model
+    col = [c[0] for c in m._cols].index("Y")
+    assert m.setData(m.index(2, col), "12.5")
+    assert win.doc.clip.track(tr.path).curve.value[2, 1] == 12.5
+    assert m.data(m.index(2, col)) == "12.5000"
+    # a time that would overtake the neighbour is refused and nothing changes
+    tcol = [c[0] for c in m._cols].index("Time (s)")
+    assert not m.setData(m.index(2, tcol), str(float(tr.times[5])))
+    assert "between" in m.error
+    win.doc.undo_stack.undo()
+    assert win.doc.clip.track(tr.path).curve.value[2, 1] == tr.curve.value[2, 1]
+
+
+def test_add_delete_copy_paste_keys(win, qtbot):
+    load(win, qtbot, sample_path())
+    tr = euler_track_with_keys(win.doc.clip, 3)
+    win.doc.select_paths([tr.path])
+    n = tr.n_keys
+    # K adds a key at the cursor between two keys, on the curve as it plays
+    t = float(tr.times[1] + tr.times[2]) / 2
+    win.doc.set_time(t)
+    QTest.keyClick(win, Qt.Key.Key_K)
+    new = win.doc.clip.track(tr.path)
+    assert new.n_keys == n + 1
+    j = int(np.argmin(np.abs(new.times - t)))
+    assert new.times[j] == pytest.approx(t)
+    assert win.doc.selected_keys == {tr.path: {j}}
+    assert int(new.curve.tangent_mode[j, 0]) == 136
+    # Del removes it again
+    QTest.keyClick(win, Qt.Key.Key_Delete)
+    assert win.doc.clip.track(tr.path).n_keys == n
+    # copy two keys, paste at a later time
+    win.doc.select_keys({tr.path: {0, 1}})
+    win.copy_keys()
+    paste_at = float(tr.times[-1]) + 1.0
+    win.doc.set_time(float(tr.times[-1]))
+    win.paste_keys()
+    pasted = win.doc.clip.track(tr.path)
+    assert pasted.n_keys == n + 1  # the first pasted key replaced the last key (same time)
+    np.testing.assert_allclose(pasted.curve.value[-2:], tr.curve.value[:2])
+    assert pasted.times[-1] == pytest.approx(float(tr.times[-1]) + float(tr.times[1] - tr.times[0]))
+    assert paste_at > 0
+    for _ in range(3):
+        win.doc.undo_stack.undo()
+    assert win.doc.clip.track(tr.path).n_keys == n
+
+
+def test_tangent_modes_written_as_unity_encodes_them(win, qtbot):
+    load(win, qtbot, sample_path())
+    tr = euler_track_with_keys(win.doc.clip, 4)
+    win.doc.select_paths([tr.path])
+    win.doc.select_keys({tr.path: {1, 2}})
+    win.set_tangent_preset("Flat")
+    c = win.doc.clip.track(tr.path).curve
+    assert np.all(c.tangent_mode[1:3] == 0) and np.all(c.in_slope[1:3] == 0) and np.all(c.out_slope[1:3] == 0)
+    win.set_side_mode("out", "Constant")
+    c = win.doc.clip.track(tr.path).curve
+    assert np.all(c.tangent_mode[1:3] == tangent_mode_bits(TangentMode.FREE, TangentMode.CONSTANT, True))
+    assert np.all(np.isinf(c.out_slope[1:3]))
+    win.set_side_mode("in", "Weighted")
+    assert np.all(win.doc.clip.track(tr.path).curve.weighted_mode[1:3] & 1)
+    win.set_tangent_preset("Clamped Auto")
+    c = win.doc.clip.track(tr.path).curve
+    assert np.all(c.tangent_mode[1:3] == 136) and np.all(c.weighted_mode[1:3] == 0)
+    assert ed.describe_mode(136) == "Clamped Auto"
+    for _ in range(4):
+        win.doc.undo_stack.undo()
+    assert win.doc.clip.track(tr.path).curve.equals(tr.curve)
+
+
+def test_tangent_handle_drag_sets_free_slope(win, qtbot):
+    load(win, qtbot, sample_path())
+    tr = euler_track_with_keys(win.doc.clip, 4)
+    win.doc.select_paths([tr.path])
+    win.doc.select_keys({tr.path: {2}})
+    win.graphs.frame_selection()
+    qtbot.wait(20)
+    pts = [h for h in win.graphs._handle_points if h[3] == 0 and h[4] == "out"]
+    assert pts, "a selected key shows tangent handles"
+    vb, path, i, ch, side, hx, hy = pts[0]
+    plot = next(p for p in win.graphs.euler_plots if p.getViewBox() is vb)
+    start = view_pos(win, plot, hx, hy)
+    drag(qtbot, win.graphs.glw.viewport(), start, start + QPoint(0, -30))
+    c = win.doc.clip.track(tr.path).curve
+    assert c.out_slope[2, 0] > tr.curve.out_slope[2, 0]
+    assert c.in_slope[2, 0] == c.out_slope[2, 0]  # Free Smooth: both sides follow
+    assert int(c.tangent_mode[2, 0]) == 0
+    win.doc.undo_stack.undo()
+
+
+def test_export_csv_and_reopen(win, qtbot, tmp_path):
+    load(win, qtbot, sample_path())
+    tr = euler_track_with_keys(win.doc.clip, 3)
+    win.doc.select_paths([tr.path])
+    win.doc.select_keys({tr.path: {0}})
+    win.graphs.move_selection(
+        type("D", (), {"base_clip": win.doc.clip, "sel": {tr.path: {0}}, "t0": 0.0, "channel": 2})(), 0.0, 7.0
+    )
+    win.doc.end_live_edit("Move keys")
+    out = tmp_path / "out.csv"
+    assert win.files.write(str(out), None, mark_saved=False, confirm=lambda w: True)
+    load(win, qtbot, out)
+    again = win.doc.clip.track(tr.path)
+    assert float(again.curve.value[0, 2]) == pytest.approx(float(tr.curve.value[0, 2]) + 7.0, abs=1e-6)
+    # graphs export as PNG and SVG
+    png, svg = tmp_path / "g.png", tmp_path / "g.svg"
+    win.graphs.export_image(str(png))
+    win.graphs.export_image(str(svg))
+    assert png.stat().st_size > 5000 and svg.read_text().lstrip().startswith("<?xml")
+
+
+def test_corrupted_file_shows_error_and_keeps_document(win, qtbot, tmp_path, monkeypatch):
+    load(win, qtbot, sample_path())
+    before = win.doc.clip
+    path_before = win.doc.path
+    bad = tmp_path / "broken.anim"
+    bad.write_text(
+        "%YAML 1.1\n--- !u!74 &7400000\nAnimationClip:\n  m_Name: x\n  m_EulerCurves:\n  - curve: [\n"
+    )
+    shown = []
+
+    def critical(parent, title, text, *a, **k):
+        shown.append((title, text))
+
+    monkeypatch.setattr(QMessageBox, "critical", critical)
+    with qtbot.waitSignal(win.files.loadFailed, timeout=10000):
+        win.files.open_path(str(bad))
+    assert shown and "broken.anim" in shown[0][1]
+    assert win.doc.clip is before and win.doc.path == path_before
+
+
+def test_unsaved_changes_prompt(win, qtbot, monkeypatch):
+    load(win, qtbot, sample_path())
+    tr = euler_track_with_keys(win.doc.clip, 3)
+    win.doc.apply_clip(win.doc.clip.with_track(ed.delete_keys(tr, [1])), "Delete")
+    assert win.doc.is_dirty() and win.windowTitle().startswith(os.path.basename(win.doc.path) + " *")
+    asked = []
+
+    def cancel(*a, **k):
+        asked.append(a[2] if len(a) > 2 else "")
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "warning", cancel)
+    assert not win.maybe_save()
+    assert asked and "Save the changes" in asked[0]
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    assert win.maybe_save()
+    win.doc.undo_stack.undo()
+    assert not win.doc.is_dirty()
+
+
+def test_problem_click_jumps_to_track_and_time(win, qtbot):
+    load(win, qtbot, sample_path())
+    panel = win.problems
+    rows = panel.proxy.rowCount()
+    assert rows > 0
+    idx = panel.proxy.index(rows - 1, 0)
+    p = panel.model.problem(panel.proxy.mapToSource(idx).row())
+    panel._jump(idx)
+    assert win.doc.selected_paths[0] == p.path
+    assert win.doc.current_time == pytest.approx(p.time)
+    assert win.doc.selected_keys == {p.path: {p.index}}
+
+
+def test_timeline_steps_and_readout(win, qtbot):
+    load(win, qtbot, sample_path())
+    win.doc.set_time(0.0)
+    QTest.keyClick(win, Qt.Key.Key_Period)
+    assert win.doc.current_time == pytest.approx(1 / win.doc.frame_rate)
+    text = win.timeline.readout.text()
+    assert "Euler" in text and "≡" in text and "°/s" in text
+    win.timeline.set_playing(True)
+    qtbot.wait(120)
+    win.timeline.set_playing(False)
+    assert win.doc.current_time > 1 / win.doc.frame_rate
+
+
+def test_dark_theme_applies_to_plots(win, qtbot):
+    win.set_theme("dark")
+    qtbot.wait(20)
+    img = win.graphs.glw.grab().toImage()
+    c = img.pixelColor(img.width() // 2, 5)
+    assert c.lightness() < 80
+    win.set_theme("light")
+    qtbot.wait(20)
+    img = win.graphs.glw.grab().toImage()
+    assert img.pixelColor(img.width() // 2, 5).lightness() > 200
