@@ -536,13 +536,29 @@ def track_rows(track: RotationTrack) -> TrackRows:
     return TrackRows(track.path, track.times, euler, quats, angular_speed(track.times, quats))
 
 
+def _order_warnings(clip: Clip, keys_only: bool) -> list[str]:
+    """CSV files carry no rotation order: say which order a reader must be given (``--order``)."""
+    orders = {t.order for t in clip.tracks if t.kind == EULER or not keys_only}
+    if not orders or orders == {UNITY_ORDER}:
+        return []
+    if len(orders) == 1:
+        (order,) = orders
+        return [f"Euler columns are in rotation order {order!r}: read this file with --order {order}"]
+    listed = ", ".join(sorted(orders))
+    return [
+        f"tracks use different rotation orders ({listed}) but a CSV is read with one --order: "
+        "convert them first (clean --to-order zxy) to read this file back faithfully"
+    ]
+
+
 def write_csv(
     clip: Clip,
     path: str | os.PathLike,
     protect: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
     keys_only: bool = False,
 ) -> list[str]:
-    """Write ``clip`` as CSV, atomically. Returns warnings (non-rotation curves that were dropped).
+    """Write ``clip`` as CSV, atomically. Returns warnings: non-rotation curves that were dropped, and
+    Euler orders other than Unity's ZXY (the file does not record them; see ``read_csv(order=)``).
 
     CSV holds key values only: tangents are not written (a reader recomputes them).
 
@@ -565,7 +581,7 @@ def write_csv(
     else:
         text = format_csv((track_rows(t) for t in clip.tracks), with_speed=True)
     atomic_write_text(path, text, protect=protect)
-    warnings = []
+    warnings = _order_warnings(clip, keys_only)
     if clip.other_tracks:
         warnings.append(
             f"{len(clip.other_tracks)} non-rotation curve(s) not written (CSV holds rotation tracks only)"

@@ -283,3 +283,17 @@ def test_quaternion_tangents_follow_the_motion(tmp_path):
     err = geodesic_angle(played(track, mid), motion(mid))
     # Degrees, keys 0.1 s apart on a swing of up to 180 deg/s; the end segments have one-sided slopes.
     assert err[1:-1].max() < 0.02 and err.max() < 0.25
+
+
+def test_other_orders_warn_and_read_back_with_order(tmp_path):
+    t = np.array([0.0, 1.0])
+    e = np.array([[10.0, 20.0, 30.0], [40.0, -50.0, 60.0]])
+    clip = Clip("c", 1.0, [RotationTrack("j", "euler", make_curve(t, e), order="ZXY")])
+    out = tmp_path / "o.csv"
+    (warning,) = write_csv(clip, out)
+    assert warning == "Euler columns are in rotation order 'ZXY': read this file with --order ZXY"
+    back = read_csv(out, order="ZXY").track("j")
+    np.testing.assert_allclose(geodesic_angle(played(back, t), played(clip.track("j"), t)), 0, atol=1e-9)
+    mixed = clip.with_tracks([*clip.tracks, RotationTrack("k", "euler", make_curve(t, e), order="xyz")])
+    (warning,) = write_csv(mixed, out)
+    assert "different rotation orders (ZXY, xyz)" in warning
