@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ClipReadError
-from .lexer import Lines, split_key
+from .lexer import Lines, key3, split_key
 
 __all__ = ["KeyArrays", "parse_key_block", "LAYOUTS", "modern_tangent_modes"]
 
@@ -150,13 +150,10 @@ def parse_key_block(lines: Lines, k0: int, k1: int, path, want_components=None) 
     block = lines.raw(k0, k1)
     ok = (k1 - k0) == n * per_key and per_key == len(fields)
     if ok:
-        pad = b"\n" + b" " * (ind0 + 2)
-        first = b" " * ind0 + b"- " + fields[0].encode() + b":"
-        ok = block.startswith(first) and block.count(b"- " + fields[0].encode() + b":") == n
-        for f in fields[1:]:
-            if not ok:
-                break
-            ok = block.count(pad + f.encode() + b":") == n
+        want = np.tile(np.array([key3(f) for f in fields], dtype=np.int32), n)
+        ok = bool(np.array_equal(lines.key3[k0:k1], want)) and bool(
+            np.all(lines.indent[k0 + 1 : k1 : per_key] == ind0 + 2)
+        )
     if ok:
         toks = _TOKEN.findall(block)
         ok = len(toks) == n * per_tok
@@ -174,7 +171,7 @@ def parse_key_block(lines: Lines, k0: int, k1: int, path, want_components=None) 
         cols[f] = table[:, c : c + w]
         c += w
     key_lines = starts
-    _validate(cols, key_lines, fields, path, lines)
+    _validate(cols, key_lines, fields, path, lines, table, widths)
     t = cols["time"][:, 0].copy()
     return KeyArrays(
         version=version,
@@ -201,7 +198,9 @@ def _field_line(lines: Lines, key_start: int, key_end: int, name: str) -> int:
     return key_start
 
 
-def _validate(cols, key_lines, fields, path, lines: Lines) -> None:
+def _validate(cols, key_lines, fields, path, lines: Lines, table=None, widths=None) -> None:
+    if table is not None and _all_valid(table, fields, widths):
+        return
     n = key_lines.shape[0]
     ends = np.concatenate([key_lines[1:], [key_lines[-1] + len(fields)]])
 
@@ -228,6 +227,27 @@ def _validate(cols, key_lines, fields, path, lines: Lines) -> None:
         if np.any(bad):
             i = int(np.argmax(bad)) + 1
             fail(i, "time", f"key time {t[i]:g} s is not after the previous key's {t[i - 1]:g} s")
+
+
+def _all_valid(table: np.ndarray, fields, widths) -> bool:
+    """One pass over the whole ``(N, tokens)`` table: no NaN, infinities only in slopes, integral ints,
+    increasing times. False sends the block to the per-field checks that name the line."""
+    finite_ok = np.ones(table.shape[1], dtype=bool)
+    ints = np.zeros(table.shape[1], dtype=bool)
+    c = 0
+    for f, w in zip(fields, widths, strict=True):
+        if f not in ("inSlope", "outSlope"):
+            finite_ok[c : c + w] = False
+        if f in _INT_FIELDS:
+            ints[c : c + w] = True
+        c += w
+    if np.isnan(table).any() or not np.isfinite(table[:, ~finite_ok]).all():
+        return False
+    iv = table[:, ints]
+    if not (np.array_equal(iv, np.round(iv)) and np.all(np.abs(iv) <= 2**31)):
+        return False
+    t = table[:, fields.index("time")]
+    return t.shape[0] < 2 or bool(np.all(t[1:] > t[:-1]))
 
 
 def _slow_tokens(lines: Lines, starts, k1: int, fields, widths, path) -> np.ndarray:

@@ -19,9 +19,13 @@ import numpy as np
 
 from ..errors import ClipReadError
 
-__all__ = ["Lines", "check_bytes", "split_key", "scalar_string", "MAX_INDENT"]
+__all__ = ["Lines", "check_bytes", "split_key", "scalar_string", "key3"]
 
-MAX_INDENT = 16
+
+def key3(name: str) -> int:
+    """The first three bytes of ``name`` as :attr:`Lines.key3` stores them."""
+    b = (name.encode() + b"\0\0\0")[:3]
+    return b[0] << 16 | b[1] << 8 | b[2]
 
 
 class Lines:
@@ -36,17 +40,26 @@ class Lines:
             starts = starts[:-1]
         self.n = int(starts.shape[0])
         self.start = np.concatenate([starts, [len(data)]])
-        padded = np.concatenate([arr, np.zeros(MAX_INDENT + 2, dtype=np.uint8)])
-        idx = starts[:, None] + np.arange(MAX_INDENT + 1)[None, :]
-        head = padded[idx]  # (n, MAX_INDENT+1) first bytes of each line
-        spaces = np.logical_and.accumulate(head == 32, axis=1)
-        ind = spaces.sum(axis=1)
+        # Indentation = distance from each line start to the first non-space byte at or after it
+        # (one searchsorted over the non-space positions; no per-line work).
+        nonspace = np.flatnonzero(arr != 32)
+        nonspace = np.concatenate([nonspace, [len(data)]])
+        first = nonspace[np.searchsorted(nonspace, starts)]
+        ind = first - starts
         self.indent = ind
-        at = head[np.arange(self.n), np.minimum(ind, MAX_INDENT)]
-        nxt = padded[np.minimum(starts + ind + 1, len(padded) - 1)]
+        padded = np.concatenate([arr, np.zeros(8, dtype=np.uint8)])
+        at = padded[first]
+        nxt = padded[first + 1]
         self.dash = (at == 45) & ((nxt == 32) | (nxt == 10) | (nxt == 13))
-        line_len = self.start[1:] - starts
-        self.blank = (ind >= line_len - 1) | (at == 10) | (at == 13)
+        self.blank = (at == 10) | (at == 13) | (first >= len(data))
+        # The first three bytes of each line's key (after "- " on list items), as one int, for
+        # checking whole keyframe blocks against a layout with one vectorized comparison.
+        k = first + np.where(self.dash, 2, 0)
+        self.key3 = (
+            padded[k].astype(np.int32) << 16
+            | padded[k + 1].astype(np.int32) << 8
+            | padded[k + 2].astype(np.int32)
+        )
 
     def text(self, i: int) -> str:
         """Line ``i`` (0-based) without its line break."""
