@@ -163,7 +163,8 @@ def main() -> None:
     if tu:
         ok2 = tu / t >= 25
         print(
-            f"goal: 3 MB humanoid load >= 25x faster than unityparser: {tu / t:.1f}x  {'PASS' if ok2 else 'FAIL'}"
+            f"goal: 3 MB humanoid load >= 25x faster than unityparser: {tu / t:.1f}x  "
+            f"{'PASS' if ok2 else 'FAIL'}"
         )
 
 
