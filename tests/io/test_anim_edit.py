@@ -193,3 +193,21 @@ def test_add_and_delete_tracks():
     assert not any(b.path == crc32(gone) and b.attribute == 4 for b in dd.bindings)
     # The position curve of the deleted rotation's bone stays.
     assert any(e.path == gone for e in dd.entries["m_PositionCurves"])
+
+
+@corpus
+def test_refresh_display_unwraps_euler_display_curves():
+    clip = read_anim(_get("CurveFitTest"))
+    text, warnings = anim_text(clip, refresh_display=True)
+    assert any("display curves made continuous" in w for w in warnings)
+    back = reparse(text)
+    src = back.source.original_tracks["Bip001"][1]
+    disp = {d.attribute[-1]: d.keys.value[:, 0] for d in src.display}
+    e = np.stack([disp["x"], disp["y"], disp["z"]], axis=1)
+    assert np.all(np.abs(np.diff(e, axis=0)) < 180)
+    t = src.display[0].keys.time
+    assert geodesic_angle(euler_to_quat(e, "zxy"), played(back.track("Bip001"), t)).max() < 1e-3
+    check_only_allowed(clip.source, back.source, "Bip001")
+    # The rotation curves themselves are untouched.
+    assert back.track("Bip001").curve.equals(clip.track("Bip001").curve)
+    assert anim_text(clip)[0] == clip.source.text

@@ -301,7 +301,17 @@ def _update_bindings(
                 ed.bind_add.append((b.attribute if b.type_id == 4 else 100, b))
 
 
-def _render_doc(clip: Clip, doc: AnimDocument, mode, keep_order, fix_hemisphere) -> tuple[str, list[str]]:
+def _wrapped_display(src: TrackSource) -> bool:
+    """True when the track's Euler display curves jump by more than 180 deg between keys."""
+    for d in src.display:
+        if d.n_keys > 1 and np.any(np.abs(np.diff(d.keys.value[:, 0])) > 180.0):
+            return True
+    return False
+
+
+def _render_doc(
+    clip: Clip, doc: AnimDocument, mode, keep_order, fix_hemisphere, refresh_display=False
+) -> tuple[str, list[str]]:
     fmt = _doc_fmt(doc)
     ed = _Edits(doc)
     warnings: list[str] = []
@@ -317,6 +327,14 @@ def _render_doc(clip: Clip, doc: AnimDocument, mode, keep_order, fix_hemisphere)
         if humanoid and mode == EULER:
             warnings.append(f"{t.path}: humanoid rotation curves stay quaternions")
         if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]):
+            want = refresh_display is True or (refresh_display and t.path in refresh_display)
+            if want and t.kind == QUATERNION and _wrapped_display(src):
+                changed_any = True
+                dc = _display_curve(t)
+                for d in src.display:
+                    if d.n_keys:
+                        ed.replace[id(d)] = rewrite_entry(doc, d, dc, fmt, "xyz".index(d.attribute[-1]))
+                warnings.append(f"{t.path or '(root)'}: Euler display curves made continuous (no wrap jumps)")
             continue
         changed_any = True
         original_order = orig[0].order if orig and orig[0].kind == EULER else None
@@ -692,31 +710,48 @@ def _render_new(clip: Clip, mode, keep_order, fix_hemisphere) -> tuple[str, list
 
 
 def render(
-    clip: Clip, mode: str | None = None, keep_order: bool = False, fix_hemisphere: bool = True
+    clip: Clip,
+    mode: str | None = None,
+    keep_order: bool = False,
+    fix_hemisphere: bool = True,
+    refresh_display=False,
 ) -> tuple[str, list[str]]:
     """The ``.anim`` text for ``clip`` and the export warnings.
 
     ``mode``: None keeps each track's kind; ``"euler"`` / ``"quaternion"`` converts every transform
-    rotation track (humanoid quartets always stay quaternions).
+    rotation track (humanoid quartets always stay quaternions). ``keep_order``: write non-ZXY Euler
+    orders with their ``m_RotationOrder`` instead of converting. ``fix_hemisphere``: flip quaternion
+    keys onto one hemisphere. ``refresh_display``: True (or a set of track paths) also rewrites the
+    Euler display curves (``localEulerAngles*`` in ``m_EulerEditorCurves``) of unedited quaternion
+    tracks whose display jumps by more than 180 deg, as continuous curves (what ``clean --unwrap``
+    wants); edited tracks always get fresh display curves.
     """
     if mode not in (None, EULER, QUATERNION):
         raise ValueError(f"mode must be None, 'euler' or 'quaternion', got {mode!r}")
     doc = clip.source if isinstance(clip.source, AnimDocument) else None
     if doc is not None:
-        return _render_doc(clip, doc, mode, keep_order, fix_hemisphere)
+        return _render_doc(clip, doc, mode, keep_order, fix_hemisphere, refresh_display)
     return _render_new(clip, mode, keep_order, fix_hemisphere)
 
 
 def write_anim(
-    clip: Clip, path, mode=None, protect=None, keep_order: bool = False, fix_hemisphere: bool = True
+    clip: Clip,
+    path,
+    mode=None,
+    protect=None,
+    keep_order: bool = False,
+    fix_hemisphere: bool = True,
+    refresh_display=False,
 ) -> list[str]:
     """Write ``clip`` as a Unity ``.anim`` to ``path`` atomically; returns the export warnings.
+
+    Options as in :func:`render`.
 
     Raises :class:`ClipWriteError` when ``path`` is ``protect`` (the input) or cannot be written, or when
     the clip cannot be expressed (e.g. non-finite values); nothing is written then.
     """
     try:
-        text, warnings = render(clip, mode, keep_order, fix_hemisphere)
+        text, warnings = render(clip, mode, keep_order, fix_hemisphere, refresh_display)
     except ValueError as exc:
         raise ClipWriteError(os.fspath(path), None, str(exc)) from exc
     atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"), protect=protect)
