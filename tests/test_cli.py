@@ -17,6 +17,7 @@ import pytest
 
 from curveeditor.cli import SHORTHAND_ORDER, _clean_recipe, build_parser, main
 from curveeditor.engine.clip import played
+from curveeditor.engine.rotations import geodesic_angle
 from curveeditor.io import read_clip
 
 REPO = Path(__file__).resolve().parents[1]
@@ -354,6 +355,18 @@ def test_convert_csv_to_csv(capsys, sample, tmp_path):
     assert "cannot write '.bvh' files" in capsys.readouterr().err
 
 
+def test_convert_to_anim_and_back(capsys, sample, tmp_path):
+    anim, back = tmp_path / "demo.anim", tmp_path / "back.csv"
+    assert main(["convert", str(sample), str(anim)]) == 0, capsys.readouterr().err
+    assert main(["convert", str(anim), str(back)]) == 0, capsys.readouterr().err
+    a, b = read_clip(sample), read_clip(back)
+    for ta in a.tracks:
+        tb = b.track(ta.path)
+        q0, q1 = played(ta, ta.times), played(tb, ta.times)
+        # .anim stores float32 text: same poses at the keys within 1e-3 deg.
+        assert geodesic_angle(q0, q1).max() < 1e-3, ta.path
+
+
 # ----------------------------------------------------------------------------------------------- turn
 
 
@@ -378,8 +391,6 @@ def test_turn_writes_constant_speed_csv(capsys, tmp_path):
     (track,) = read_clip(out).tracks
     assert track.path == "Root"
     q = played(track, track.times)
-    from curveeditor.engine.rotations import geodesic_angle
-
     total = geodesic_angle(q[0], q[-1])
     assert total == pytest.approx(90.0, abs=0.5)
     assert track.times[-1] - track.times[0] == pytest.approx(0.5, abs=1 / 30 + 1e-9)
