@@ -26,6 +26,7 @@ import numpy as np
 
 from .clip import EULER, Clip, RotationTrack, key_quaternions
 from .rotations import UNITY_ORDER, geodesic_angle, middle_axis, quat_to_euler
+from .unwrap import wrap180
 
 __all__ = [
     "TrackReport",
@@ -191,10 +192,6 @@ def key_euler_values(track: RotationTrack) -> tuple[np.ndarray, str]:
     return quat_to_euler(key_quaternions(track), UNITY_ORDER), UNITY_ORDER
 
 
-def _wrap180(a: np.ndarray) -> np.ndarray:
-    return np.mod(a + 180.0, 360.0) - 180.0
-
-
 class _Findings:
     """Per-key boolean findings of one track, computed once for counts and problem lists."""
 
@@ -210,7 +207,7 @@ class _Findings:
             de = np.diff(e, axis=0)
             self.geo = geodesic_angle(q[:-1], q[1:])
             self.wrap = np.any(np.abs(de) > WRAP_DEG, axis=1)
-            self.flip = np.any(np.abs(_wrap180(de)) > FLIP_CHANNEL_DEG, axis=1) & (
+            self.flip = np.any(np.abs(wrap180(de)) > FLIP_CHANNEL_DEG, axis=1) & (
                 self.geo < FLIP_GEODESIC_DEG
             )
             if track.kind == EULER:
@@ -223,8 +220,8 @@ class _Findings:
             self.geo = np.zeros(0)
             self.wrap = self.flip = self.hemi = np.zeros(0, dtype=bool)
             self.speed = np.zeros(n)
-        mid = np.mod(e[:, middle_axis(self.order)], 360.0) if n else np.zeros(0)
-        self.gimbal = (np.abs(mid - 90.0) <= GIMBAL_DEG) | (np.abs(mid - 270.0) <= GIMBAL_DEG)
+        mid = np.abs(wrap180(e[:, middle_axis(self.order)])) if n else np.zeros(0)
+        self.gimbal = np.abs(mid - 90.0) <= GIMBAL_DEG
         self.spike_start, self.spike_keys = _spikes(t, q, spike_speed, self.geo if n >= 2 else None)
 
 

@@ -67,12 +67,34 @@ def tangent_mode_sides(mode: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     return (m >> 1) & 15, (m >> 5) & 15, (m & 1).astype(bool)
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def _is_frozen(a, shape: tuple[int, ...], dtype) -> bool:
+    """An array a Curve already owns: read-only, owning its data, right shape and dtype.
+
+    Such arrays are shared between curves instead of copied (``with_keys`` used to copy all eight
+    arrays twice; that was a third of ``unwrap_track``'s time on 1M keys).
+    """
+    return (
+        isinstance(a, np.ndarray)
+        and not a.flags.writeable
+        and a.flags.owndata
+        and a.dtype == dtype
+        and a.shape == shape
+    )
+
+
 def _per_key(a, n: int, c: int, default, dtype) -> np.ndarray:
-    """Broadcast ``a`` (None, scalar, ``(N,)`` per key or ``(N, C)``) to a fresh ``(N, C)`` array."""
+    """Broadcast ``a`` (None, scalar, ``(N,)`` per key or ``(N, C)``) to a read-only ``(N, C)`` array."""
+    if _is_frozen(a, (n, c), dtype):
+        return a
     arr = np.asarray(default if a is None else a, dtype=dtype)
     if arr.ndim == 1 and arr.shape[0] == n:
         arr = arr[:, None]
-    return np.broadcast_to(arr, (n, c)).copy()
+    return _frozen(np.broadcast_to(arr, (n, c)).copy())
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,10 +164,16 @@ class Curve:
         real ones), weights to 1/3, modes to 0. Raises ``ValueError`` when times are not finite and
         strictly increasing or when values are not finite.
         """
-        t = np.asarray(time, dtype=np.float64).reshape(-1)
+        t = np.asarray(time, dtype=np.float64)
+        if t.ndim != 1:
+            t = t.reshape(-1)
+        if not _is_frozen(t, t.shape, np.float64):
+            t = _frozen(t.copy())
         v = np.asarray(value, dtype=np.float64)
         if v.ndim == 1:
             v = v[:, None]
+        if not _is_frozen(v, v.shape, np.float64):
+            v = _frozen(v.copy())
         if v.ndim != 2 or v.shape[0] != t.shape[0]:
             raise ValueError(f"value shape {v.shape} does not match {t.shape[0]} key times")
         n, c = v.shape
@@ -274,8 +302,11 @@ def _solve_bezier_u(x: np.ndarray, w_out: np.ndarray, w_in: np.ndarray) -> np.nd
         with np.errstate(divide="ignore", invalid="ignore"):
             un = u - f / d
         bad = ~np.isfinite(un) | (un < lo) | (un > hi)
-        u = np.where(bad, 0.5 * (lo + hi), un)
-        if np.max(np.abs(f), initial=0.0) < 1e-12:
+        # Converged entries keep their u: X'(u) can be 0 there (a zero weight at an end), and a
+        # bisection step would throw an exact root away.
+        done = np.abs(f) < 1e-12
+        u = np.where(done, u, np.where(bad, 0.5 * (lo + hi), un))
+        if np.all(done):
             break
     return u
 

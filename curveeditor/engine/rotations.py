@@ -202,12 +202,13 @@ def _matrix_element(comp: tuple[np.ndarray, ...], r: int, c: int) -> np.ndarray:
     return 2.0 * (v[r] * v[c] - w * v[k])
 
 
-def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float = 1e-5) -> np.ndarray:
+def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float = 1e-7) -> np.ndarray:
     """Euler angles ``(N, 3)`` in degrees, columns (x, y, z), from quaternions ``(N, 4)`` (x, y, z, w).
 
     The middle axis of ``order`` is in [-90, 90], the other two in (-180, 180].
     Gimbal branch (Unity's rule, generalised): when the middle angle is within ``gimbal_eps_deg`` of
-    +-90 (default: only where the other two angles are numerically undefined; Unity uses
+    +-90 (default 1e-7 deg: only where the split between the other two angles is numerically
+    meaningless; the branch then costs at most ~3e-7 deg of pose; Unity uses
     ``UNITY_GIMBAL_EPS_DEG``, see ``unity_euler_angles``) the outer rotation (the one applied last,
     i.e. the left-most matrix factor) is set to 0 and the whole free angle goes to the first-applied
     axis. For Unity's ``"zxy"`` that is ``y = 0``.
@@ -218,11 +219,23 @@ def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float
     i, j, k = _extrinsic_axes(order)  # R = R_k(c) R_j(b) R_i(a)
     s = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
     comp = tuple(np.ascontiguousarray(qq.T))  # contiguous columns: strided ones cost ~2x here
-    sin_b = np.clip(-s * _matrix_element(comp, k, i), -1.0, 1.0)
-    b = np.arcsin(sin_b)
-    a = np.arctan2(s * _matrix_element(comp, k, j), _matrix_element(comp, k, k))
+    rkj = _matrix_element(comp, k, j)
+    rkk = _matrix_element(comp, k, k)
+    # atan2 with cos b = |(R_kj, R_kk)| rather than arcsin: arcsin loses half the digits near +-90.
+    b = np.arctan2(-s * _matrix_element(comp, k, i), np.hypot(rkj, rkk))
+    a = np.arctan2(s * rkj, rkk)
     c = np.arctan2(s * _matrix_element(comp, j, i), _matrix_element(comp, i, i))
-    locked = np.abs(np.abs(b) - np.pi / 2) <= np.deg2rad(gimbal_eps_deg)
+    off = np.abs(np.abs(b) - np.pi / 2)
+    near = off < np.deg2rad(1.0)
+    if np.any(near):
+        # Near the lock a and c come from matrix elements of size cos(b) and lose digits (1e-5 deg
+        # pose error at cos b ~ 1e-7); take c from the residual q (q_j(b) q_i(a))^-1 = q_k(c) instead,
+        # which makes the pose exact whatever a's rounding.
+        qa = axis_angle_quat(i, a[near])
+        qb = axis_angle_quat(j, b[near])
+        rest = quat_mul(qq[near], quat_conj(quat_mul(qb, qa)))
+        c[near] = 2.0 * np.arctan2(rest[:, k], rest[:, 3])
+    locked = off <= np.deg2rad(gimbal_eps_deg)
     if np.any(locked):
         # Put the whole free angle on the first-applied axis: q_i(a) = q_j(b)^-1 q.
         ql = qq[locked]

@@ -33,6 +33,7 @@ __all__ = [
     "clamped_auto_slopes",
     "linear_slopes",
     "recompute_tangents",
+    "recomputed_slopes",
     "make_curve",
 ]
 
@@ -60,42 +61,58 @@ def _as_2d(time, value) -> tuple[np.ndarray, np.ndarray]:
     return t, v
 
 
-def _secants(t: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``(N-1, C)`` slopes of the straight lines between neighbouring keys (0 where dt is 0)."""
-    dt = np.diff(t)[:, None]
-    dv = np.diff(v, axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(dt > 0, dv / np.where(dt > 0, dt, 1.0), 0.0)
+class _Local:
+    """Neighbour secants of the keys ``idx`` (``(K,)`` ints) of ``t (N,)``, ``v (N, C)``.
+
+    Every slope rule is a function of the left secant ``sl`` and right secant ``sr`` (0 where missing
+    or where dt is 0); computing them only at the keys that need them keeps edits O(changed keys).
+    """
+
+    def __init__(self, t: np.ndarray, v: np.ndarray, idx: np.ndarray):
+        n = t.shape[0]
+        self.has_l = (idx > 0)[:, None]
+        self.has_r = (idx < n - 1)[:, None]
+        il = np.maximum(idx - 1, 0)
+        ir = np.minimum(idx + 1, n - 1)
+        dl = (t[idx] - t[il])[:, None]
+        dr = (t[ir] - t[idx])[:, None]
+        vi = v[idx]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.sl = np.where(dl > 0, (vi - v[il]) / np.where(dl > 0, dl, 1.0), 0.0)
+            self.sr = np.where(dr > 0, (v[ir] - vi) / np.where(dr > 0, dr, 1.0), 0.0)
+        self.inner = self.has_l & self.has_r
+
+    def auto(self) -> np.ndarray:
+        one = np.where(self.has_l, self.sl, self.sr)  # end keys: their only secant
+        return np.where(self.inner, 0.5 * (self.sl + self.sr), one)
+
+    def clamped(self) -> np.ndarray:
+        sl, sr = self.sl, self.sr
+        bound = 3.0 * np.minimum(np.abs(sl), np.abs(sr))
+        m = np.clip(0.5 * (sl + sr), -bound, bound)
+        return np.where(self.inner & (sl * sr > 0), m, 0.0)
+
+    def linear(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.where(self.has_l, self.sl, self.sr), np.where(self.has_r, self.sr, self.sl)
+
+
+def _all(t: np.ndarray) -> np.ndarray:
+    return np.arange(t.shape[0])
 
 
 def auto_slopes(time, value) -> np.ndarray:
     """Unity Auto (legacy smooth) slopes ``(N, C)``: mean of the two neighbouring secants."""
     t, v = _as_2d(time, value)
-    n = t.shape[0]
-    out = np.zeros_like(v)
-    if n < 2:
-        return out
-    s = _secants(t, v)
-    out[0] = s[0]
-    out[-1] = s[-1]
-    out[1:-1] = 0.5 * (s[:-1] + s[1:])
-    return out
+    return _Local(t, v, _all(t)).auto()
 
 
-def clamped_auto_slopes(time, value) -> np.ndarray:
-    """Unity ClampedAuto slopes ``(N, C)``: smooth, flat at extrema and ends, never overshooting."""
+def clamped_auto_slopes(time, value, at=None) -> np.ndarray:
+    """Unity ClampedAuto slopes ``(N, C)``: smooth, flat at extrema and ends, never overshooting.
+
+    ``at``: optional key indices ``(K,)``; then only those keys' slopes ``(K, C)`` are computed.
+    """
     t, v = _as_2d(time, value)
-    n = t.shape[0]
-    out = np.zeros_like(v)
-    if n < 3:
-        return out
-    s = _secants(t, v)
-    left, right = s[:-1], s[1:]
-    m = 0.5 * (left + right)
-    bound = 3.0 * np.minimum(np.abs(left), np.abs(right))
-    m = np.clip(m, -bound, bound)
-    out[1:-1] = np.where(left * right > 0, m, 0.0)
-    return out
+    return _Local(t, v, _all(t) if at is None else np.asarray(at, dtype=np.int64)).clamped()
 
 
 def linear_slopes(time, value) -> tuple[np.ndarray, np.ndarray]:
@@ -104,17 +121,7 @@ def linear_slopes(time, value) -> tuple[np.ndarray, np.ndarray]:
     The first key's in slope and the last key's out slope (no neighbour) copy the only secant.
     """
     t, v = _as_2d(time, value)
-    n = t.shape[0]
-    ins = np.zeros_like(v)
-    outs = np.zeros_like(v)
-    if n < 2:
-        return ins, outs
-    s = _secants(t, v)
-    ins[1:] = s
-    outs[:-1] = s
-    ins[0] = s[0]
-    outs[-1] = s[-1]
-    return ins, outs
+    return _Local(t, v, _all(t)).linear()
 
 
 def _dilate(mask: np.ndarray) -> np.ndarray:
@@ -133,9 +140,23 @@ def recompute_tangents(curve: Curve, changed=None) -> Curve:
     (and garbage/unknown modes, e.g. the 0xCDCDCDCD seen in real files) keep theirs. Weights and modes
     are unchanged. Returns a new curve.
     """
-    n = curve.n_keys
-    if n == 0:
+    if curve.n_keys == 0:
         return curve
+    ins, outs = recomputed_slopes(
+        curve.time, curve.value, curve.in_slope, curve.out_slope, curve.tangent_mode, changed
+    )
+    return curve.with_keys(in_slope=ins, out_slope=outs)
+
+
+def recomputed_slopes(time, value, in_slope, out_slope, tangent_mode, changed=None):
+    """Array form of :func:`recompute_tangents`: new ``(in_slope, out_slope)``, each ``(N, C)``.
+
+    For callers that change values and slopes together and build one new curve.
+    """
+    t, v = _as_2d(time, value)
+    n = t.shape[0]
+    old_in = np.asarray(in_slope, dtype=np.float64)
+    old_out = np.asarray(out_slope, dtype=np.float64)
     if changed is None:
         scope = np.ones(n, dtype=bool)
     else:
@@ -143,23 +164,27 @@ def recompute_tangents(curve: Curve, changed=None) -> Curve:
         if changed.shape[0] != n:
             raise ValueError(f"changed mask has {changed.shape[0]} entries for {n} keys")
         scope = _dilate(changed)
-    mode = np.asarray(curve.tangent_mode, dtype=np.int64)
+    idx = np.nonzero(scope)[0]
+    ins = np.array(old_in, copy=True)
+    outs = np.array(old_out, copy=True)
+    if idx.size == 0:
+        return ins, outs
+    mode = np.asarray(tangent_mode, dtype=np.int64)[idx]
     left, right, _broken = tangent_mode_sides(mode)
     valid = mode >= 0
     left = np.where(valid, left, TangentMode.FREE)
     right = np.where(valid, right, TangentMode.FREE)
-    scope2 = scope[:, None]
 
-    t, v = curve.time, curve.value
-    auto = auto_slopes(t, v)
-    clamped = clamped_auto_slopes(t, v)
-    lin_in, lin_out = linear_slopes(t, v)
+    loc = _Local(t, v, idx)
+    auto = loc.auto()
+    clamped = loc.clamped()
+    lin_in, lin_out = loc.linear()
     # Unity leaves the missing side of an end key alone for Linear.
-    lin_in[0] = curve.in_slope[0]
-    lin_out[-1] = curve.out_slope[-1]
+    lin_in = np.where(loc.has_l, lin_in, old_in[idx])
+    lin_out = np.where(loc.has_r, lin_out, old_out[idx])
 
     def side(m: np.ndarray, lin: np.ndarray, old: np.ndarray) -> np.ndarray:
-        new = np.select(
+        return np.select(
             [
                 m == TangentMode.AUTO,
                 m == TangentMode.CLAMPED_AUTO,
@@ -169,12 +194,10 @@ def recompute_tangents(curve: Curve, changed=None) -> Curve:
             [auto, clamped, lin, np.full_like(old, np.inf)],
             default=old,
         )
-        return np.where(scope2, new, old)
 
-    return curve.with_keys(
-        in_slope=side(left, lin_in, np.asarray(curve.in_slope)),
-        out_slope=side(right, lin_out, np.asarray(curve.out_slope)),
-    )
+    ins[idx] = side(left, lin_in, old_in[idx])
+    outs[idx] = side(right, lin_out, old_out[idx])
+    return ins, outs
 
 
 def make_curve(time, value, mode: str = "clamped_auto", **curve_kwargs) -> Curve:

@@ -33,7 +33,7 @@ import numpy as np
 from .clip import EULER, RotationTrack
 from .curves import TangentMode, tangent_mode_sides
 from .rotations import equivalent_euler, hemisphere_continuous, middle_axis, quat_to_euler
-from .tangents import clamped_auto_slopes, recompute_tangents
+from .tangents import clamped_auto_slopes, recomputed_slopes
 
 __all__ = ["DEFAULT_SPIN_SPEED", "unwrap_euler", "unwrap_track", "continuous_euler", "wrap180"]
 
@@ -42,8 +42,12 @@ DEFAULT_SPIN_SPEED = 1800.0
 
 
 def wrap180(a: np.ndarray) -> np.ndarray:
-    """Angles (degrees) mapped into [-180, 180)."""
-    return np.mod(np.asarray(a, dtype=np.float64) + 180.0, 360.0) - 180.0
+    """Angles (degrees) mapped into [-180, 180) (up to one rounding step at the ends).
+
+    ``a - 360 floor(a / 360 + 1/2)``: 9x faster than ``np.mod`` on 3M values, which dominated unwrap.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    return a - 360.0 * np.floor(a * (1.0 / 360.0) + 0.5)
 
 
 def _choose(values: np.ndarray, times: np.ndarray, order: str, spin_speed: float):
@@ -63,16 +67,20 @@ def _choose(values: np.ndarray, times: np.ndarray, order: str, spin_speed: float
         speed = np.max(np.abs(authored), axis=1) / np.where(dt > 0, dt, 0.0)
     kept = speed < spin_speed  # nan (0/0) and inf compare False: unwrapped
 
-    # Step costs: stay on the same kind of triple (s) or switch (x). Equal for both previous states.
-    stay = np.abs(wrap180(authored)).sum(axis=1)
-    switch = np.abs(wrap180(alt[1:] - e[:-1])).sum(axis=1)
-    flips = (switch < stay) & ~kept
+    free = np.nonzero(~kept)[0]  # steps that may be unwrapped: usually few
     state = np.zeros(n, dtype=bool)
+    if free.size == 0:
+        return e.copy(), state, kept
+    # Step costs: stay on the same kind of triple or switch. Equal for both previous states.
+    stay = np.abs(wrap180(authored[free])).sum(axis=1)
+    switch = np.abs(wrap180(alt[free + 1] - e[free])).sum(axis=1)
+    flips = np.zeros(n - 1, dtype=np.int64)
+    flips[free] = switch < stay
     state[1:] = (np.cumsum(flips) & 1).astype(bool)
 
     target = np.where(state[:, None], alt, e)
     step = np.diff(target, axis=0)
-    step = np.where(kept[:, None], step, wrap180(step))
+    step[free] = wrap180(step[free])
     raw = np.empty_like(e)
     raw[0] = e[0]
     np.cumsum(step, axis=0, out=raw[1:])
@@ -93,9 +101,9 @@ def unwrap_euler(values, times, order: str, spin_speed: float = DEFAULT_SPIN_SPE
     return _choose(values, times, order, spin_speed)[0]
 
 
-def _fix_free_slopes(slopes, free, near, bound, repl):
+def _fix_free_slopes(slopes, free, bound, repl):
     """Free slopes next to a fixed step that are faster than ``bound`` were computed across the wrap."""
-    bad = free & near[:, None] & (np.abs(slopes) > bound) & np.isfinite(slopes)
+    bad = free & (np.abs(slopes) > bound) & np.isfinite(slopes)
     return np.where(bad, repl, slopes)
 
 
@@ -148,13 +156,14 @@ def unwrap_track(track: RotationTrack, spin_speed: float = DEFAULT_SPIN_SPEED) -
     valid = np.asarray(curve.tangent_mode) >= 0
     free_l = (left == TangentMode.FREE) | ~valid | (left > TangentMode.CLAMPED_AUTO)
     free_r = (right == TangentMode.FREE) | ~valid | (right > TangentMode.CLAMPED_AUTO)
-    repl = clamped_auto_slopes(curve.time, out)
-    ins = _fix_free_slopes(ins, free_l, near, spin_speed, repl)
-    outs = _fix_free_slopes(outs, free_r, near, spin_speed, repl)
+    idx = np.nonzero(near)[0]
+    if idx.size:
+        repl = clamped_auto_slopes(curve.time, out, at=idx)
+        ins[idx] = _fix_free_slopes(ins[idx], free_l[idx], spin_speed, repl)
+        outs[idx] = _fix_free_slopes(outs[idx], free_r[idx], spin_speed, repl)
 
-    new = curve.with_keys(value=out, in_slope=ins, out_slope=outs)
-    new = recompute_tangents(new, changed)
-    return replace(track, curve=new)
+    ins, outs = recomputed_slopes(curve.time, out, ins, outs, curve.tangent_mode, changed)
+    return replace(track, curve=curve.with_keys(value=out, in_slope=ins, out_slope=outs))
 
 
 def continuous_euler(quats, order: str) -> np.ndarray:

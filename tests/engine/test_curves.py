@@ -189,3 +189,11 @@ def test_tangent_mode_bits_round_trip():
     assert left.tolist() == [4, 3, 2, 1, 0]
     assert right.tolist() == [4, 3, 2, 1, 0]
     assert broken.tolist() == [False, True, True, False, False]
+
+
+def test_zero_weight_at_a_key_hits_the_key_value():
+    # X'(0) = 0 when the out weight is 0: the Bezier solver must keep the exact root u = 0.
+    c = Curve.make([0.0, 1.0], [0.0, 0.0], [0.0, 1.0], [0.0, 0.0], out_weight=0.0, weighted_mode=[2, 0])
+    assert evaluate(c, [0.0])[0, 0] == 0.0
+    ref = ref_evaluate([(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2), (1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0)], 0.3)
+    assert evaluate(c, [0.3])[0, 0] == pytest.approx(ref, abs=1e-9)
