@@ -124,7 +124,7 @@ def sample_track(track: RotationTrack, times) -> TrackSamples:
     else:
         ke = key_euler(track)
         ref = np.stack([np.interp(t, track.curve.time, ke[:, c]) for c in range(3)], axis=1)
-        euler = euler_following(q, track.order, ref)
+        euler = euler_following(q, track.order, ref, smooth_lock=False)
     mid = _extrinsic_axes(track.order)[1]
     return TrackSamples(
         times=t,

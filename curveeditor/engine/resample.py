@@ -31,7 +31,10 @@ from scipy.spatial.transform import Rotation, RotationSpline
 from .clip import EULER, RotationTrack, key_quaternions, played
 from .curves import Curve, evaluate
 from .rotations import (
+    _extrinsic_axes,
+    axis_angle_quat,
     equivalent_euler,
+    euler_to_quat,
     geodesic_angle,
     hemisphere_continuous,
     quat_conj,
@@ -370,12 +373,60 @@ def resample_quats(track: RotationTrack, t, method: str = "slerp", max_step_deg:
     return _align(out, key_quaternions(track)[0])
 
 
-def euler_following(q: np.ndarray, order: str, ref: np.ndarray) -> np.ndarray:
-    """Euler angles ``(M, 3)`` (degrees, columns x, y, z) of quaternions ``q (M, 4)`` in ``order``, each
-    sample being the equivalent triple (of the 2, shifted by 360 deg multiples) nearest to ``ref (M, 3)``.
+#: Within this many degrees of gimbal lock :func:`euler_following` solves for channels near the
+#: reference instead of decomposing (where a decomposition's outer channels swing wildly).
+LOCK_WINDOW_DEG = 10.0
+#: Damping of that solve (squared singular value below which a direction is damped, ~ sin(1.8 deg)^2).
+_LOCK_DAMPING = 1e-3
+_LOCK_ITERATIONS = 8
 
-    Every channel ends within 180 deg of ``ref``: following a source's own channels keeps their
-    winding (spins, turn counts) while the pose is exactly ``q``.
+
+def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Vectors ``v (M, 3)`` rotated by quaternions ``q (M, 4)``."""
+    vq = np.concatenate([v, np.zeros((len(v), 1))], axis=1)
+    return quat_mul(quat_mul(q, vq), quat_conj(q))[:, :3]
+
+
+def _solve_near(q: np.ndarray, order: str, start: np.ndarray) -> np.ndarray:
+    """Euler channels (degrees) near ``start`` whose rotation approaches ``q``: damped Gauss-Newton.
+
+    The Jacobian of the body-frame rotation w.r.t. the channels loses rank at gimbal lock; damping
+    keeps the channels near ``start`` along the lost direction instead of swinging them (the pose
+    error left there is at most the component of ``q``'s offset from ``start`` along that direction).
+    """
+    first, mid, last = _extrinsic_axes(order)
+    e = start.copy()
+    m = len(e)
+    basis = np.eye(3)
+    for _ in range(_LOCK_ITERATIONS):
+        rad = np.deg2rad(e)
+        qf = axis_angle_quat(first, rad[:, first])
+        qmf = quat_mul(axis_angle_quat(mid, rad[:, mid]), qf)
+        qe = quat_mul(axis_angle_quat(last, rad[:, last]), qmf)
+        jac = np.empty((m, 3, 3))
+        jac[:, :, first] = basis[first]
+        jac[:, :, mid] = _rotate(quat_conj(qf), np.broadcast_to(basis[mid], (m, 3)))
+        jac[:, :, last] = _rotate(quat_conj(qmf), np.broadcast_to(basis[last], (m, 3)))
+        r = quat_log(quat_mul(quat_conj(qe), q))
+        jt = np.transpose(jac, (0, 2, 1))
+        lhs = jt @ jac + _LOCK_DAMPING * np.eye(3)
+        step = np.linalg.solve(lhs, (jt @ r[:, :, None]))[:, :, 0]
+        e = e + np.rad2deg(step)
+    return e
+
+
+def euler_following(q: np.ndarray, order: str, ref: np.ndarray, smooth_lock: bool = True) -> np.ndarray:
+    """Euler angles ``(M, 3)`` (degrees, columns x, y, z) of quaternions ``q (M, 4)`` in ``order`` that
+    follow the reference channels ``ref (M, 3)``.
+
+    Each sample is the equivalent triple (of the 2, shifted by 360 deg multiples) nearest to ``ref``,
+    so every channel ends within 180 deg of it: following a source's own channels keeps their winding
+    (spins, turn counts) while the pose is exactly ``q``. Within :data:`LOCK_WINDOW_DEG` of gimbal
+    lock, where that decomposition's outer channels swing by tens of degrees between neighbouring
+    samples, ``smooth_lock`` solves for the channels starting from ``ref`` instead (damped
+    Gauss-Newton): exact where ``ref`` is ``q``'s pose (e.g. at source keys), smooth and within 0.5 deg
+    of ``q`` elsewhere (a solve ending further away keeps the exact decomposition). Curves that Unity
+    will interpolate channel by channel want this; a display of exact poses passes ``False``.
     """
     e1 = quat_to_euler(q, order)
     e2 = equivalent_euler(e1, order)
@@ -383,7 +434,15 @@ def euler_following(q: np.ndarray, order: str, ref: np.ndarray) -> np.ndarray:
     c2 = e2 + 360.0 * np.round((ref - e2) / 360.0)
     d1 = np.sum((c1 - ref) ** 2, axis=1)
     d2 = np.sum((c2 - ref) ** 2, axis=1)
-    return np.where((d2 < d1)[:, None], c2, c1)
+    out = np.where((d2 < d1)[:, None], c2, c1)
+    near = 90.0 - np.abs(e1[:, _extrinsic_axes(order)[1]]) < LOCK_WINDOW_DEG
+    if smooth_lock and np.any(near):
+        solved = _solve_near(q[near], order, ref[near])
+        err = geodesic_angle(euler_to_quat(solved, order), q[near])
+        ok = err < 0.5
+        idx = np.nonzero(near)[0][ok]
+        out[idx] = solved[ok]
+    return out
 
 
 def resample_track(
@@ -414,7 +473,9 @@ def resample_track(
     q = resample_quats(track, grid, method, max_step_deg)
     wrap = dict(pre_infinity=curve.pre_infinity, post_infinity=curve.post_infinity)
     if track.kind == EULER:
-        values = euler_following(q, track.order, evaluate(curve, grid))
+        source = evaluate(curve, grid)
+        # Baking what Unity plays: the evaluated channels are that motion, winding included.
+        values = source if method == "unity" else euler_following(q, track.order, source)
         new = make_curve(grid, values, mode="clamped_auto", **wrap)
     else:
         slopes = np.gradient(q, grid, axis=0) if len(grid) > 1 else np.zeros_like(q)
