@@ -4,8 +4,8 @@ Interpolants over sampled rotations (all take key ``times (N,)`` in seconds and 
 ``(N, 4)`` (x, y, z, w), and return hemisphere-continuous unit quaternions ``(M, 4)`` at ``t (M,)``):
 
 * :func:`slerp` -- piecewise geodesic (C0), identical to ``scipy.spatial.transform.Slerp``.
-* :func:`squad` -- Shoemake's spherical quadrangle, C1 with non-uniform key spacing (Dam, Koch,
-  Lillholm 1998, section 6.2: Kochanek-Bartels style tangent scaling).
+* :func:`squad` -- Shoemake's spherical quadrangle, C1 also with non-uniform key spacing
+  (controls placed so both sides of a key have the same angular velocity per second).
 * :func:`catmull_rom` -- spherical Catmull-Rom (C1, non-uniform knots), evaluated as a spherical
   cubic Bezier with De Casteljau slerps.
 * :func:`rotation_spline` -- ``scipy.spatial.transform.RotationSpline`` (C2 angular velocity).
@@ -242,13 +242,15 @@ def _squad_curve(q0, a0, b1, q1, u) -> np.ndarray:
 def squad(times, quats, t) -> np.ndarray:
     """Spherical quadrangle interpolation (C1 in time, through every key): ``(M, 4)`` at ``t`` (seconds).
 
-    Shoemake's inner control points, generalised to non-uniform key spacing as in Dam, Koch and
-    Lillholm, *Quaternions, Interpolation and Animation* (1998) section 6.2: key k gets the body-frame
-    angular velocity ``w_k = (r_(k-1) + r_k) / (dt_(k-1) + dt_k)`` (``r`` = relative rotation vectors,
-    radians), and the controls are placed so squad's derivative on both sides of the key equals it:
-    ``a_k = q_k exp((w_k dt_k - r_k) / 2)`` (outgoing), ``b_k = q_k exp((r_(k-1) - w_k dt_(k-1)) / 2)``
-    (incoming). For uniform spacing this is exactly Shoemake's ``q_k exp(-(log(q_k^-1 q_(k+1)) +
-    log(q_k^-1 q_(k-1))) / 4)``. End keys use the chord velocity (their control is the key itself).
+    Shoemake's squad, generalised to non-uniform key spacing. Squad's derivative at an interval's
+    start is ``q_k (log(q_k^-1 q_(k+1)) + 2 log(q_k^-1 a_k))`` per unit parameter (Dam, Koch and
+    Lillholm, *Quaternions, Interpolation and Animation*, 1998, prove these identities), so the
+    controls are placed to give key k the same body-frame angular velocity, per second, on both sides:
+    ``w_k = (r_(k-1) + r_k) / (dt_(k-1) + dt_k)`` (``r`` = relative rotation vectors in radians; the
+    Kochanek-Bartels time adjustment), ``a_k = q_k exp((w_k dt_k - r_k) / 2)`` (outgoing control),
+    ``b_k = q_k exp((r_(k-1) - w_k dt_(k-1)) / 2)`` (incoming). For uniform spacing this is exactly
+    Shoemake's ``q_k exp(-(log(q_k^-1 q_(k+1)) + log(q_k^-1 q_(k-1))) / 4)`` (tested);
+    end keys use the chord velocity (their control is the key itself).
     """
     ts, q, tt = _prepare(times, quats, t)
     if len(ts) == 1:
