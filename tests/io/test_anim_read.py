@@ -252,3 +252,48 @@ def test_empty_clip():
     path = next(p for p in ANIMS if "MMD_empty" in p.name)
     clip = read_anim(path)
     assert clip.tracks == () and clip.frame_rate == 60
+
+
+def _pack(items) -> str:
+    """Hex of (value, bits) items packed least significant bit first (an independent encoder)."""
+    bits = []
+    for value, n in items:
+        bits += [(int(value) >> k) & 1 for k in range(n)]
+    bits += [0] * (-len(bits) % 8)
+    data = bytes(sum(b << k for k, b in enumerate(bits[i : i + 8])) for i in range(0, len(bits), 8))
+    return data.hex()
+
+
+def test_compressed_rotation_curve_decoded(tmp_path):
+    times = np.array([0.0, 0.25, 0.5, 1.0])
+    ang = np.deg2rad([0.0, 30.0, 60.0, 120.0])
+    q = np.stack([np.zeros(4), np.sin(ang / 2), np.zeros(4), np.cos(ang / 2)], axis=1)
+    q[2] *= -1  # a negative largest component exercises the sign flag
+    slopes = np.linspace(-2.0, 3.0, 16)
+    t_items = [(d, 6) for d in np.diff(np.concatenate([[0], np.round(times * 100)]))]
+    v_items = []
+    for row in q:
+        om = int(np.argmax(np.abs(row)))
+        v_items.append((om | (4 if row[om] < 0 else 0), 3))
+        for j in range(4):
+            if j != om:
+                size = 9 if (om + 1) % 4 == j else 10
+                v_items.append((int((row[j] + 1) * 0.5 * ((1 << size) - 1)), size))
+    lo, rng = slopes.min(), slopes.max() - slopes.min()
+    s_items = [(int((s - lo) / rng * 63), 6) for s in slopes]
+    comp = (
+        "  m_CompressedRotationCurves:\n  - m_Path: Box\n    m_Times:\n      m_NumItems: 4\n"
+        f"      m_Data: {_pack(t_items)}\n      m_BitSize: 6\n    m_Values:\n      m_NumItems: 4\n"
+        f"      m_Data: {_pack(v_items)}\n    m_Slopes:\n      m_NumItems: 16\n      m_Range: {rng}\n"
+        f"      m_Start: {lo}\n      m_Data: {_pack(s_items)}\n      m_BitSize: 6\n"
+        "    m_PreInfinity: 2\n    m_PostInfinity: 2\n"
+    )
+    p = tmp_path / "c.anim"
+    p.write_text(sv4_clip(OLD_KEYS, compressed=comp))
+    clip = read_anim(p)
+    (c,) = [o for o in clip.other_tracks if o.kind == "compressed"]
+    assert c.meta["decoded"] and c.path == "Box"
+    assert c.times.tolist() == pytest.approx(times.tolist())
+    assert geodesic_angle(c.curve.value, q).max() < 0.5  # 9-10 bit truncating quantization
+    assert np.abs(c.curve.in_slope.reshape(-1) - slopes).max() <= rng / 63 + 1e-9
+    assert np.array_equal(c.curve.in_slope, c.curve.out_slope)

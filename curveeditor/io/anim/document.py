@@ -491,11 +491,30 @@ def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
     if p is None:
         raise ClipReadError(path, e.start + 1, "m_Path is not a string")
     e.path = p
-    for i in range(e.start, e.end):
+    groups: dict[str, dict[str, str]] = {}
+    cur = None
+    for i in range(e.start + 1, e.end):
+        if lines.blank[i]:
+            continue
         kv = split_key(lines.text(i))
-        if kv is not None and kv[0] == "m_NumItems" and "num_items" not in e.extra:
-            e.extra["num_items"] = _int(path, i, "m_NumItems", kv[1])
-            e.n_keys = e.extra["num_items"]
+        if kv is None:
+            raise ClipReadError(
+                path, i + 1, f"unexpected line in a compressed curve: {lines.text(i).strip()!r}"
+            )
+        if lines.indent[i] == 4:
+            cur = groups.setdefault(kv[0], {}) if kv[1] == "" else None
+            if kv[0] in ("m_PreInfinity", "m_PostInfinity"):
+                _int(path, i, kv[0], kv[1])
+        elif cur is not None:
+            cur[kv[0]] = kv[1]
+            if kv[0] in ("m_NumItems", "m_BitSize"):
+                _int(path, i, kv[0], kv[1])
+    for g in ("m_Times", "m_Values", "m_Slopes"):
+        if g not in groups or "m_NumItems" not in groups[g]:
+            raise ClipReadError(path, e.end, f"compressed curve has no {g}.m_NumItems (truncated?)")
+    e.extra["num_items"] = int(groups["m_Times"]["m_NumItems"])
+    e.n_keys = e.extra["num_items"]
+    e.extra["packed"] = groups
 
 
 _EVENT_FIELDS = (

@@ -29,6 +29,7 @@ from ...engine.clip import Clip, OtherTrack, RotationTrack
 from ...engine.curves import Curve
 from ...engine.rotations import UNITY_ROTATION_ORDERS
 from ..errors import ClipReadError
+from .compressed import decode_compressed_curve
 from .document import AnimDocument, Entry
 from .keys import modern_tangent_modes
 
@@ -209,6 +210,19 @@ def _humanoid_curve(parts: list[Entry]) -> Curve:
     )
 
 
+def _compressed_track(e: Entry) -> OtherTrack:
+    """A read-only track for a packed quaternion curve, decoded when the data is consistent."""
+    meta = {"list": "m_CompressedRotationCurves", "index": e.index, "num_items": e.extra.get("num_items", 0)}
+    try:
+        t, v, ins, outs = decode_compressed_curve(e.extra["packed"])
+        curve = Curve.make(t, v, ins, outs)
+    except (ValueError, KeyError) as exc:
+        meta.update(decoded=False, reason=str(exc))
+        return OtherTrack(e.path, "m_CompressedRotation", "compressed", None, np.zeros(0), meta)
+    meta["decoded"] = True
+    return OtherTrack(e.path, "m_CompressedRotation", "compressed", curve, curve.time, meta)
+
+
 def build_clip(doc: AnimDocument) -> Clip:
     """The clip of a parsed document; sets ``doc.original_tracks``."""
     path = doc.path
@@ -335,21 +349,7 @@ def build_clip(doc: AnimDocument) -> Clip:
             )
         )
     for e in E["m_CompressedRotationCurves"]:
-        others.append(
-            OtherTrack(
-                e.path,
-                "m_CompressedRotation",
-                "compressed",
-                None,
-                np.zeros(0),
-                {
-                    "list": "m_CompressedRotationCurves",
-                    "index": e.index,
-                    "num_items": e.extra.get("num_items", 0),
-                    "decoded": False,
-                },
-            )
-        )
+        others.append(_compressed_track(e))
     if doc.events:
         others.append(
             OtherTrack(
