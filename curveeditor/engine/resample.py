@@ -29,7 +29,7 @@ from scipy.interpolate import PchipInterpolator
 from scipy.spatial.transform import Rotation, RotationSpline
 
 from .clip import EULER, RotationTrack, key_quaternions, played
-from .curves import Curve, evaluate
+from .curves import Curve, TangentMode, evaluate, tangent_mode_bits, tangent_mode_sides
 from .rotations import (
     _extrinsic_axes,
     axis_angle_quat,
@@ -474,12 +474,53 @@ def resample_track(
     grid = uniform_grid(curve.start, curve.end, hz)
     q = resample_quats(track, grid, method, max_step_deg)
     wrap = dict(pre_infinity=curve.pre_infinity, post_infinity=curve.post_infinity)
+    steps = _grid_steps(curve, grid)
     if track.kind == EULER:
         source = evaluate(curve, grid)
         # Baking what Unity plays: the evaluated channels are that motion, winding included.
         values = source if method == "unity" else euler_following(q, track.order, source)
         new = make_curve(grid, values, mode="clamped_auto", **wrap)
+        ins, outs = np.array(new.in_slope), np.array(new.out_slope)
     else:
-        slopes = np.gradient(q, grid, axis=0) if len(grid) > 1 else np.zeros_like(q)
-        new = Curve.make(grid, q, slopes, slopes, **wrap)
+        ins = np.gradient(q, grid, axis=0) if len(grid) > 1 else np.zeros_like(q)
+        outs = ins.copy()
+        # Next to a step, one-sided differences: the jump must not leak into the held frames.
+        i = np.nonzero(steps)[0]
+        slope = np.diff(q, axis=0) / np.diff(grid)[:, None]
+        ins[i] = np.where((i > 0)[:, None], slope[np.maximum(i - 1, 0)], 0.0)
+        outs[i + 1] = np.where((i + 2 < len(grid))[:, None], slope[np.minimum(i + 1, len(slope) - 1)], 0.0)
+        new = Curve.make(grid, q, ins, outs, **wrap)
+    if np.any(steps):
+        new = _with_steps(new, steps, ins, outs)
     return replace(track, curve=new)
+
+
+def _grid_steps(curve: Curve, grid: np.ndarray) -> np.ndarray:
+    """Bool ``(M-1,)``: grid intervals ``(g_i, g_(i+1)]`` containing the end of a stepped source interval
+    (where the source jumps); the resampled curve keeps that jump as a stepped (Constant) interval."""
+    steps = np.zeros(max(len(grid) - 1, 0), dtype=bool)
+    if curve.n_keys < 2 or len(grid) < 2:
+        return steps
+    ends = curve.time[1:][_stepped_segments(curve)]
+    j = np.searchsorted(grid, ends, side="left")
+    steps[j[(j >= 1) & (j < len(grid))] - 1] = True
+    return steps
+
+
+def _with_steps(curve: Curve, steps: np.ndarray, ins: np.ndarray, outs: np.ndarray) -> Curve:
+    """``curve`` with infinite slopes (Unity's stepped interpolation) and Constant tangent sides on the
+    grid intervals ``steps``; the other sides keep their slopes and modes (the key becomes broken)."""
+    i = np.nonzero(steps)[0]
+    ins, outs = ins.copy(), outs.copy()
+    outs[i] = np.inf
+    ins[i + 1] = np.inf
+    left, right, _ = tangent_mode_sides(curve.tangent_mode)
+    right = right.copy()
+    left = left.copy()
+    right[i] = TangentMode.CONSTANT
+    left[i + 1] = TangentMode.CONSTANT
+    touched = np.zeros(curve.n_keys, dtype=bool)
+    touched[i] = touched[i + 1] = True
+    packed = np.vectorize(tangent_mode_bits, otypes=[np.int64])(left, right, True)
+    mode = np.where(touched[:, None], packed, curve.tangent_mode)
+    return curve.with_keys(in_slope=ins, out_slope=outs, tangent_mode=mode)

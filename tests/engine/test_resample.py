@@ -302,14 +302,31 @@ def test_resample_quaternion_track(method):
     assert geodesic_angle(played(out, dense), want).max() < (3.0 if method == "slerp" else 0.5)
 
 
-def test_resample_holds_stepped_keys():
+@pytest.mark.parametrize("kind", ["euler", "quaternion"])
+def test_resample_holds_stepped_keys(kind):
+    times = [0.0, 1.0, 2.05, 3.0]
     values = np.array([[0, 0, 0], [0, 90, 0], [0, 100, 0], [0, 300, 0]], float)
-    track = RotationTrack("s", "euler", make_curve([0.0, 1.0, 2.0, 3.0], values, mode="constant"))
+    track = RotationTrack("s", "euler", make_curve(times, values, mode="constant"))
+    if kind == "quaternion":
+        track = RotationTrack("s", kind, make_curve(times, key_quaternions(track), mode="constant"))
+    dense = np.linspace(0, 3, 3001)
+    # The only difference: the step at 2.05 s lands at the next 10 Hz frame (2.1 s).
+    late = (dense >= 2.05) & (dense < 2.1)
     for method in METHODS:
         out = resample_track(track, 10, method)
-        np.testing.assert_allclose(out.curve.value[:10, 1], 0.0, atol=1e-9)
-        np.testing.assert_allclose(out.curve.value[10:20, 1], 90.0, atol=1e-9)
-        np.testing.assert_allclose(out.curve.value[30, 1], 300.0, atol=1e-9)
+        assert out.kind == kind
+        err = geodesic_angle(played(out, dense), played(track, dense))
+        assert err[~late].max() < 1e-9, method
+        assert err[late].max() == pytest.approx(10.0), method
+        if kind == "euler":
+            np.testing.assert_allclose(out.curve.value[:10, 1], 0.0, atol=1e-9)
+            np.testing.assert_allclose(out.curve.value[10:21, 1], 90.0, atol=1e-9)
+            np.testing.assert_allclose(out.curve.value[30, 1], 300.0, atol=1e-9)
+        # The jumps are written as stepped (Constant) tangents.
+        assert (
+            np.isinf(out.curve.out_slope[[9, 20, 29]]).all()
+            and np.isinf(out.curve.in_slope[[10, 21, 30]]).all()
+        )
 
 
 def test_resample_rejects_bad_parameters_and_passes_tiny_tracks():
