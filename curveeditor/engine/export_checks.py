@@ -324,7 +324,10 @@ def prepare_for_export(
             out = to_euler_track(track, target)
         elif target != track.order:
             out = to_euler_track(track, target)
+            added = out.n_keys - track.n_keys
+            how = f"; {added} key(s) added to keep the motion" if added else ""
             warnings.append(
-                f"{name}: rotation order {track.order!r} converted to {target!r} (same poses at the keys)"
+                f"{name}: rotation order {track.order!r} converted to {target!r} "
+                f"(same motion within {CONVERT_TOLERANCE_DEG:g} deg{how})"
             )
     return out, warnings

@@ -211,3 +211,16 @@ def test_refresh_display_unwraps_euler_display_curves():
     # The rotation curves themselves are untouched.
     assert back.track("Bip001").curve.equals(clip.track("Bip001").curve)
     assert anim_text(clip)[0] == clip.source.text
+
+
+@corpus
+def test_old_layout_without_euler_curves_keeps_quaternions():
+    clip = read_anim(_get("RPG_anim_117"))
+    text, warnings = anim_text(clip, mode="euler")
+    assert text == clip.source.text  # nothing to change: quaternions are all this layout can hold
+    edited = rotated(clip.tracks[0])
+    text, warnings = anim_text(clip.with_track(edited), mode="euler")
+    assert any("has no Euler curves" in w for w in warnings)
+    back = reparse(text)
+    assert back.tracks[0].kind == "quaternion"
+    check_only_allowed(clip.source, back.source, clip.tracks[0].path)

@@ -21,12 +21,13 @@ written with that ``m_RotationOrder`` (Unity plays it, but its Animation window 
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 
 from ...engine.clip import EULER, QUATERNION, Clip, RotationTrack
 from ...engine.curves import Curve
-from ...engine.export_checks import prepare_for_export, to_euler_track
+from ...engine.export_checks import CONVERT_TOLERANCE_DEG, prepare_for_export, to_euler_track
 from ...engine.rotations import UNITY_ORDER, UNITY_ROTATION_ORDERS
 from ..atomic import atomic_write_bytes
 from ..errors import ClipWriteError
@@ -326,6 +327,14 @@ def _render_doc(
         kind = QUATERNION if humanoid else (mode or t.kind)
         if humanoid and mode == EULER:
             warnings.append(f"{t.path}: humanoid rotation curves stay quaternions")
+        if kind == EULER and doc.field_span("m_EulerCurves") is None:
+            # Unity < 5.3 layouts have no m_EulerCurves list: such a clip can only hold quaternions.
+            kind = QUATERNION
+            if orig is None or not _unchanged(t, orig[0]):
+                warnings.append(
+                    f"{t.path or '(root)'}: this clip layout (serializedVersion {doc.clip_version}, "
+                    "before Unity 5.3) has no Euler curves; written as quaternion keys"
+                )
         if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]):
             want = refresh_display is True or (refresh_display and t.path in refresh_display)
             if want and t.kind == QUATERNION and _wrapped_display(src):
@@ -730,8 +739,40 @@ def render(
         raise ValueError(f"mode must be None, 'euler' or 'quaternion', got {mode!r}")
     doc = clip.source if isinstance(clip.source, AnimDocument) else None
     if doc is not None:
-        return _render_doc(clip, doc, mode, keep_order, fix_hemisphere, refresh_display)
-    return _render_new(clip, mode, keep_order, fix_hemisphere)
+        text, warnings = _render_doc(clip, doc, mode, keep_order, fix_hemisphere, refresh_display)
+    else:
+        text, warnings = _render_new(clip, mode, keep_order, fix_hemisphere)
+    return text, _group_order_warnings(warnings)
+
+
+_ORDER_WARNING = re.compile(
+    r"^(.*): rotation order ('\w+' converted to '\w+') \((.*?)(?:; (\d+) key\(s\) added.*)?\)$"
+)
+
+
+def _group_order_warnings(warnings: list[str]) -> list[str]:
+    """One line per order conversion instead of one per track (BVH files have dozens of joints)."""
+    groups: dict[str, list[tuple[str, int]]] = {}
+    out = []
+    for w in warnings:
+        m = _ORDER_WARNING.match(w)
+        if m is None:
+            out.append(w)
+            continue
+        groups.setdefault(m.group(2), []).append((m.group(1), int(m.group(4) or 0)))
+    for conv, items in groups.items():
+        if len(items) == 1:
+            name, added = items[0]
+            out.append(next(w for w in warnings if w.startswith(f"{name}: rotation order {conv.split()[0]}")))
+            continue
+        names = ", ".join(n for n, _ in items[:3]) + (", ..." if len(items) > 3 else "")
+        added = sum(a for _, a in items)
+        tail = f"; {added} key(s) added to keep the motion" if added else ""
+        out.append(
+            f"{len(items)} tracks ({names}): rotation order {conv} "
+            f"(same motion within {CONVERT_TOLERANCE_DEG:g} deg{tail})"
+        )
+    return out
 
 
 def write_anim(
