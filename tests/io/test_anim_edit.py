@@ -224,3 +224,20 @@ def test_old_layout_without_euler_curves_keeps_quaternions():
     back = reparse(text)
     assert back.tracks[0].kind == "quaternion"
     check_only_allowed(clip.source, back.source, clip.tracks[0].path)
+
+
+@corpus
+def test_crlf_file_stays_crlf_and_rename(tmp_path):
+    src = _get("Camera_Rot")
+    crlf = src.read_bytes().replace(b"\n", b"\r\n")
+    p = tmp_path / "crlf.anim"
+    p.write_bytes(crlf)
+    clip = read_anim(p)
+    lf = read_anim(src)
+    assert clip.tracks[0].curve.equals(lf.tracks[0].curve)
+    assert anim_text(clip)[0].encode() == crlf
+    text, _ = anim_text(replace(clip.with_track(rotated(clip.tracks[0])), name="Renamed"))
+    assert text.count("\n") == text.count("\r\n")
+    back = build_clip(parse_document("x", text.encode()))
+    assert back.name == "Renamed"
+    assert geodesic_angle(played(back.tracks[0], [1.0]), played(rotated(lf.tracks[0]), [1.0])).max() < 1e-3

@@ -10,6 +10,7 @@ Line numbers are 0-based inside this module; errors report them 1-based.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -146,7 +147,7 @@ def _read_header(path, lines: Lines) -> int:
     """Index of the ``AnimationClip:`` line; checks the YAML/Unity header before it."""
     saw_doc = False
     for i in range(min(lines.n, 50)):
-        t = lines.text(i)
+        t = lines.text(i).lstrip("\ufeff")
         if not t.strip() or t.startswith("%"):
             continue
         if t.startswith("--- "):
@@ -191,11 +192,10 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
         raise ClipReadError(
             path, i + 1, f"unexpected top-level line {lines.text(i)!r} (truncated or not one clip)"
         )
-    tabs = lines.data.find(b"\t")
-    if tabs >= 0:
-        raise ClipReadError(
-            path, data.count(b"\n", 0, tabs) + 1, "tab character (YAML indentation uses spaces)"
-        )
+    tab = re.search(rb"(?m)^ *\t", data)
+    if tab is not None:
+        line = data.count(b"\n", 0, tab.start()) + 1
+        raise ClipReadError(path, line, "tab in indentation (YAML indents with spaces)")
     keys = body[(ind[body] == 2) & ~dash[body] & ~blank[body]]
     fields: list[tuple[str, int, int, str]] = []
     for j, i in enumerate(keys):

@@ -363,6 +363,8 @@ def _render_doc(
                 [],
                 0,
             )
+    if clip.name != doc.name or np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
+        changed_any = True
     if not changed_any:
         return doc.text, warnings
     return _assemble(clip, doc, ed, fmt), warnings
@@ -527,6 +529,12 @@ def _assemble(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt) -> str:
     raw = lines.raw
     out = [raw(0, doc.header_end).decode("utf-8", "surrogateescape")]
     stop = _stop_time(clip, doc, fmt)
+    # Renamed clip / changed frame rate: those single lines follow the Clip.
+    scalars = {}
+    if clip.name != doc.name:
+        scalars["m_Name"] = yaml_string(clip.name)
+    if np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
+        scalars["m_SampleRate"] = format_floats([clip.frame_rate], fmt.style)[0]
     by_name = {}
     for lname, lst in doc.entries.items():
         by_name[lname] = lst
@@ -551,6 +559,9 @@ def _assemble(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt) -> str:
         if name == "m_ClipBindingConstant" and (ed.bind_remove or ed.bind_add):
             out.append(_bindings_text(doc, ed, a, b, fmt))
             continue
+        if name in scalars and b == a + 1:
+            out.append(f"  {name}: {scalars[name]}\n")
+            continue
         text = raw(a, b).decode("utf-8", "surrogateescape")
         if stop is not None and a <= doc.stop_time_line < b:
             sl = doc.stop_time_line
@@ -560,7 +571,11 @@ def _assemble(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt) -> str:
                 + raw(sl + 1, b).decode("utf-8", "surrogateescape")
             )
         out.append(text)
-    return "".join(out)
+    result = "".join(out)
+    n_lf = doc.data.count(b"\n")
+    if n_lf and doc.data.count(b"\r\n") == n_lf:  # a CRLF file stays CRLF, generated lines too
+        result = result.replace("\r\n", "\n").replace("\n", "\r\n")
+    return result
 
 
 def _bindings_text(doc: AnimDocument, ed: _Edits, a: int, b: int, fmt: Fmt) -> str:
