@@ -1,0 +1,146 @@
+"""Look-at limits: clamp a track's local yaw and pitch like the head-tracking article (``rotations.md`` s. 8).
+
+Every key's rotation is read in Unity's convention, ZXY Euler angles (``quat_to_euler(q, "zxy")``):
+pitch = X in [-90, 90], yaw = Y and roll = Z normalized to (-180, 180]. Yaw is clamped to ``yaw``
+and pitch to ``pitch`` (degrees, ``(min, max)``); roll is kept. Optional smoothing with time constant
+``smooth_s`` seconds is the article's exponential approach ``a += (1 - exp(-dt / tau)) (target - a)``,
+run forward and then backward over the keys (zero phase: no lag, and the clamp's corners are rounded
+on both sides). Each smoothed value is a convex combination of clamped values, so the limits are never
+exceeded. Yaw is smoothed as the normalized angle (not unwrapped): with a range inside (-180, 180] the
+clamped yaw has no wrap to cross, and unwrapping could push a value past a limit.
+
+Output: only keys whose pose changes get new values (others stay bit-identical). Euler tracks keep their
+order; a new key takes the equivalent triple nearest to the source key's own channels (winding kept).
+Changed keys and their neighbours get ClampedAuto tangents (Unity's non-overshooting mode), so for
+Unity's ZXY Euler tracks the played yaw and pitch between those keys stay within the neighbouring keys'
+values and therefore within the limits. Quaternion tracks: new keys on the source key's hemisphere,
+same tangent rule (per component; between keys the normalized interpolation can leave the range by a
+small fraction of the step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from scipy.linalg import solve_banded
+
+from .clip import EULER, RotationTrack, key_quaternions
+from .curves import TangentMode, tangent_mode_bits
+from .resample import euler_following
+from .rotations import UNITY_ORDER, euler_to_quat, geodesic_angle, quat_dot, quat_to_euler
+from .tangents import recompute_tangents
+
+__all__ = ["limit_look", "exponential_smooth", "look_angles"]
+
+_CLAMPED_AUTO = tangent_mode_bits(TangentMode.CLAMPED_AUTO, TangentMode.CLAMPED_AUTO, False)
+#: Keys whose pose moves less than this (degrees) count as unchanged.
+_UNCHANGED_DEG = 1e-9
+
+
+def look_angles(q) -> np.ndarray:
+    """``(N, 3)`` Unity ZXY angles (degrees, columns pitch x, yaw y, roll z; x in [-90, 90], y and z in
+    (-180, 180]) of quaternions ``q (N, 4)``."""
+    return quat_to_euler(np.asarray(q, dtype=np.float64).reshape(-1, 4), UNITY_ORDER)
+
+
+def exponential_smooth(times, values, tau_s: float) -> np.ndarray:
+    """Zero-phase exponential smoothing of ``values (N, K)`` sampled at ``times (N,)`` seconds.
+
+    Forward ``y_i = y_(i-1) + a_i (x_i - y_(i-1))`` with ``a_i = 1 - exp(-dt_i / tau_s)``, then the same
+    backward over the result. Each pass is a bidiagonal linear system solved at once
+    (``scipy.linalg.solve_banded``; no per-key Python loop, any key spacing). Outputs are convex
+    combinations of inputs.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64)
+    n = x.shape[0]
+    if n < 2 or tau_s <= 0:
+        return x.copy()
+    keep = np.exp(-np.diff(t) / float(tau_s))  # 1 - a_i for i = 1..n-1
+
+    def forward(v: np.ndarray, k: np.ndarray) -> np.ndarray:
+        # y_0 = v_0; y_i - k_i y_(i-1) = (1 - k_i) v_i
+        ab = np.zeros((2, n))
+        ab[0] = 1.0
+        ab[1, :-1] = -k
+        rhs = v.copy()
+        rhs[1:] = (1.0 - k)[:, None] * v[1:]
+        return solve_banded((1, 0), ab, rhs)
+
+    y = forward(x, keep)
+    return forward(y[::-1], keep[::-1])[::-1]
+
+
+def _check_range(name: str, rng, lo: float, hi: float) -> tuple[float, float]:
+    try:
+        a, b = (float(v) for v in rng)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a (min, max) pair of degrees, got {rng!r}") from None
+    if not (np.isfinite(a) and np.isfinite(b)) or a > b or a < lo or b > hi:
+        raise ValueError(f"{name} range must satisfy {lo:g} <= min <= max <= {hi:g} degrees, got {rng!r}")
+    return a, b
+
+
+def limit_look(
+    track: RotationTrack,
+    yaw=(-70.0, 70.0),
+    pitch=(-60.0, 60.0),
+    smooth_s: float = 0.0,
+) -> RotationTrack:
+    """``track`` with its local yaw (Y) and pitch (X) clamped to ``yaw`` / ``pitch`` (degrees, (min, max))
+    and optionally smoothed with time constant ``smooth_s`` seconds (see the module docstring).
+
+    Returns the same object when no key changes. Raises ``ValueError`` for bad ranges or a negative
+    smoothing time.
+    """
+    ymin, ymax = _check_range("yaw", yaw, -180.0, 180.0)
+    pmin, pmax = _check_range("pitch", pitch, -90.0, 90.0)
+    tau = float(smooth_s)
+    if not (np.isfinite(tau) and tau >= 0):
+        raise ValueError(f"smooth_s must be a non-negative time in seconds, got {smooth_s!r}")
+    n = track.n_keys
+    if n == 0:
+        return track
+    curve = track.curve
+    q = key_quaternions(track)
+    e = look_angles(q)
+    target = e.copy()
+    target[:, 0] = np.clip(e[:, 0], pmin, pmax)
+    target[:, 1] = np.clip(e[:, 1], ymin, ymax)
+    if tau > 0:
+        target[:, :2] = exponential_smooth(curve.time, target[:, :2], tau)
+        # Rounding in the solve must not step outside the range.
+        target[:, 0] = np.clip(target[:, 0], pmin, pmax)
+        target[:, 1] = np.clip(target[:, 1], ymin, ymax)
+    new_q = euler_to_quat(target, UNITY_ORDER)
+    changed = geodesic_angle(new_q, q) > _UNCHANGED_DEG
+    if not np.any(changed):
+        return track
+    values = np.array(curve.value)
+    if track.kind == EULER:
+        if track.order == UNITY_ORDER:
+            # Same convention as the limits: write the clamped angles, shifted to the source's winding
+            # (the equivalent triple is never taken: it would put pitch outside [-90, 90]).
+            src = values[changed]
+            fixed = target[changed].copy()
+            same = np.abs(np.mod(src[:, 0] + 180.0, 360.0) - 180.0) <= 90.0
+            shift = 360.0 * np.round((src - fixed) / 360.0)
+            fixed = np.where(same[:, None], fixed + shift, fixed)
+            alt = euler_following(new_q[changed], track.order, src)
+            values[changed] = np.where(same[:, None], fixed, alt)
+        else:
+            values[changed] = euler_following(new_q[changed], track.order, values[changed])
+    else:
+        sign = np.where(quat_dot(new_q[changed], values[changed]) < 0, -1.0, 1.0)
+        values[changed] = new_q[changed] * sign[:, None]
+    scope = changed.copy()
+    scope[1:] |= changed[:-1]
+    scope[:-1] |= changed[1:]
+    mode = np.array(curve.tangent_mode)
+    mode[scope] = _CLAMPED_AUTO
+    new = curve.with_keys(
+        value=values, tangent_mode=mode, weighted_mode=np.where(scope[:, None], 0, curve.weighted_mode)
+    )
+    new = recompute_tangents(new, changed)
+    return replace(track, curve=new)
