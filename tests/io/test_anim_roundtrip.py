@@ -6,8 +6,11 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack, played
+from curveeditor.engine.curves import Curve
 from curveeditor.engine.rotations import geodesic_angle
 from curveeditor.engine.tangents import make_curve
 from curveeditor.io.anim import anim_text, read_anim, write_anim
@@ -169,3 +172,40 @@ def test_protect_and_atomic(tmp_path):
     with pytest.raises(ClipWriteError):
         write_anim(clip, tmp_path / "missing" / "x.anim")
     assert not list(tmp_path.iterdir())
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    n=st.integers(1, 6),
+    scale=st.sampled_from([1e-12, 1e-6, 1e-3, 1.0, 360.0, 1e7]),
+    seed=st.integers(0, 2**31 - 1),
+    kind=st.sampled_from(["euler", "quaternion"]),
+)
+def test_written_values_read_back_as_their_float32(n, scale, seed, kind):
+    rng = np.random.default_rng(seed)
+    t = np.cumsum(rng.uniform(0.01, 1.0, n))
+    c = 3 if kind == "euler" else 4
+    v = rng.normal(size=(n, c)) * scale
+    if kind == "quaternion":
+        v = np.abs(v) + 0.1  # one hemisphere, nonzero norm: no export fix changes the keys
+    slopes = rng.normal(size=(n, c)) * scale
+    slopes[rng.uniform(size=(n, c)) < 0.1] = np.inf
+    curve = Curve.make(t, v, slopes, slopes, tangent_mode=136)
+    clip = Clip("p", 30.0, [RotationTrack("A/B", kind, curve)])
+    from curveeditor.io.anim.document import parse_document
+    from curveeditor.io.anim.reader import build_clip
+
+    text, _ = anim_text(clip)
+    back = build_clip(parse_document("x", text.encode())).track("A/B").curve
+    for name in ("time", "value", "in_slope", "out_slope"):
+        assert np.array_equal(getattr(back, name), getattr(curve, name).astype(np.float32).astype(np.float64))
+    assert (back.tangent_mode == 136).all()
+
+
+def test_times_closer_than_float32_are_refused(tmp_path):
+    curve = make_curve([0.0, 1.0, 1.0 + 1e-12], np.zeros((3, 3)))
+    clip = Clip("p", 30.0, [RotationTrack("A", "euler", curve)])
+    with pytest.raises(ClipWriteError) as info:
+        write_anim(clip, tmp_path / "x.anim")
+    assert "float32" in str(info.value)
+    assert not (tmp_path / "x.anim").exists()

@@ -164,7 +164,8 @@ def parse_key_block(lines: Lines, k0: int, k1: int, path, want_components=None) 
             ok = False
     if not ok:
         flat = _slow_tokens(lines, starts, k1, fields, widths, path)
-    table = flat.reshape(n, per_tok)
+    # Unity holds every key number as float32: read them as exactly those values.
+    table = flat.astype(np.float32).astype(np.float64).reshape(n, per_tok)
     cols = {}
     c = 0
     for f, w in zip(fields, widths, strict=True):

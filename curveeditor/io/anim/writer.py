@@ -196,13 +196,26 @@ def _display_curve(track: RotationTrack) -> Curve:
     return to_euler_track(track, UNITY_ORDER, tol=None).curve
 
 
+def _check_float32_times(track: RotationTrack) -> None:
+    """Unity stores key times as float32: keys closer than that resolution cannot be written."""
+    t32 = track.times.astype(np.float32)
+    if t32.shape[0] > 1 and not np.all(t32[1:] > t32[:-1]):
+        i = int(np.argmax(~(t32[1:] > t32[:-1]))) + 1
+        raise ValueError(
+            f"track {track.path!r}: keys at {track.times[i - 1]!r} s and {track.times[i]!r} s are the same "
+            "time in float32, which Unity stores"
+        )
+
+
 def _prepare(track: RotationTrack, kind: str, keep_order: bool, original_order, fix_hemisphere: bool):
     if kind == EULER:
         idx, order = _euler_order_index(track, keep_order, original_order)
         out, w = prepare_for_export(track, EULER, order, fix_hemisphere)
-        return out, w, idx
-    out, w = prepare_for_export(track, QUATERNION, None, fix_hemisphere)
-    return out, w, 4
+    else:
+        out, w = prepare_for_export(track, QUATERNION, None, fix_hemisphere)
+        idx = 4
+    _check_float32_times(out)
+    return out, w, idx
 
 
 def _unchanged(track: RotationTrack, orig: RotationTrack) -> bool:
