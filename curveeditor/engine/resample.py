@@ -103,7 +103,7 @@ def _stepped_segments(curve: Curve) -> np.ndarray:
 
 
 def _probe_motion(track: RotationTrack, seg: np.ndarray, probes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Motion (deg) per probe step of the intervals ``seg``: ``(len(seg), probes)`` and its times.
+    """Motion (deg) per probe step of the intervals ``seg``, ``(len(seg), probes)``, and their durations (s).
 
     Euler tracks are measured by the sum of the channels' absolute changes: literal degrees, so a
     channel spinning 720 deg is never aliased, and an upper bound of the geodesic motion. Quaternion
@@ -457,7 +457,8 @@ def resample_track(
     * Euler tracks: the resampled rotations converted back to Euler in the track's order, each sample
       taking the equivalent triple nearest to the source's own channels at that time (winding and
       spins survive, every channel within 180 deg of the source's), with ClampedAuto tangents
-      (``tangents.make_curve(mode="clamped_auto")``), the Animation window's default.
+      (``tangents.make_curve(mode="clamped_auto")``), the Animation window's default, except at the
+      two end keys (Free, the source's end slopes: ClampedAuto would flatten them).
     * Quaternion tracks: hemisphere-continuous keys (first key on the source's hemisphere) with slopes
       from central differences of the sampled components (``np.gradient``), which makes Unity's
       per-component Hermite follow the sampled motion. Tangent mode Free.
@@ -474,18 +475,32 @@ def resample_track(
     grid = uniform_grid(curve.start, curve.end, hz)
     q = resample_quats(track, grid, method, max_step_deg)
     wrap = dict(pre_infinity=curve.pre_infinity, post_infinity=curve.post_infinity)
-    steps = _grid_steps(curve, grid)
+    steps = _grid_steps(curve, grid, per_channel=track.kind == EULER)
     if track.kind == EULER:
         source = evaluate(curve, grid)
         # Baking what Unity plays: the evaluated channels are that motion, winding included.
         values = source if method == "unity" else euler_following(q, track.order, source)
         new = make_curve(grid, values, mode="clamped_auto", **wrap)
         ins, outs = np.array(new.in_slope), np.array(new.out_slope)
+        # ClampedAuto is flat at the end keys; a spin that starts or ends at speed would lose up to
+        # speed * dt * 0.15 deg in the first and last frame. The end keys take the source's own end
+        # slopes (the played channels' derivative there) in the Free mode instead.
+        first = np.where(np.isfinite(curve.out_slope[0]), curve.out_slope[0], 0.0)
+        last = np.where(np.isfinite(curve.in_slope[-1]), curve.in_slope[-1], 0.0)
+        ins[0] = outs[0] = first
+        ins[-1] = outs[-1] = last
+        mode = np.array(new.tangent_mode)
+        mode[[0, -1]] = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False)
+        new = new.with_keys(in_slope=ins, out_slope=outs, tangent_mode=mode)
     else:
-        ins = np.gradient(q, grid, axis=0) if len(grid) > 1 else np.zeros_like(q)
+        ins = np.gradient(q, grid, axis=0)
+        # End keys: the derivative of what the source plays there (its end slopes projected onto the
+        # unit sphere, as the normalization does), which a one-sided difference only approximates.
+        ins[0] = _played_derivative(curve.value[0], curve.out_slope[0], q[0])
+        ins[-1] = _played_derivative(curve.value[-1], curve.in_slope[-1], q[-1])
         outs = ins.copy()
         # Next to a step, one-sided differences: the jump must not leak into the held frames.
-        i = np.nonzero(steps)[0]
+        i = np.nonzero(steps.any(axis=1))[0]
         slope = np.diff(q, axis=0) / np.diff(grid)[:, None]
         ins[i] = np.where((i > 0)[:, None], slope[np.maximum(i - 1, 0)], 0.0)
         outs[i + 1] = np.where((i + 2 < len(grid))[:, None], slope[np.minimum(i + 1, len(slope) - 1)], 0.0)
@@ -495,32 +510,50 @@ def resample_track(
     return replace(track, curve=new)
 
 
-def _grid_steps(curve: Curve, grid: np.ndarray) -> np.ndarray:
-    """Bool ``(M-1,)``: grid intervals ``(g_i, g_(i+1)]`` containing the end of a stepped source interval
-    (where the source jumps); the resampled curve keeps that jump as a stepped (Constant) interval."""
-    steps = np.zeros(max(len(grid) - 1, 0), dtype=bool)
+def _played_derivative(value: np.ndarray, slope: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """Time derivative ``(4,)`` of ``normalize(H)`` where the component curve ``H`` is ``value`` with
+    slope ``slope`` (per second), expressed on the hemisphere of the unit quaternion ``unit``."""
+    norm = np.linalg.norm(value)
+    q = value / norm
+    m = np.where(np.isfinite(slope), slope, 0.0)
+    d = (m - q * np.dot(q, m)) / norm
+    return -d if np.dot(q, unit) < 0 else d
+
+
+def _grid_steps(curve: Curve, grid: np.ndarray, per_channel: bool) -> np.ndarray:
+    """Bool ``(M-1, C)``: grid intervals ``(g_i, g_(i+1)]`` containing the end of a stepped source
+    interval (where the source jumps), per channel (Unity steps each Euler channel on its own) or,
+    for quaternion tracks, for all components at once. The resampled curve keeps those jumps as
+    stepped (Constant) intervals."""
+    c = curve.n_components
+    steps = np.zeros((max(len(grid) - 1, 0), c), dtype=bool)
     if curve.n_keys < 2 or len(grid) < 2:
         return steps
-    ends = curve.time[1:][_stepped_segments(curve)]
-    j = np.searchsorted(grid, ends, side="left")
-    steps[j[(j >= 1) & (j < len(grid))] - 1] = True
+    stepped = ~np.isfinite(curve.out_slope[:-1]) | ~np.isfinite(curve.in_slope[1:])  # (N-1, C)
+    if not per_channel:
+        stepped = np.repeat(stepped.any(axis=1, keepdims=True), c, axis=1)
+    seg, ch = np.nonzero(stepped)
+    j = np.searchsorted(grid, curve.time[seg + 1], side="left")
+    ok = (j >= 1) & (j < len(grid))
+    steps[j[ok] - 1, ch[ok]] = True
     return steps
 
 
 def _with_steps(curve: Curve, steps: np.ndarray, ins: np.ndarray, outs: np.ndarray) -> Curve:
     """``curve`` with infinite slopes (Unity's stepped interpolation) and Constant tangent sides on the
-    grid intervals ``steps``; the other sides keep their slopes and modes (the key becomes broken)."""
-    i = np.nonzero(steps)[0]
+    grid intervals and channels ``steps (M-1, C)``; the other sides keep their slopes and modes (the
+    key becomes broken)."""
     ins, outs = ins.copy(), outs.copy()
-    outs[i] = np.inf
-    ins[i + 1] = np.inf
     left, right, _ = tangent_mode_sides(curve.tangent_mode)
-    right = right.copy()
-    left = left.copy()
-    right[i] = TangentMode.CONSTANT
-    left[i + 1] = TangentMode.CONSTANT
-    touched = np.zeros(curve.n_keys, dtype=bool)
-    touched[i] = touched[i + 1] = True
+    left, right = left.copy(), right.copy()
+    out_step = np.zeros(ins.shape, dtype=bool)
+    in_step = np.zeros(ins.shape, dtype=bool)
+    out_step[:-1] = steps
+    in_step[1:] = steps
+    outs[out_step] = np.inf
+    ins[in_step] = np.inf
+    right[out_step] = TangentMode.CONSTANT
+    left[in_step] = TangentMode.CONSTANT
     packed = np.vectorize(tangent_mode_bits, otypes=[np.int64])(left, right, True)
-    mode = np.where(touched[:, None], packed, curve.tangent_mode)
+    mode = np.where(out_step | in_step, packed, curve.tangent_mode)
     return curve.with_keys(in_slope=ins, out_slope=outs, tangent_mode=mode)

@@ -352,3 +352,16 @@ def test_resampled_euler_stays_smooth_through_gimbal_lock(method):
     dense = np.linspace(0, t[-1], 2001)
     assert geodesic_angle(played(out, dense), resample_quats(track, dense, method)).max() < 1.0
     assert geodesic_angle(played(out, t), key_quaternions(track)).max() < 1e-6
+
+
+def test_only_the_stepped_euler_channel_steps():
+    # X is stepped (Constant), Y turns linearly: Unity steps each channel on its own.
+    times = np.array([0.0, 1.0, 2.0])
+    values = np.array([[0.0, 0.0, 0.0], [30.0, 60.0, 0.0], [30.0, 120.0, 0.0]])
+    slopes = np.array([[np.inf, 60.0, 0.0], [np.inf, 60.0, 0.0], [np.inf, 60.0, 0.0]])
+    track = RotationTrack("c", "euler", Curve.make(times, values, slopes, slopes))
+    out = resample_track(track, 10, "unity")
+    assert np.isinf(out.curve.out_slope[9, 0]) and np.isinf(out.curve.in_slope[10, 0])
+    assert np.isfinite(out.curve.out_slope[:, 1:]).all() and np.isfinite(out.curve.in_slope[:, 1:]).all()
+    dense = np.linspace(0, 2, 2001)
+    assert geodesic_angle(played(out, dense), played(track, dense)).max() < 1e-6
