@@ -241,3 +241,31 @@ def test_crlf_file_stays_crlf_and_rename(tmp_path):
     back = build_clip(parse_document("x", text.encode()))
     assert back.name == "Renamed"
     assert geodesic_angle(played(back.tracks[0], [1.0]), played(rotated(lf.tracks[0]), [1.0])).max() < 1e-3
+
+
+def test_humanoid_quartet_edit_round_trip():
+    from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack
+
+    t = np.linspace(0, 1, 7)
+    q = euler_to_quat(np.stack([10 * np.sin(3 * t), 40 * t, np.zeros(7)], axis=1), "zxy")
+    root = RotationTrack("RootQ", "quaternion", make_curve(t, q), meta={"humanoid": "RootQ"})
+    hand = RotationTrack("LeftHandQ", "quaternion", make_curve(t, q[::-1].copy()))  # recognised by name
+    muscle = OtherTrack(
+        "", "Spine Front-Back", "float", make_curve(t, np.sin(t)[:, None]), t, {"class_id": 95}
+    )
+    text, warnings = anim_text(Clip("H", 30.0, [root, hand], [muscle]))
+    assert warnings == []
+    clip = reparse(text)
+    assert [tr.path for tr in clip.tracks] == ["RootQ", "LeftHandQ"]
+    doc = clip.source
+    # Humanoid bindings: RootQ.x..w = 10..13, LeftHandQ = 31..34, typeID 95, customType 8.
+    attrs = sorted(b.attribute for b in doc.bindings if b.type_id == 95 and b.custom_type == 8)
+    assert attrs[:8] == [10, 11, 12, 13, 31, 32, 33, 34]
+    assert doc.entries["m_EditorCurves"] and len(doc.entries["m_FloatCurves"]) == 9
+    edited = rotated(clip.track("RootQ"))
+    text2, warnings = anim_text(clip.with_track(edited))
+    assert warnings == []
+    back = reparse(text2)
+    check_only_allowed(doc, back.source, "RootQ")
+    assert geodesic_angle(played(back.track("RootQ"), t), played(edited, t)).max() < 1e-4
+    assert back.track("LeftHandQ").curve.equals(clip.track("LeftHandQ").curve)
