@@ -7,6 +7,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from curveeditor.engine import recipe as recipe_mod
 from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack, key_quaternions
@@ -373,3 +375,44 @@ def test_importing_recipe_does_not_import_ops():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert recipe_mod.RECIPE_VERSION == 1
+
+
+# ------------------------------------------------------------------------------- property: round trip
+
+
+def _value(p):
+    lo = p.minimum if p.minimum is not None else -1e6
+    hi = p.maximum if p.maximum is not None else 1e6
+    num = st.floats(lo, hi, allow_nan=False, exclude_min=p.exclusive_minimum)
+    if p.kind == "float":
+        return num
+    if p.kind == "float_or_none":
+        return st.none() | num
+    if p.kind == "int":
+        return st.integers(int(lo), int(hi))
+    if p.kind == "choice":
+        return st.sampled_from(p.choices)
+    return st.tuples(num, num).map(lambda ab: sorted(ab))
+
+
+@st.composite
+def _step(draw):
+    spec = OPS[draw(st.sampled_from(list(OPS)))]
+    d = {"op": spec.name}
+    for p in sorted(spec.params, key=lambda p: p.when is not None):
+        if p.when is not None and d.get(p.when[0], spec.param(p.when[0]).default) != p.when[1]:
+            continue
+        if p.required or draw(st.booleans()):
+            d[p.name] = draw(_value(p))
+    return d
+
+
+@settings(deadline=None, max_examples=100)
+@given(st.lists(_step(), max_size=6))
+def test_any_valid_recipe_round_trips_through_json(steps):
+    r = Recipe.from_dict({"version": 1, "steps": steps})
+    assert len(r.steps) == len(steps)
+    text = json.dumps(r.to_dict())
+    again = Recipe.from_dict(json.loads(text))
+    assert again == r
+    assert again.to_dict() == r.to_dict()
