@@ -297,3 +297,47 @@ def test_compressed_rotation_curve_decoded(tmp_path):
     assert geodesic_angle(c.curve.value, q).max() < 0.5  # 9-10 bit truncating quantization
     assert np.abs(c.curve.in_slope.reshape(-1) - slopes).max() <= rng / 63 + 1e-9
     assert np.array_equal(c.curve.in_slope, c.curve.out_slope)
+
+
+def test_humanoid_quartet_with_different_key_times_plays_exactly(tmp_path):
+    # x and w keyed at 0, 1; y at 0, 0.3, 1 with slopes: the union-time track must play the same
+    # per-component Hermite curves.
+    def entry(attr, times, vals, slopes):
+        s = "  - curve:\n      serializedVersion: 2\n      m_Curve:\n"
+        for t, v, m in zip(times, vals, slopes, strict=True):
+            s += (
+                f"      - serializedVersion: 2\n        time: {t}\n        value: {v}\n"
+                f"        inSlope: {m}\n        outSlope: {m}\n        tangentMode: 0\n"
+            )
+        s += "      m_PreInfinity: 2\n      m_PostInfinity: 2\n      m_RotationOrder: 4\n"
+        return s + f"    attribute: {attr}\n    path: \n    classID: 95\n    script: {{fileID: 0}}\n"
+
+    floats = entry("RootQ.x", [0, 1], [0.0, 0.2], [0.5, -0.3])
+    floats += entry("RootQ.y", [0, 0.3, 1], [0.0, 0.4, 0.1], [1.0, 0.0, -1.0])
+    floats += entry("RootQ.z", [0, 1], [0.1, 0.0], [0.0, 0.0])
+    floats += entry("RootQ.w", [0, 1], [1.0, 0.9], [0.0, 0.2])
+    p = tmp_path / "u.anim"
+    p.write_text(sv4_clip(OLD_KEYS, extra_float="  m_FloatCurves:\n" + floats))
+    track = read_anim(p).track("RootQ")
+    assert track.curve.time.tolist() == pytest.approx([0, 0.3, 1])
+    grid = np.linspace(0, 1, 101)
+    comps = []
+    for keys in (
+        [(0, 0.0, 0.5), (1, 0.2, -0.3)],
+        [(0, 0.0, 1.0), (0.3, 0.4, 0.0), (1, 0.1, -1.0)],
+        [(0, 0.1, 0.0), (1, 0.0, 0.0)],
+        [(0, 1.0, 0.0), (1, 0.9, 0.2)],
+    ):
+        ks = [{"time": t, "value": v, "inSlope": m, "outSlope": m} for t, v, m in keys]
+        comps.append(ref_eval(ks, grid, "x")[:, 0])
+    want = quat_normalize(np.stack(comps, axis=1))
+    assert geodesic_angle(want, played(track, grid)).max() < 1e-5
+
+
+@corpus
+def test_weighted_keys_read():
+    clip = read_anim(next(p for p in ANIMS if "RemapCurveTestCurveClip" in p.name))
+    (f,) = [o for o in clip.other_tracks if o.kind == "float"]
+    assert set(np.unique(f.curve.weighted_mode)) >= {1, 2}
+    i = int(np.flatnonzero(f.curve.weighted_mode[:, 0] == 2)[0])
+    assert 0 < f.curve.out_weight[i, 0] < 1 and f.curve.out_weight[i, 0] != pytest.approx(1 / 3)
