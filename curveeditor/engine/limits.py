@@ -10,7 +10,8 @@ exceeded. Yaw is smoothed as the normalized angle (not unwrapped): with a range 
 clamped yaw has no wrap to cross, and unwrapping could push a value past a limit.
 
 Output: only keys whose pose changes get new values (others stay bit-identical). Euler tracks keep their
-order; a new key takes the equivalent triple nearest to the source key's own channels (winding kept).
+order; each run of new keys continues the unchanged key next to it (winding kept, no wrap added;
+nearest-to-the-source-key would add a full spin where the clamp moves a key by about 180 degrees).
 Changed keys and their neighbours get ClampedAuto tangents (Unity's non-overshooting mode), so for
 Unity's ZXY Euler tracks the played yaw and pitch between those keys stay within the neighbouring keys'
 values and therefore within the limits. Quaternion tracks: new keys on the source key's hemisphere,
@@ -27,7 +28,7 @@ from scipy.linalg import solve_banded
 
 from .clip import EULER, RotationTrack, key_quaternions
 from .curves import TangentMode, tangent_mode_bits
-from .resample import euler_following
+from .reorder import euler_chain
 from .rotations import UNITY_ORDER, euler_to_quat, geodesic_angle, quat_dot, quat_to_euler
 from .tangents import recompute_tangents
 
@@ -82,6 +83,32 @@ def _check_range(name: str, rng, lo: float, hi: float) -> tuple[float, float]:
     return a, b
 
 
+def _write_runs(values, changed, target, new_q, order: str) -> None:
+    """Write the changed keys of an Euler curve in place, run by run (a loop over runs, not keys).
+
+    Each run of changed keys continues the unchanged key before it (or, for a run at the start, the
+    one after it; for an all-changed track, the source's first key): same winding, no wrap at the run's
+    edge. Unity's ZXY: the clamped angles themselves (principal branch, so the pitch channel stays in
+    [-90, 90] between keys), unwrapped along the run and shifted by whole turns to the anchor. Other
+    orders: the continuous decomposition of the new poses from the anchor (``reorder.euler_chain``).
+    """
+    n = changed.shape[0]
+    edges = np.diff(np.concatenate([[0], changed.astype(np.int8), [0]]))
+    for a, b in zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0], strict=True):
+        backward = a == 0 and b < n
+        anchor = values[b] if backward else values[a - 1] if a > 0 else values[0]
+        if order == UNITY_ORDER:
+            seq = np.unwrap(target[a:b], period=360.0, axis=0)
+            ref = seq[-1] if backward else seq[0]
+            values[a:b] = seq + 360.0 * np.round((anchor - ref) / 360.0)
+        elif backward:
+            values[a:b] = euler_chain(new_q[a : b + 1][::-1], order, anchor)[1:][::-1]
+        elif a > 0:
+            values[a:b] = euler_chain(new_q[a - 1 : b], order, anchor)[1:]
+        else:
+            values[a:b] = euler_chain(new_q[a:b], order, anchor)
+
+
 def limit_look(
     track: RotationTrack,
     yaw=(-70.0, 70.0),
@@ -119,18 +146,7 @@ def limit_look(
         return track
     values = np.array(curve.value)
     if track.kind == EULER:
-        if track.order == UNITY_ORDER:
-            # Same convention as the limits: write the clamped angles, shifted to the source's winding
-            # (the equivalent triple is never taken: it would put pitch outside [-90, 90]).
-            src = values[changed]
-            fixed = target[changed].copy()
-            same = np.abs(np.mod(src[:, 0] + 180.0, 360.0) - 180.0) <= 90.0
-            shift = 360.0 * np.round((src - fixed) / 360.0)
-            fixed = np.where(same[:, None], fixed + shift, fixed)
-            alt = euler_following(new_q[changed], track.order, src)
-            values[changed] = np.where(same[:, None], fixed, alt)
-        else:
-            values[changed] = euler_following(new_q[changed], track.order, values[changed])
+        _write_runs(values, changed, target, new_q, track.order)
     else:
         sign = np.where(quat_dot(new_q[changed], values[changed]) < 0, -1.0, 1.0)
         values[changed] = new_q[changed] * sign[:, None]
