@@ -516,6 +516,8 @@ def format_csv(blocks: Iterable[TrackRows], with_speed: bool = True) -> str:
 
 
 def _csv_cell(text: str) -> str:
+    if text == "":
+        return ""  # csv.writer would write '""' for a lone empty field
     buf = io.StringIO()
     csv.writer(buf, lineterminator="").writerow([text])
     return buf.getvalue()
