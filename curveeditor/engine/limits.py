@@ -83,13 +83,35 @@ def _check_range(name: str, rng, lo: float, hi: float) -> tuple[float, float]:
     return a, b
 
 
+def _zxy_run(target: np.ndarray, anchor: np.ndarray, backward: bool) -> np.ndarray:
+    """Channel values for a run of clamped ZXY angles ``target (K, 3)`` next to the key ``anchor (3,)``.
+
+    Pitch and yaw stay in the anchor's own turn (``angle + 360 k`` with the anchor's k), not the nearest
+    turn: every clamped angle lies inside its range, so the channel path between any two keys of the
+    same turn stays inside the range too (the nearest turn could make it cross +-180 outside it). Roll
+    is not limited: unwrapped along the run and shifted to the anchor. An anchor keyed on the other
+    equivalent triple falls back to nearest turns.
+    """
+    look = look_angles(euler_to_quat(anchor[None, :], UNITY_ORDER))[0]
+    turns = (anchor - look) / 360.0
+    own = np.all(np.abs(turns - np.round(turns)) < 1e-9)
+    seq = target.copy()
+    seq[:, 2] = np.unwrap(seq[:, 2], period=360.0)
+    ref = seq[-1] if backward else seq[0]
+    nearest = np.round((anchor - ref) / 360.0)
+    k = nearest.copy()
+    if own:
+        k[:2] = np.round(turns[:2])
+    return seq + 360.0 * k
+
+
 def _write_runs(values, changed, target, new_q, order: str) -> None:
     """Write the changed keys of an Euler curve in place, run by run (a loop over runs, not keys).
 
     Each run of changed keys continues the unchanged key before it (or, for a run at the start, the
     one after it; for an all-changed track, the source's first key): same winding, no wrap at the run's
     edge. Unity's ZXY: the clamped angles themselves (principal branch, so the pitch channel stays in
-    [-90, 90] between keys), unwrapped along the run and shifted by whole turns to the anchor. Other
+    [-90, 90] between keys) in the anchor's turn (:func:`_zxy_run`). Other
     orders: the continuous decomposition of the new poses from the anchor (``reorder.euler_chain``).
     """
     n = changed.shape[0]
@@ -98,9 +120,7 @@ def _write_runs(values, changed, target, new_q, order: str) -> None:
         backward = a == 0 and b < n
         anchor = values[b] if backward else values[a - 1] if a > 0 else values[0]
         if order == UNITY_ORDER:
-            seq = np.unwrap(target[a:b], period=360.0, axis=0)
-            ref = seq[-1] if backward else seq[0]
-            values[a:b] = seq + 360.0 * np.round((anchor - ref) / 360.0)
+            values[a:b] = _zxy_run(target[a:b], anchor, backward)
         elif backward:
             values[a:b] = euler_chain(new_q[a : b + 1][::-1], order, anchor)[1:][::-1]
         elif a > 0:

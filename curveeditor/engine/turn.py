@@ -21,7 +21,8 @@ Output kinds:
 * ``"euler"`` (Unity's ZXY order): a basis axis is one channel moving linearly from ``from_deg``
   (winding kept: 350 -> 370, not 350 -> 10) with Linear tangents, so the played speed is exactly
   constant between keys; any other axis gets the continuous decomposition of the turn with its exact
-  derivatives as Free slopes (played speed constant within about 1e-6 relative at 60 Hz).
+  derivatives as Free slopes, with extra keys so neighbours are at most 3 degrees apart (played speed
+  constant within about 1e-5 relative).
 * ``"quaternion"``: the key poses with their exact component derivatives as Free slopes; extra keys
   are inserted so no two neighbouring keys are more than 90 degrees apart (never >= 180, which Unity
   would play the short way).
@@ -42,6 +43,10 @@ __all__ = ["generate_turn", "signed_angle", "turn_angle", "axis_vector", "DIRECT
 DIRECTIONS = ("shortest", "positive", "negative")
 #: Largest angle (degrees) between neighbouring keys of a generated quaternion or vector-axis turn.
 MAX_KEY_STEP_DEG = 90.0
+#: Largest angle (degrees) between keys of an Euler turn about a non-basis axis: the channels are not
+#: linear in the angle there, and Hermite segments with exact end slopes keep the played speed within
+#: 1e-5 relative of constant at this spacing (at 18 deg, 24 fps x 446 deg/s, it was 0.12 %).
+EULER_AXIS_STEP_DEG = 3.0
 _BASIS = {"x": 0, "y": 1, "z": 2}
 _FREE = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False)
 
@@ -178,8 +183,9 @@ def generate_turn(
         frames = frames[(total - speed * frames > tol) | (frames == 0)]
         times = np.append(frames, duration)
         step = speed * np.diff(times).max(initial=0.0)
-        if (kind == QUATERNION or basis is None) and step > MAX_KEY_STEP_DEG:
-            pieces = int(np.ceil(step / MAX_KEY_STEP_DEG))
+        limit = MAX_KEY_STEP_DEG if kind == QUATERNION else EULER_AXIS_STEP_DEG
+        if (kind == QUATERNION or basis is None) and step > limit:
+            pieces = int(np.ceil(step / limit))
             sub = times[:-1, None] + np.diff(times)[:, None] * (np.arange(pieces) / pieces)[None, :]
             times = np.append(sub.ravel(), duration)
         angles = start + sign * speed * times
