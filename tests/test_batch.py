@@ -223,3 +223,18 @@ def test_stderr_progress_line_for_failures(capsys):
 
     stderr_progress(3, 7, FileResult("x/bad.anim", None, error="x/bad.anim:4: truncated"))
     assert capsys.readouterr().err == "[3/7] bad.anim failed: x/bad.anim:4: truncated\n"
+
+
+def test_spawned_workers_give_the_same_results(inputs, tmp_path, monkeypatch):
+    """The worker is spawn-safe (the start method on Windows): same outputs as in-process."""
+    import multiprocessing
+
+    import curveeditor.batch as batch
+
+    monkeypatch.setattr(batch, "_pool_context", lambda: multiprocessing.get_context("spawn"))
+    files = [str(inputs / "clip1.csv"), str(inputs / "bad.csv"), str(inputs / "clip2.csv")]
+    r_spawn = run_batch(files, tmp_path / "s", RECIPE, jobs=2, progress=_quiet)
+    r_local = run_batch(files, tmp_path / "l", RECIPE, jobs=1, progress=_quiet)
+    assert [f.status for f in r_spawn.files] == ["ok", "failed", "ok"]
+    assert _entries(r_spawn) == _entries(r_local)
+    assert _hashes(tmp_path / "s") == _hashes(tmp_path / "l")
