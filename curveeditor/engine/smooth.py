@@ -25,6 +25,12 @@ degrees (Euler spins), so no motion is lost. The result is keyed at the source's
 Euler tracks in their own order, each key the equivalent triple nearest the source key (same winding,
 no new wraps or flips), with Unity Auto tangents; quaternion tracks hemisphere-continuous, slopes from
 central differences (Free), like :func:`~curveeditor.engine.resample.resample_track`.
+
+Limits seen on the corpus BVH clips: an Euler wrap in the source (a channel jumping 179 -> -179 between
+frames) is a spin Unity plays, and smoothing spreads that spin over the kernel: unwrap first (the CLI's
+shorthand order does). Within a few degrees of the order's gimbal lock the channels of the smoothed
+poses can move fast (an inspector "flip") where the smoothed path passes closer to the lock than the
+source did; one joint of one corpus clip showed this.
 """
 
 from __future__ import annotations
