@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .clip import Clip, RotationTrack, played
+from .clip import EULER, Clip, RotationTrack, played
+from .curves import _segment_index
 from .rotations import geodesic_angle
 
 __all__ = ["TrackDiff", "diff_tracks", "diff_clips", "MIN_RATE_HZ", "SAMPLES_PER_INTERVAL", "MAX_SAMPLES"]
@@ -76,6 +77,43 @@ def _grid_step(key_sets: list[np.ndarray], start: float, end: float, hz: float |
     return max(step, span / MAX_SAMPLES)
 
 
+def _sorted_union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sorted unique union of two sorted arrays: a merge (stable sort of two runs), not
+    ``np.union1d``'s full quicksort, which was 8% of a clip diff."""
+    merged = np.concatenate([a, b])
+    merged.sort(kind="stable")
+    if merged.size < 2:
+        return merged
+    keep = np.empty(merged.shape, dtype=bool)
+    keep[0] = True
+    np.not_equal(merged[1:], merged[:-1], out=keep[1:])
+    return merged[keep]
+
+
+_PLAYING_FIELDS = ("value", "in_slope", "out_slope", "in_weight", "out_weight", "weighted_mode")
+
+
+def _changed_intervals(before: RotationTrack, after: RotationTrack) -> np.ndarray | None:
+    """Bool ``(N-1,)``: key intervals that may play differently, or ``None`` when that cannot be
+    told per interval (different key times, kinds or orders, fewer than 2 keys).
+
+    Between keys ``k`` and ``k+1`` Unity plays a function of those two keys' values, slopes,
+    weights and weight modes only, so an interval whose two keys are identical in both versions
+    plays bit-identically and its error is exactly 0: an edit that touched a few keys (unwrap,
+    despike) is compared only where it changed something."""
+    b, a = before.curve, after.curve
+    if before.kind != after.kind or (before.kind == EULER and before.order != after.order):
+        return None
+    if b.n_keys < 2 or b.n_keys != a.n_keys or not np.array_equal(b.time, a.time):
+        return None
+    same = np.ones(b.n_keys, dtype=bool)
+    for name in _PLAYING_FIELDS:
+        x, y = getattr(b, name), getattr(a, name)
+        if x is not y:
+            same &= np.all(x == y, axis=1)
+    return ~(same[:-1] & same[1:])
+
+
 def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = None) -> TrackDiff:
     """Geodesic error (degrees) between what Unity plays for ``before`` and ``after``.
 
@@ -83,20 +121,31 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
     samples per second if given, else >= 1 kHz or 10 samples per shortest key interval, whichever is
     finer, capped at :data:`MAX_SAMPLES`). Outside a track's own key range it plays its wrap mode, as
     in Unity. Tracks without keys cannot be compared: ``ValueError``.
+
+    When both versions have the same key times (and kind and order), key intervals whose keys are
+    identical in both play identically and get an error of exactly 0 without being evaluated.
     """
     if before.n_keys == 0 or after.n_keys == 0:
         empty = before.path if before.n_keys == 0 else after.path
         raise ValueError(f"track {empty!r} has no keys: nothing to compare")
-    keys = np.union1d(before.curve.time, after.curve.time)
+    keys = _sorted_union(before.curve.time, after.curve.time)
     start, end = float(keys[0]), float(keys[-1])
     if end > start:
         step = _grid_step([before.curve.time, after.curve.time], start, end, hz)
         n = int(np.ceil((end - start) / step))
         grid = np.linspace(start, end, n + 1)
-        times = np.union1d(keys, grid)
+        times = _sorted_union(keys, grid)
     else:
         times = keys
-    errors = geodesic_angle(played(before, times), played(after, times))
+    changed = _changed_intervals(before, after)
+    if changed is None:
+        errors = geodesic_angle(played(before, times), played(after, times))
+    else:
+        errors = np.zeros(times.shape)
+        if changed.any():
+            sel = changed[_segment_index(before.curve.time, times)]
+            ts = times[sel]
+            errors[sel] = geodesic_angle(played(before, ts), played(after, ts))
     if len(times) > 1:
         sq = errors * errors
         mean_sq = np.sum(0.5 * (sq[1:] + sq[:-1]) * np.diff(times)) / (times[-1] - times[0])
