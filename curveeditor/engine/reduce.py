@@ -198,6 +198,15 @@ def _greedy(fitter: _Fitter, forced: np.ndarray, target: float):
     outs: list[np.ndarray] = []
     ins: list[np.ndarray] = []
     a = 0
+    # A track that is static (or one cubic) up to its first forced key: one fit instead of the ladder
+    # (most tracks of a full-body clip are like that: fingers, end effectors).
+    if n > 2:
+        err, m0, m1, _ = fitter.fit(np.array([0]), np.array([int(nxt[0])]))
+        if err[0] <= target:
+            kept.append(int(nxt[0]))
+            outs.append(m0[0])
+            ins.append(m1[0])
+            a = int(nxt[0])
     while a < n - 1:
         limit = int(nxt[a])
         ladder = a + _LADDER[_LADDER < limit - a]
