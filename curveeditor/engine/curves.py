@@ -338,6 +338,28 @@ def _segment_table(curve: Curve) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return table, stepped, weighted
 
 
+def _sample_rows(curve: Curve, seg: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """:func:`_segment_table`'s rows gathered for the intervals ``seg (M,)`` only: ``(4C, M)`` table,
+    then ``(C, M)`` stepped and weighted masks (``None`` when empty). For M much smaller than N."""
+    c = curve.n_components
+    m0 = curve.out_slope[seg]
+    m1 = curve.in_slope[seg + 1]
+    stepped = ~np.isfinite(m0) | ~np.isfinite(m1)
+    table = np.empty((4 * c, seg.shape[0]))
+    table[:c] = curve.value[seg].T
+    table[c : 2 * c] = m0.T
+    table[2 * c : 3 * c] = curve.value[seg + 1].T
+    table[3 * c :] = m1.T
+    held = None
+    if stepped.any():
+        held = stepped.T
+        table[c : 2 * c][held] = 0.0
+        table[3 * c :][held] = 0.0
+    wm = curve.weighted_mode
+    weighted = (((wm[seg] & 2) != 0) | ((wm[seg + 1] & 1) != 0)) & ~stepped
+    return table, held, (weighted.T if weighted.any() else None)
+
+
 def _segment_index(key_t: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Key interval ``(M,)`` in ``0 .. N-2`` of each time: ``searchsorted(key_t, t, "right") - 1``, clipped.
 
@@ -372,8 +394,13 @@ def evaluate(curve: Curve, times) -> np.ndarray:
     t0 = key_t[seg]
     dt = key_t[seg + 1] - t0
     s = (tw - t0) / dt
-    table, stepped, weighted = _segment_table(curve)
-    g = np.take(table, seg, axis=1)  # (4C, M)
+    if 4 * t.shape[0] < n:  # few samples of a long curve: gather their intervals' rows only
+        g, held, weighted = _sample_rows(curve, seg)
+    else:
+        table, stepped, weighted = _segment_table(curve)
+        g = np.take(table, seg, axis=1)  # (4C, M)
+        held = stepped.T[:, seg] if stepped.any() else None
+        weighted = weighted.T[:, seg] if weighted.any() else None
     v0, m0f, v1, m1f = g[:c], g[c : 2 * c], g[2 * c : 3 * c], g[3 * c :]
 
     # Hermite basis, the same float operations in the same order as the textbook form
@@ -389,8 +416,8 @@ def evaluate(curve: Curve, times) -> np.ndarray:
     v += h01 * v1
     v += (h11 * dt) * m1f
 
-    if weighted.any():
-        cols, rows = np.nonzero(weighted.T[:, seg])
+    if weighted is not None:
+        cols, rows = np.nonzero(weighted)
         if rows.size:
             wseg = seg[rows]
             out_w = (curve.weighted_mode[wseg, cols] & 2) != 0
@@ -405,8 +432,7 @@ def evaluate(curve: Curve, times) -> np.ndarray:
             a2 = a3 - m1f[cols, rows] * wi * dt[rows]
             v[cols, rows] = mu**3 * a0 + 3 * mu * mu * u * a1 + 3 * mu * u * u * a2 + u**3 * a3
 
-    if stepped.any():
-        held = stepped.T[:, seg]
+    if held is not None:
         v[held] = v0[held]
     # At exactly the last key time (the only time at or past a segment's end) show the last value,
     # which a stepped segment needs.
