@@ -374,7 +374,12 @@ def reduce_track(track: RotationTrack, max_error_deg: float) -> RotationTrack:
 
 
 def slerp_pairs(qa: np.ndarray, qb: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Slerp from ``qa[k]`` to ``qb[k]`` at fractions ``s[k]`` (the short way)."""
+    """Slerp from ``qa[k]`` to ``qb[k]`` at fractions ``s[k]`` (the short way); all ``(K, 4)`` / ``(K,)``.
+
+    scipy's ``Slerp`` interpolates one key sequence, not K independent pairs; the equivalent
+    ``ra * Rotation.from_rotvec((ra.inv() * rb).as_rotvec() * s)`` agrees within 7e-16 but took 0.27 s
+    for 200 000 pairs against 0.06 s here (shared 2-core machine, scipy 1.17).
+    """
     rel = quat_mul(quat_conj(qa), qb)
     return quat_mul(qa, quat_exp(quat_log(rel) * s[:, None]))
 

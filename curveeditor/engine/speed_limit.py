@@ -9,8 +9,8 @@ source, and the output joins the source exactly as soon as it can reach it.
 
 Runtime: the recursion is sequential only while the output lags behind. Where the source itself stays
 under the limit and the output is on it, every sample equals the source and is found in one vectorized
-pass over the step sizes; a Python loop (scalar math, about 14 microseconds per sample) runs only over
-the lagging samples, then the next violating step is found vectorized again. Measured on the shared
+pass over the step sizes; a Python loop (scalar math, about 14 microseconds per sample all told) runs
+only over the lagging samples, then the next violating step is found vectorized again. Measured on the shared
 2-core machine: 100 000 samples with 1 % of the steps over the limit (8 000 lagging samples) 0.17 s;
 every sample lagging 1.4 s (a clip of 60 joints x 1000 frames fully limited: about 0.9 s).
 
@@ -48,6 +48,10 @@ __all__ = ["limit_speed", "rotate_towards_path"]
 _LINEAR = tangent_mode_bits(TangentMode.LINEAR, TangentMode.LINEAR, True)
 #: Relative slack on the step bound so float rounding of an exactly-at-limit step is not "over".
 _SLACK = 1e-9
+
+
+# Scalar quaternion math on tuples for the sequential lagging loop: one limited step takes 7 us here
+# against 96 us with scipy ``Rotation`` objects (inv, compose, as_rotvec, from_rotvec) per sample.
 
 
 def _qmul(a, b):
