@@ -114,6 +114,22 @@ def _changed_intervals(before: RotationTrack, after: RotationTrack) -> np.ndarra
     return ~(same[:-1] & same[1:])
 
 
+#: Samples evaluated at once: a chunk's temporaries stay in cache (a whole 166k-sample track at
+#: once was ~1.3x slower per sample on the shared 2-core machine).
+_CHUNK = 32768
+
+
+def _played_error(before: RotationTrack, after: RotationTrack, times: np.ndarray) -> np.ndarray:
+    """Geodesic angle (deg) between what the two tracks play at ``times (M,)``, in chunks."""
+    if len(times) <= _CHUNK:
+        return geodesic_angle(played(before, times), played(after, times))
+    out = np.empty(times.shape)
+    for i in range(0, len(times), _CHUNK):
+        t = times[i : i + _CHUNK]
+        out[i : i + _CHUNK] = geodesic_angle(played(before, t), played(after, t))
+    return out
+
+
 def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = None) -> TrackDiff:
     """Geodesic error (degrees) between what Unity plays for ``before`` and ``after``.
 
@@ -139,13 +155,12 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
         times = keys
     changed = _changed_intervals(before, after)
     if changed is None:
-        errors = geodesic_angle(played(before, times), played(after, times))
+        errors = _played_error(before, after, times)
     else:
         errors = np.zeros(times.shape)
         if changed.any():
             sel = changed[_segment_index(before.curve.time, times)]
-            ts = times[sel]
-            errors[sel] = geodesic_angle(played(before, ts), played(after, ts))
+            errors[sel] = _played_error(before, after, times[sel])
     if len(times) > 1:
         sq = errors * errors
         mean_sq = np.sum(0.5 * (sq[1:] + sq[:-1]) * np.diff(times)) / (times[-1] - times[0])
