@@ -162,6 +162,15 @@ def test_dispatch_by_extension(tmp_path):
         write_clip(read_clip(p), tmp_path / "out.bvh")
 
 
+def test_missing_reader_is_a_clear_read_error(tmp_path, monkeypatch):
+    import curveeditor.io as cio
+
+    monkeypatch.setitem(cio.READ_FORMATS, ".anim", ("curveeditor.io.not_built_yet", "read_anim"))
+    clip = _write(tmp_path, "x", name="clip.anim")
+    with pytest.raises(ClipReadError, match=r"reading \.anim files is not available in this build"):
+        read_clip(clip)
+
+
 # ------------------------------------------------------------------------------------------ writing
 
 
