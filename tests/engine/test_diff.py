@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from curveeditor.engine.clip import Clip, RotationTrack, key_quaternions
+from curveeditor.engine.clip import Clip, RotationTrack, key_quaternions, played
 from curveeditor.engine.curves import Curve
 from curveeditor.engine.diff import MAX_SAMPLES, diff_clips, diff_tracks
 from curveeditor.engine.rotations import axis_angle_quat, euler_to_quat, geodesic_angle, quat_mul
@@ -121,3 +121,54 @@ def test_diff_clips_paths_and_errors():
     empty = RotationTrack("e", "euler", Curve.make(np.zeros(0), np.zeros((0, 3))))
     with pytest.raises(ValueError, match="no keys"):
         diff_tracks(empty, a)
+
+
+def _full_errors(before: RotationTrack, after: RotationTrack, times: np.ndarray) -> np.ndarray:
+    return geodesic_angle(played(before, times), played(after, times))
+
+
+@settings(deadline=None, max_examples=30)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 12), kind=st.sampled_from(["euler", "quaternion"]))
+def test_unchanged_intervals_are_exactly_zero_and_changed_ones_fully_evaluated(seed, n, kind):
+    # Same key times: intervals whose two keys are identical in both versions are not evaluated
+    # (error exactly 0); the result equals evaluating everything, bit for bit.
+    rng = np.random.default_rng(seed)
+    before = quat_track(seed, n) if kind == "quaternion" else euler_keys(seed, n)
+    c = before.curve
+    k = int(rng.integers(0, n))
+    value = np.array(c.value)
+    value[k] += rng.normal(0, 0.2, value.shape[1])
+    after = before.with_curve(c.with_keys(value=value))
+    d = diff_tracks(before, after)
+    np.testing.assert_array_equal(d.errors, _full_errors(before, after, d.times))
+    far = (d.times < c.time[max(k - 1, 0)]) | (d.times > c.time[min(k + 1, n - 1)])
+    assert np.all(d.errors[far] == 0.0)
+    assert d.max_error > 0.0
+
+
+def euler_keys(seed: int, n: int, order: str = "zxy") -> RotationTrack:
+    rng = np.random.default_rng(seed)
+    times = np.concatenate([[0.0], np.cumsum(rng.uniform(0.05, 0.5, n - 1))])
+    return RotationTrack(
+        "e", "euler", make_curve(times, np.cumsum(rng.uniform(-60, 60, (n, 3)), axis=0)), order
+    )
+
+
+def test_same_curve_with_another_order_or_kind_is_compared():
+    # The skip needs the same kind and order: the same channels in another order play other poses.
+    a = euler_keys(4, 6)
+    b = RotationTrack("e", "euler", a.curve, order="xyz")
+    d = diff_tracks(a, b)
+    assert d.max_error > 1.0
+    np.testing.assert_array_equal(d.errors, _full_errors(a, b, d.times))
+    same = diff_tracks(a, RotationTrack("e", "euler", a.curve, order="zxy"))
+    assert same.max_error == 0.0 and np.all(same.errors == 0.0)
+
+
+def test_long_tracks_are_evaluated_in_chunks_exactly():
+    # More samples than one evaluation chunk (32k): same bits as one evaluation.
+    a = quat_track(5, 40)
+    b = left_multiply(a, axis_angle_quat(2, 0.01))
+    d = diff_tracks(a, b, hz=5000)
+    assert len(d.times) > 40_000
+    np.testing.assert_array_equal(d.errors, _full_errors(a, b, d.times))

@@ -228,6 +228,86 @@ def test_densify_quaternion_track_follows_a_long_way_segment():
     assert geodesic_angle(q[:-1], q[1:]).sum() == pytest.approx(path, rel=1e-3)
 
 
+def random_curve_track(seed: int, kind: str, n: int = 8) -> RotationTrack:
+    """Keys with random slopes (some weighted, some far apart, some stepped, quaternions of any norm
+    and sign): the cases the analytic motion bound must cover."""
+    rng = np.random.default_rng(seed)
+    times = np.cumsum(rng.uniform(0.02, 0.6, n))
+    scale = rng.choice([3.0, 40.0, 200.0])
+    if kind == "euler":
+        value = np.cumsum(rng.normal(0, scale, (n, 3)), axis=0)
+        slopes = rng.normal(0, 4 * scale, (2, n, 3))
+    else:
+        value = euler_to_quat(np.cumsum(rng.normal(0, scale, (n, 3)), axis=0))
+        value *= rng.choice([-1.0, 1.0], (n, 1)) * rng.uniform(0.5, 2.0, (n, 1))
+        slopes = rng.normal(0, 3.0, (2, n, 4))
+    c = value.shape[1]
+    slopes[1][rng.random((n, c)) < 0.05] = np.inf
+    curve = Curve.make(
+        times,
+        value,
+        slopes[0],
+        slopes[1],
+        weighted_mode=rng.integers(0, 4, (n, c)) * (rng.random() < 0.5),
+        in_weight=rng.uniform(0.0, 1.0, (n, c)),
+        out_weight=rng.uniform(0.0, 1.0, (n, c)),
+    )
+    return RotationTrack("r", kind, curve)
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.sampled_from(["euler", "quaternion"]))
+def test_motion_bound_covers_what_unity_plays(seed, kind):
+    # The bound lets densify skip probing: it must be >= the motion measured on fine probes (Euler:
+    # the channels' summed change; quaternions: the geodesic path) of every non-stepped interval.
+    from curveeditor.engine.resample import _motion_bound, _probe_motion, _stepped_segments
+
+    track = random_curve_track(seed, kind)
+    seg = np.nonzero(~_stepped_segments(track.curve))[0]
+    step, _ = _probe_motion(track, seg, 512)
+    bound = _motion_bound(track)[seg]
+    assert np.all(step.sum(axis=1) <= bound * (1 + 1e-9) + 1e-9)
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.sampled_from(["euler", "quaternion"]), st.sampled_from([90.0, 20.0]))
+def test_densify_equals_probing_every_interval(seed, kind, max_step):
+    # Reference: the probe rule applied to all intervals (what densify did before the bound).
+    from curveeditor.engine import resample as rs
+
+    track = random_curve_track(seed, kind)
+    times, q = densify(track, max_step)
+    seg = np.nonzero(~rs._stepped_segments(track.curve))[0]
+    step, dt = rs._probe_motion(track, seg, 32)
+    total = step.sum(axis=1)
+    fine = (step.max(axis=1) > 45.0) if kind == "quaternion" else np.zeros(len(seg), bool)
+    if np.any(fine):
+        total[fine] = rs._probe_motion(track, seg[fine], 512)[0].sum(axis=1)
+    split = seg[total > max_step]
+    # Exactly the key times plus inner samples of the split intervals, all played exactly.
+    inner = times[~np.isin(times, track.times)]
+    owner = np.searchsorted(track.times, inner) - 1
+    assert set(owner.tolist()) == set(split.tolist())
+    assert np.all(np.isin(track.times, times))
+    assert geodesic_angle(q, played(track, times)).max() < 1e-9
+
+
+def test_evaluate_paths_agree_bit_for_bit():
+    # evaluate() takes a sorted-grid path, a few-samples-of-a-long-curve path and a general path:
+    # all give the same bits (densify and diff rely on evaluating subsets exactly as the whole).
+    track = random_curve_track(7, "euler", n=200)
+    rng = np.random.default_rng(7)
+    t = np.sort(rng.uniform(track.curve.start - 1, track.curve.end + 1, 5000))
+    t = np.concatenate([t, track.times])
+    t.sort()
+    whole = evaluate(track.curve, t)
+    shuffled = rng.permutation(len(t))
+    np.testing.assert_array_equal(evaluate(track.curve, t[shuffled]), whole[shuffled])
+    few = np.sort(rng.choice(len(t), 20, replace=False))
+    np.testing.assert_array_equal(evaluate(track.curve, t[few]), whole[few])
+    np.testing.assert_array_equal(evaluate(track.curve, track.times), track.curve.value)
+
+
 # ------------------------------------------------------------------------------------- tracks
 
 
