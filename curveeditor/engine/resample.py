@@ -35,9 +35,7 @@ from .rotations import (
     equivalent_euler,
     euler_to_quat,
     geodesic_angle,
-    quat_conj,
     quat_exp,
-    quat_log,
     quat_mul,
     quat_normalize,
     quat_to_euler,
@@ -273,9 +271,93 @@ def _align(out: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return out * sign[:, None]
 
 
-def _qslerp(a: np.ndarray, b: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Short-way slerp ``a (a^-1 b)^u`` row by row; ``u (M,)``."""
-    return quat_mul(a, quat_exp(u[:, None] * quat_log(quat_mul(quat_conj(a), b))))
+# Quaternions as tuples of component columns (x, y, z, w). Row-wise products on (M, 4) arrays run
+# numpy inner loops of length 4; on columns every operation is one contiguous loop over M. Measured:
+# the lock solve of euler_following (8 iterations; row-wise products, batched 3x3 matmuls and
+# np.linalg.solve) cost ~10 us per sample, 5.8 ms of a 10k-key track's resample, now ~1 us; squad and
+# catmull_rom evaluation 2-3x faster (benchmarks/resample_diff.py).
+
+
+def _cmul(a: tuple, b: tuple) -> tuple:
+    """Hamilton product ``a * b`` of component-column quaternions."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
+
+
+def _caxis(axis: int, rad: np.ndarray) -> tuple:
+    """Component columns of rotations by ``rad`` (radians) about basis axis ``axis``."""
+    zero = np.zeros_like(rad)
+    out = [zero, zero, zero, np.cos(0.5 * rad)]
+    out[axis] = np.sin(0.5 * rad)
+    return tuple(out)
+
+
+def _cbasis_image(q: tuple, k: int) -> tuple:
+    """Basis vector ``k`` rotated by the inverse of unit quaternion ``q``: row ``k`` of its matrix."""
+    x, y, z, w = q
+    if k == 0:
+        return 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)
+    if k == 1:
+        return 2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)
+    return 2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)
+
+
+def _clog(q: tuple) -> tuple:
+    """Rotation vector columns (radians, short way) of component-column unit quaternions."""
+    x, y, z, w = q
+    s = np.sqrt(x * x + y * y + z * z)
+    small = s < 1e-12
+    scale = np.where(small, 2.0, 2.0 * np.arctan2(s, np.abs(w)) / np.where(small, 1.0, s))
+    scale = np.where(w < 0, -scale, scale)
+    return x * scale, y * scale, z * scale
+
+
+def _dot3(a: tuple, b: tuple) -> np.ndarray:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cexp(r: tuple) -> tuple:
+    """Component-column unit quaternions of rotation vector columns (radians); as ``quat_exp``."""
+    x, y, z = r
+    angle = np.sqrt(x * x + y * y + z * z)
+    half = 0.5 * angle
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.sin(half) / angle
+    small = angle < 1e-6
+    if small.any():
+        k[small] = 0.5 - angle[small] ** 2 / 48.0
+    return x * k, y * k, z * k, np.cos(half)
+
+
+def _cconj(q: tuple) -> tuple:
+    return -q[0], -q[1], -q[2], q[3]
+
+
+def _gather(arrays, seg: np.ndarray) -> list[tuple]:
+    """Rows ``seg`` of each ``(K, 4)`` array as component-column tuples (one ``np.take``)."""
+    table = np.concatenate([np.asarray(a).T for a in arrays], axis=0)
+    g = np.take(table, seg, axis=1)
+    return [tuple(g[4 * i : 4 * i + 4]) for i in range(len(arrays))]
+
+
+def _rows(q: tuple) -> np.ndarray:
+    """``(M, 4)`` array (column-major storage) of a component-column tuple."""
+    out = np.empty((4, len(q[3])))
+    for i in range(4):
+        out[i] = q[i]
+    return out.T
+
+
+def _qslerp(a: tuple, b: tuple, u: np.ndarray) -> tuple:
+    """Short-way slerp ``a (a^-1 b)^u`` of component-column quaternions; ``u (M,)``."""
+    x, y, z = _clog(_cmul(_cconj(a), b))
+    return _cmul(a, _cexp((u * x, u * y, u * z)))
 
 
 def _rel_rotvecs(q: np.ndarray) -> np.ndarray:
@@ -370,8 +452,8 @@ def squad(times, quats, t) -> np.ndarray:
     a = quat_mul(q[:-1], quat_exp(0.5 * (w[:-1] * dt[:, None] - r)))  # outgoing control of keys 0..N-2
     b = quat_mul(q[1:], quat_exp(0.5 * (r - w[1:] * dt[:, None])))  # incoming control of keys 1..N-1
     seg, u = _locate(ts, tt)
-    out = _squad_curve(q[seg], a[seg], b[seg], q[seg + 1], u)
-    return _align(out, q[0])
+    q0, a0, b1, q1 = _gather([q[:-1], a, b, q[1:]], seg)
+    return _align(_rows(_squad_curve(q0, a0, b1, q1, u)), q[0])
 
 
 def _bezier(p0, p1, p2, p3, u) -> np.ndarray:
@@ -416,8 +498,8 @@ def catmull_rom(times, quats, t, alpha: float = 0.0) -> np.ndarray:
     p1 = quat_mul(q[:-1], quat_exp(v[:-1] * d[:, None] / 3.0))
     p2 = quat_mul(q[1:], quat_exp(-v[1:] * d[:, None] / 3.0))
     seg, u = _locate(knots, np.clip(tk, knots[0], knots[-1]))
-    out = _bezier(q[seg], p1[seg], p2[seg], q[seg + 1], u)
-    return _align(out, q[0])
+    c0, c1, c2, c3 = _gather([q[:-1], p1, p2, q[1:]], seg)
+    return _align(_rows(_bezier(c0, c1, c2, c3, u)), q[0])
 
 
 def rotation_spline(times, quats, t) -> np.ndarray:
@@ -487,55 +569,6 @@ LOCK_WINDOW_DEG = 10.0
 #: Damping of that solve (squared singular value below which a direction is damped, ~ sin(1.8 deg)^2).
 _LOCK_DAMPING = 1e-3
 _LOCK_ITERATIONS = 8
-
-
-# Quaternions as tuples of component columns (x, y, z, w): the lock solve below runs 8 iterations
-# of small products on a few hundred samples, where row-wise (M, 4) products, batched 3x3 matmuls and
-# np.linalg.solve cost ~10 us per sample (5.8 ms of a 10k-key track's resample); on columns ~1 us.
-
-
-def _cmul(a: tuple, b: tuple) -> tuple:
-    """Hamilton product ``a * b`` of component-column quaternions."""
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    )
-
-
-def _caxis(axis: int, rad: np.ndarray) -> tuple:
-    """Component columns of rotations by ``rad`` (radians) about basis axis ``axis``."""
-    zero = np.zeros_like(rad)
-    out = [zero, zero, zero, np.cos(0.5 * rad)]
-    out[axis] = np.sin(0.5 * rad)
-    return tuple(out)
-
-
-def _cbasis_image(q: tuple, k: int) -> tuple:
-    """Basis vector ``k`` rotated by the inverse of unit quaternion ``q``: row ``k`` of its matrix."""
-    x, y, z, w = q
-    if k == 0:
-        return 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)
-    if k == 1:
-        return 2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)
-    return 2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)
-
-
-def _clog(q: tuple) -> tuple:
-    """Rotation vector columns (radians, short way) of component-column unit quaternions."""
-    x, y, z, w = q
-    s = np.sqrt(x * x + y * y + z * z)
-    small = s < 1e-12
-    scale = np.where(small, 2.0, 2.0 * np.arctan2(s, np.abs(w)) / np.where(small, 1.0, s))
-    scale = np.where(w < 0, -scale, scale)
-    return x * scale, y * scale, z * scale
-
-
-def _dot3(a: tuple, b: tuple) -> np.ndarray:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 def _solve_near(q: np.ndarray, order: str, start: np.ndarray) -> np.ndarray:
