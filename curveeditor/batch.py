@@ -291,6 +291,13 @@ def _pool_context():
     return multiprocessing.get_context("spawn")
 
 
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def stderr_progress(done: int, total: int, result: FileResult) -> None:
     """The default progress line: ``[12/40] walk.anim ok`` (or ``failed: reason``) on stderr."""
     name = Path(result.input).name or result.input
@@ -393,7 +400,10 @@ def run_batch(
         ctx = _pool_context()
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
         try:
-            futures = {pool.submit(_process_file, job): (index, job) for index, job in jobs_todo}
+            # Biggest files first so one large clip does not start last and leave a core idle at the
+            # end; the report keeps input order whatever the completion order.
+            todo = sorted(jobs_todo, key=lambda ij: -_size(ij[1]["input"]))
+            futures = {pool.submit(_process_file, job): (index, job) for index, job in todo}
             for fut in as_completed(futures):
                 index, job = futures[fut]
                 try:
