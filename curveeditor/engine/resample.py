@@ -514,6 +514,9 @@ def rotation_spline(times, quats, t) -> np.ndarray:
     return _align(out.reshape(-1, 4), q[0])
 
 
+#: Interpolants whose value at t depends only on the two samples around t.
+_LOCAL_METHODS = frozenset({"slerp"})
+
 _INTERPOLANTS = {
     "slerp": slerp,
     "squad": squad,
@@ -550,6 +553,15 @@ def resample_quats(track: RotationTrack, t, method: str = "slerp", max_step_deg:
     if not np.any(stepped):
         return fn(dtimes, dq, tt)
     out = played(track, tt)  # stepped intervals (and run boundaries) hold as Unity plays them
+    if method in _LOCAL_METHODS:
+        # A local interpolant only uses the two samples around t, which lie in t's own run: one call
+        # over all samples gives every run's result (up to sign, which the alignment below fixes)
+        # instead of a call per run (10k keys stepped every 50: 54 ms per run, ~16 ms in one call).
+        seg = _segment_index(key_t, tt)
+        moving = (tt >= key_t[0]) & (tt <= key_t[-1]) & ~stepped[seg]
+        if np.any(moving):
+            out[moving] = fn(dtimes, dq, tt[moving])
+        return _align(out, key_quaternions(track)[0])
     # Runs of non-stepped intervals: each interpolated on its own samples (a loop over runs, not keys).
     breaks = np.nonzero(stepped)[0]
     starts = np.concatenate([[0], breaks + 1])

@@ -445,3 +445,28 @@ def test_only_the_stepped_euler_channel_steps():
     assert np.isfinite(out.curve.out_slope[:, 1:]).all() and np.isfinite(out.curve.in_slope[:, 1:]).all()
     dense = np.linspace(0, 2, 2001)
     assert geodesic_angle(played(out, dense), played(track, dense)).max() < 1e-6
+
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.sampled_from(["euler", "quaternion"]))
+def test_stepped_slerp_in_one_call_equals_run_by_run(seed, kind):
+    # Slerp is local, so a stepped track is interpolated in one call; the per-run loop (kept for the
+    # spline methods) must give the same bits.
+    import curveeditor.engine.resample as rs
+
+    rng = np.random.default_rng(seed)
+    track = random_curve_track(seed, kind, n=12)
+    c = track.curve
+    outs = np.array(c.out_slope)
+    outs[rng.random(len(outs)) < 0.3] = np.inf
+    track = track.with_curve(c.with_keys(out_slope=outs))
+    t = np.linspace(c.start - 0.2, c.end + 0.2, 400)
+    t = np.sort(np.concatenate([t, c.time]))
+    fast = resample_quats(track, t, "slerp")
+    saved = rs._LOCAL_METHODS
+    try:
+        rs._LOCAL_METHODS = frozenset()
+        loop = resample_quats(track, t, "slerp")
+    finally:
+        rs._LOCAL_METHODS = saved
+    np.testing.assert_array_equal(fast, loop)
