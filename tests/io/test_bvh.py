@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import corpus_files
+from tests.conftest import corpus_files
 from scipy.spatial.transform import Rotation
 
 from curveeditor.engine.clip import played
