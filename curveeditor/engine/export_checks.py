@@ -23,20 +23,13 @@ import numpy as np
 
 from .clip import EULER, QUATERNION, RotationTrack, played
 from .curves import Curve
-from .rotations import (
-    UNITY_ORDER,
-    equivalent_euler,
-    geodesic_angle,
-    hemisphere_continuous,
-    quat_dot,
-    quat_to_euler,
-)
+from .reorder import DEFAULT_MAX_ERROR_DEG, convert_kind, rekey, values_on_path
+from .rotations import UNITY_ORDER, geodesic_angle, hemisphere_continuous, quat_dot
 from .tangents import recompute_tangents
 
 __all__ = [
     "segment_sweep",
     "fix_hemisphere",
-    "densify_times",
     "to_quaternion_track",
     "to_euler_track",
     "prepare_for_export",
@@ -71,31 +64,6 @@ def segment_sweep(track: RotationTrack, samples: int = SWEEP_SAMPLES) -> np.ndar
     return np.where(_stepped_segments(track.curve), 0.0, sweep)
 
 
-def densify_times(track: RotationTrack, max_step_deg: float = 90.0, limit_deg: float = 180.0):
-    """Key times plus evenly spaced extra times in every segment sweeping more than ``limit_deg``,
-    so that each piece sweeps about ``max_step_deg`` or less. Returns ``(times, n_inserted, long_mask)``."""
-    t = track.times
-    sweep = segment_sweep(track)
-    long = sweep > limit_deg
-    if not np.any(long):
-        return t.copy(), 0, long
-    parts = [t[:1]]
-    for i in range(t.shape[0] - 1):
-        if long[i]:
-            k = int(np.ceil(sweep[i] / max_step_deg))
-            parts.append(np.linspace(t[i], t[i + 1], k + 1)[1:])
-        else:
-            parts.append(t[i + 1 : i + 2])
-    times = np.concatenate(parts)
-    return times, int(times.shape[0] - t.shape[0]), long
-
-
-def _step(times: np.ndarray) -> float:
-    dt = np.diff(times)
-    base = float(np.min(dt)) if dt.size else 1.0
-    return max(min(1e-4, 0.1 * base), 1e-7)
-
-
 def fix_hemisphere(track: RotationTrack) -> tuple[RotationTrack, int]:
     """Quaternion track with every key on its predecessor's hemisphere (flipped keys get negated slopes).
 
@@ -118,153 +86,46 @@ def fix_hemisphere(track: RotationTrack) -> tuple[RotationTrack, int]:
 
 
 #: Default largest deviation (degrees) a converted track may have from the source's played motion.
-CONVERT_TOLERANCE_DEG = 0.01
-
-
-def _refine(track: RotationTrack, build, times: np.ndarray, tol: float, rounds: int = 8):
-    """Build with ``build(times)`` and add segment midpoints where the result's played motion departs
-    from the source's by more than ``tol`` degrees (checked on 16 samples per segment)."""
-    for _ in range(rounds):
-        out = build(times)
-        if tol is None or times.shape[0] < 2:
-            return out, times
-        u = np.linspace(0.0, 1.0, 17)[1:-1]
-        grid = (times[:-1, None] + np.diff(times)[:, None] * u[None, :]).reshape(-1)
-        err = (
-            geodesic_angle(played(track, grid), played(out, grid)).reshape(times.shape[0] - 1, -1).max(axis=1)
-        )
-        bad = (err > tol) & ~_stepped_at(track, times)
-        if not np.any(bad):
-            return out, times
-        mids = 0.5 * (times[:-1][bad] + times[1:][bad])
-        times = np.sort(np.concatenate([times, mids]))
-    return build(times), times
-
-
-def _stepped_at(track: RotationTrack, times: np.ndarray) -> np.ndarray:
-    """``(M-1,)`` True for sub-segments of ``times`` that lie in a held (stepped) source segment."""
-    stepped = _stepped_segments(track.curve)
-    if not np.any(stepped):
-        return np.zeros(max(times.shape[0] - 1, 0), dtype=bool)
-    seg = np.clip(np.searchsorted(track.times, times[:-1], side="right") - 1, 0, track.n_keys - 2)
-    return stepped[seg]
+CONVERT_TOLERANCE_DEG = DEFAULT_MAX_ERROR_DEG
 
 
 def to_quaternion_track(
-    track: RotationTrack, max_step_deg: float = 90.0, tol: float | None = CONVERT_TOLERANCE_DEG
+    track: RotationTrack, max_step_deg: float = 90.0, tol: float = CONVERT_TOLERANCE_DEG
 ) -> tuple[RotationTrack, int, int]:
-    """The same played motion as quaternion keys: keys at the track's key times, plus samples wherever a
-    segment sweeps more than 180 deg, plus midpoints where the result would depart from the source by
-    more than ``tol`` degrees. Slopes are the derivative of the played unit quaternion; held (stepped)
-    segments stay held. Returns ``(track, keys inserted for winding, long segments)``."""
-    times, inserted, long = densify_times(track, max_step_deg)
-    if times.shape[0] == 0:
-        curve = Curve.make(np.zeros(0), np.zeros((0, 4)))
-        return replace(track, kind=QUATERNION, curve=curve, order=UNITY_ORDER), 0, 0
-    out, _ = _refine(track, lambda ts: _quat_keys(track, ts), times, tol)
-    return out, inserted, int(np.sum(long))
+    """The same played motion as quaternion keys (:func:`~curveeditor.engine.reorder.rekey`): keys at
+    the track's key times, extra keys wherever it moves more than ``max_step_deg`` between keys (so no
+    segment sweeps 180 deg or more and Unity cannot take the short way), and wherever the result would
+    depart from the source by more than ``tol`` degrees.
 
-
-def _quat_keys(track: RotationTrack, times: np.ndarray) -> RotationTrack:
-    q = hemisphere_continuous(played(track, times))
-    h = _step(times)
-    t0, t1 = times[0], times[-1]
-    qa = played(track, np.maximum(times - h, t0))
-    qb = played(track, np.minimum(times + h, t1))
-    qa = np.where(quat_dot(qa, q)[:, None] < 0, -qa, qa)
-    qb = np.where(quat_dot(qb, q)[:, None] < 0, -qb, qb)
-    ha = (times - np.maximum(times - h, t0))[:, None]
-    hb = (np.minimum(times + h, t1) - times)[:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ins = np.where(ha > 0, (q - qa) / np.where(ha > 0, ha, 1.0), 0.0)
-        outs = np.where(hb > 0, (qb - q) / np.where(hb > 0, hb, 1.0), 0.0)
-    ins[0] = outs[0]
-    outs[-1] = ins[-1]
-    # Held segments of the source stay held.
-    stepped = _stepped_segments(track.curve)
-    if np.any(stepped):
-        src_idx = np.searchsorted(times, track.times)
-        for i in np.flatnonzero(stepped):
-            a, b = src_idx[i], src_idx[i + 1]
-            outs[a:b] = np.inf
-            ins[a + 1 : b + 1] = np.inf
-    curve = Curve.make(
-        times, q, ins, outs, pre_infinity=track.curve.pre_infinity, post_infinity=track.curve.post_infinity
-    )
-    return replace(track, kind=QUATERNION, curve=curve, order=UNITY_ORDER, meta=dict(track.meta))
-
-
-def _euler_near(q: np.ndarray, ref: np.ndarray, order: str) -> np.ndarray:
-    """Euler triples of ``q`` (both equivalent forms, any 360 shifts) closest to ``ref`` row by row."""
-    e = quat_to_euler(q, order)
-    best = None
-    for cand in (e, equivalent_euler(e, order)):
-        c = cand + 360.0 * np.round((ref - cand) / 360.0)
-        if best is None:
-            best = c
-        else:
-            closer = np.abs(c - ref).max(axis=1) < np.abs(best - ref).max(axis=1)
-            best = np.where(closer[:, None], c, best)
-    return best
-
-
-def _continuous_euler(q: np.ndarray, order: str) -> np.ndarray:
-    try:
-        from .unwrap import continuous_euler
-    except ImportError:  # pragma: no cover - the unwrap module is part of the engine
-        continuous_euler = None
-    if continuous_euler is not None:
-        return continuous_euler(q, order)
-    e = quat_to_euler(q, order)
-    out = e.copy()
-    for i in range(1, e.shape[0]):
-        out[i] = _euler_near(q[i : i + 1], out[i - 1 : i], order)[0]
-    return out
+    Returns ``(track, keys inserted, segments of the source sweeping more than 180 deg)``.
+    """
+    long = int(np.sum(segment_sweep(track) > 180.0))
+    if track.n_keys < 2:
+        return convert_kind(track, QUATERNION), 0, long
+    out = rekey(track, QUATERNION, UNITY_ORDER, tol, max_step_deg)
+    return out, out.n_keys - track.n_keys, long
 
 
 def to_euler_track(
     track: RotationTrack, order: str = UNITY_ORDER, tol: float | None = CONVERT_TOLERANCE_DEG
 ) -> RotationTrack:
-    """The same played motion as a continuous Euler track in ``order`` (degrees): keys at the track's
-    key times, extra keys where a segment sweeps more than 180 deg (winding kept) and midpoints where
-    Euler interpolation would depart from the source by more than ``tol`` degrees (None: keys only).
-
-    Slopes are the derivative of the played motion on each key's Euler branch; held segments stay held.
-    """
-    if track.n_keys == 0:
-        return replace(track, kind=EULER, order=order, curve=Curve.make(np.zeros(0), np.zeros((0, 3))))
-    times = densify_times(track)[0]
-    return _refine(track, lambda ts: _euler_keys(track, ts, order), times, tol)[0]
-
-
-def _euler_keys(track: RotationTrack, times: np.ndarray, order: str) -> RotationTrack:
-    n = times.shape[0]
-    q = played(track, times)
-    e = _continuous_euler(q, order)
-    h = _step(times)
-    ta = np.maximum(times - h, times[0])
-    tb = np.minimum(times + h, times[-1])
-    ea = _euler_near(played(track, ta), e, order)
-    eb = _euler_near(played(track, tb), e, order)
-    ha = (times - ta)[:, None]
-    hb = (tb - times)[:, None]
-    ins = np.where(ha > 0, (e - ea) / np.where(ha > 0, ha, 1.0), 0.0)
-    outs = np.where(hb > 0, (eb - e) / np.where(hb > 0, hb, 1.0), 0.0)
-    if n > 1:
-        ins[0] = outs[0]
-        outs[-1] = ins[-1]
-    else:
-        ins[:] = 0.0
-        outs[:] = 0.0
+    """The same played motion as a continuous Euler track in ``order`` (degrees), winding kept
+    (:func:`~curveeditor.engine.reorder.rekey`). With ``tol=None`` the keys stay exactly on the track's
+    key times (values and slopes along the played path, no keys added): what the ``.anim`` Euler display
+    curves mirror."""
+    if track.n_keys < 2 or tol is not None:
+        return convert_kind(track, EULER, order, tol or DEFAULT_MAX_ERROR_DEG)
+    value, ins, outs = values_on_path(track, track.times, EULER, order)
     stepped = _stepped_segments(track.curve)
-    if np.any(stepped):
-        src_idx = np.searchsorted(times, track.times)
-        for i in np.flatnonzero(stepped):
-            a, b = src_idx[i], src_idx[i + 1]
-            outs[a:b] = np.inf
-            ins[a + 1 : b + 1] = np.inf
+    outs[:-1][stepped] = np.inf
+    ins[1:][stepped] = np.inf
     curve = Curve.make(
-        times, e, ins, outs, pre_infinity=track.curve.pre_infinity, post_infinity=track.curve.post_infinity
+        track.times,
+        value,
+        ins,
+        outs,
+        pre_infinity=track.curve.pre_infinity,
+        post_infinity=track.curve.post_infinity,
     )
     return replace(track, kind=EULER, order=order, curve=curve)
 

@@ -48,7 +48,15 @@ from .rotations import (
 )
 from .unwrap import continuous_euler
 
-__all__ = ["convert_order", "convert_kind", "euler_chain", "DENSIFY_STEP_DEG", "DEFAULT_MAX_ERROR_DEG"]
+__all__ = [
+    "convert_order",
+    "convert_kind",
+    "rekey",
+    "values_on_path",
+    "euler_chain",
+    "DENSIFY_STEP_DEG",
+    "DEFAULT_MAX_ERROR_DEG",
+]
 
 #: Source intervals moving more than this (degrees) get extra keys before conversion.
 DENSIFY_STEP_DEG = 90.0
@@ -80,8 +88,9 @@ def _stepped_intervals(curve: Curve) -> np.ndarray:
     return ~(out_ok & in_ok)
 
 
-def _values_on_path(source: RotationTrack, times: np.ndarray, kind: str, order: str):
-    """Values, in/out slopes ``(K, C)`` of the new representation at ``times`` along the played path."""
+def values_on_path(source: RotationTrack, times: np.ndarray, kind: str, order: str):
+    """Values and one-sided in/out slopes ``(K, C)`` of ``kind`` (Euler degrees in ``order``, or
+    hemisphere-continuous quaternions) at sorted ``times`` (seconds) along what ``source`` plays."""
     h = _FD_STEP_S
     t0, t1 = times[0], times[-1]
     lo = np.maximum(times - h, t0)
@@ -107,15 +116,26 @@ def _values_on_path(source: RotationTrack, times: np.ndarray, kind: str, order: 
     return val, ins, outs
 
 
-def _rekey(source: RotationTrack, kind: str, order: str, max_error_deg: float) -> RotationTrack:
+def rekey(
+    source: RotationTrack,
+    kind: str,
+    order: str,
+    max_error_deg: float = DEFAULT_MAX_ERROR_DEG,
+    max_step_deg: float = DENSIFY_STEP_DEG,
+) -> RotationTrack:
+    """``source`` re-keyed as ``kind`` in ``order`` along its played path: keys at the source's key times
+    plus wherever it moves more than ``max_step_deg`` between keys, then keys at the worst instants until
+    the played error is within ``max_error_deg`` (module docstring). Works for any kind to any kind,
+    including quaternion -> quaternion (to split segments Unity would play the short way)."""
+    max_error_deg = _check_bound(max_error_deg)
     curve = source.curve
-    times, _ = densify(source, DENSIFY_STEP_DEG)
+    times, _ = densify(source, max_step_deg)
     src_t = np.asarray(curve.time)
     grid, _ = dense_check_grid(src_t)
     q_src = played(source, grid)
     stepped_src = _stepped_intervals(curve)
     for _ in range(_MAX_ROUNDS):
-        val, ins, outs = _values_on_path(source, times, kind, order)
+        val, ins, outs = values_on_path(source, times, kind, order)
         # Source keys keep their exact pose (the path value there is the key itself, up to rounding);
         # stepped source intervals stay stepped.
         seg_of = np.clip(np.searchsorted(src_t, times, side="right") - 1, 0, len(src_t) - 2)
@@ -182,7 +202,7 @@ def convert_order(
             return replace(track, order=order)
         e = euler_chain(key_quaternions(track), order, np.zeros(3))
         return replace(track, order=order, curve=track.curve.with_keys(value=e))
-    return _rekey(track, EULER, order, _check_bound(max_error_deg))
+    return rekey(track, EULER, order, max_error_deg)
 
 
 def convert_kind(
@@ -207,7 +227,7 @@ def convert_kind(
         else:
             value = q
         return replace(track, kind=kind, order=target_order, curve=Curve.make(track.times, value))
-    return _rekey(track, kind, target_order, _check_bound(max_error_deg))
+    return rekey(track, kind, target_order, max_error_deg)
 
 
 def _check_bound(max_error_deg: float) -> float:
