@@ -22,7 +22,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
 
 from curveeditor.engine import display
 from curveeditor.engine.clip import RotationTrack
@@ -43,11 +43,34 @@ MAX_HANDLE_KEYS = 64
 BIG = 1e7  # half-height of vertical markers (ignored by auto-range)
 
 
+def _curve(**kw) -> pg.PlotDataItem:
+    """A curve item; its plot makes it draw only the visible part, downsampled to the pixel grid
+    (peaks kept) -- see ``GraphPanel._new_plot``. Give it data only after it is in a plot."""
+    return pg.PlotDataItem(skipFiniteCheck=True, **kw)
+
+
+def _set_if_changed(item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
+    """``setData`` unless the item already shows exactly these arrays (skips the repaint)."""
+    old = getattr(item, "_ce_xy", None)
+    if old is not None and old[0] is x and np.array_equal(old[1], y):
+        return
+    if (
+        old is not None
+        and old[0].shape == x.shape
+        and np.array_equal(old[1], y)
+        and np.array_equal(old[0], x)
+    ):
+        item._ce_xy = (x, y)
+        return
+    item.setData(x, y)
+    item._ce_xy = (x, y)
+
+
 def dense_times(track: RotationTrack) -> np.ndarray:
     """Key times plus evenly spread samples inside every key interval (seconds, sorted).
 
-    Short tracks get up to 32 samples per interval, long ones at least 4, so a 3000-key track is
-    drawn from ~12k samples.
+    Short tracks get up to 32 samples per interval, long ones at least 2, so a 3000-key track is
+    drawn from ~6k samples (enough for per-frame keys; sampling is part of every drag step).
     """
     t = np.asarray(track.times, dtype=np.float64)
     n = t.shape[0]
@@ -55,7 +78,7 @@ def dense_times(track: RotationTrack) -> np.ndarray:
         return np.zeros(1)
     if n == 1:
         return t.copy()
-    per = int(np.clip(4000 // max(n - 1, 1), 4, 32))
+    per = int(np.clip(6000 // max(n - 1, 1), 2, 32))
     frac = np.arange(per) / per
     seg = t[:-1, None] + np.diff(t)[:, None] * frac[None, :]
     return np.concatenate([seg.reshape(-1), t[-1:]])
@@ -89,6 +112,112 @@ class _SampleCache:
         while len(self._d) > self.size:
             self._d.popitem(last=False)
         return out
+
+
+class KeyMarkers(pg.GraphicsObject):
+    """Key points as fixed-size screen markers, drawn from numpy arrays in one ``drawPoints`` call.
+
+    pyqtgraph's ScatterPlotItem keeps a Python record per point; with 3000 keys its ``setData`` took
+    ~2.7 ms and its hit bookkeeping more on every drag step. This item stores the arrays only and
+    draws the visible ones (keys are sorted in time, so the visible slice is two ``searchsorted``).
+    """
+
+    def __init__(self, size: float, fill: str, outline: str | None = None):
+        super().__init__()
+        self._x = np.zeros(0)
+        self._y = np.zeros(0)
+        self._rect = QRectF()
+        self._br: QRectF | None = None
+        self.size = float(size)
+        self.fill = QColor(fill)
+        self.outline = QColor(outline) if outline else None
+
+    def setData(self, x, y) -> None:  # noqa: N802 - pyqtgraph naming
+        self.prepareGeometryChange()
+        self._x = np.asarray(x, dtype=np.float64)
+        self._y = np.asarray(y, dtype=np.float64)
+        if self._x.size:
+            x0, x1 = float(self._x.min()), float(self._x.max())
+            y0, y1 = float(self._y.min()), float(self._y.max())
+            self._rect = QRectF(x0, y0, max(x1 - x0, 1e-9), max(y1 - y0, 1e-9))
+        else:
+            self._rect = QRectF()
+        self._br = None
+        self.informViewBoundsChanged()
+        self.update()
+
+    def clear(self) -> None:
+        self.setData(np.zeros(0), np.zeros(0))
+
+    def getData(self):  # noqa: N802
+        return self._x, self._y
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):  # noqa: N802,N803
+        if self._x.size == 0:
+            return None, None
+        d = self._x if ax == 0 else self._y
+        return float(d.min()), float(d.max())
+
+    def pixelPadding(self) -> float:  # noqa: N802
+        return self.size
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        # Qt asks for this dozens of times per frame: computed once per data or view change.
+        if self._br is None:
+            self._br = self._compute_bounds()
+        return self._br
+
+    def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
+        self.prepareGeometryChange()
+        self._br = None
+
+    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
+        self.prepareGeometryChange()
+        self._br = None
+
+    def _compute_bounds(self) -> QRectF:
+        if self._x.size == 0:
+            return QRectF()
+        px = self.pixelLength(QPointF(1, 0)) or 0.0
+        py = self.pixelLength(QPointF(0, 1)) or 0.0
+        pad = self.size
+        rect = self._rect.adjusted(-pad * px, -pad * py, pad * px, pad * py)
+        # Keep the dirty region inside the visible part: a 50 s track must not repaint the axes.
+        vr = self.viewRect()
+        if vr is not None and vr.isValid():
+            rect = rect.intersected(vr.adjusted(-pad * px, -pad * py, pad * px, pad * py))
+        return rect
+
+    def paint(self, painter, *args) -> None:
+        n = self._x.size
+        if n == 0:
+            return
+        vr = self.viewRect()
+        if vr is not None and n > 64:
+            lo = int(np.searchsorted(self._x, vr.left(), side="left"))
+            hi = int(np.searchsorted(self._x, vr.right(), side="right"))
+            x, y = self._x[max(lo - 1, 0) : hi + 1], self._y[max(lo - 1, 0) : hi + 1]
+        else:
+            x, y = self._x, self._y
+        if x.size == 0:
+            return
+        poly = pg.functions.create_qpolygonf(x.size)
+        arr = pg.functions.ndarray_from_qpolygonf(poly)
+        arr[:, 0] = x
+        arr[:, 1] = y
+        if self.outline is not None:
+            pen = QPen(self.outline)
+            pen.setCosmetic(True)
+            pen.setWidthF(self.size + 2)
+            pen.setCapStyle(Qt.PenCapStyle.SquareCap)
+            painter.setPen(pen)
+            painter.drawPoints(poly)
+        pen = QPen(self.fill)
+        pen.setCosmetic(True)
+        pen.setWidthF(self.size)
+        pen.setCapStyle(Qt.PenCapStyle.SquareCap)
+        painter.setPen(pen)
+        painter.drawPoints(poly)
 
 
 class CurveViewBox(pg.ViewBox):
@@ -165,12 +294,13 @@ class _TrackItems:
 
     def __init__(self):
         self.curves: list[tuple[pg.PlotDataItem, int]] = []  # (item, channel)
-        self.keys: list[tuple[pg.ScatterPlotItem, int, CurveViewBox]] = []
-        self.selected: list[tuple[pg.ScatterPlotItem, int, CurveViewBox]] = []
+        self.keys: list[tuple[KeyMarkers, int, CurveViewBox]] = []
+        self.selected: list[tuple[KeyMarkers, int, CurveViewBox]] = []
         self.speed: pg.PlotDataItem | None = None
         self.quat: list[pg.PlotDataItem] = []
         self.preview: list[tuple[pg.PlotDataItem, str, int]] = []  # (item, "euler"/"speed"/"quat", ch)
         self.ghost: list[tuple[pg.PlotDataItem, str, int]] = []
+        self.ghost_track: RotationTrack | None = None
         self.all: list[tuple[pg.PlotItem, object]] = []
 
 
@@ -215,7 +345,7 @@ class GraphPanel(QWidget):
         self.quat_plot: pg.PlotItem | None = None
         self.cursors: list[pg.InfiniteLine] = []
         self.items: dict[str, _TrackItems] = {}
-        self.handles: list[tuple[pg.PlotDataItem, pg.ScatterPlotItem, CurveViewBox]] = []
+        self.handles: list[tuple[pg.PlotCurveItem, KeyMarkers, CurveViewBox]] = []
         self._handle_points: list[tuple[CurveViewBox, str, int, int, str, float, float]] = []
         self.bands: list[tuple[pg.PlotItem, QGraphicsPathItem]] = []
         self.markers: list[pg.PlotDataItem] = []
@@ -274,6 +404,13 @@ class GraphPanel(QWidget):
         p.getAxis("left").setWidth(62)
         p.setMenuEnabled(False)
         p.hideButtons()
+        # 12k-sample curves: draw only what is visible, at most ~2 samples per pixel (peaks kept).
+        p.setClipToView(True)
+        p.setDownsampling(auto=True, mode="peak")
+        # Replaying an axis' cached QPicture costs ~2 ms per axis; a curve edit dirties a region that
+        # overlaps the axes, so keep them as device pixmaps (redrawn only when the range changes).
+        for name in ("left", "bottom"):
+            p.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         if self.plots:
             p.setXLink(self.plots[0])
         vb.sigRangeChanged.connect(self._on_range_changed)
@@ -345,6 +482,7 @@ class GraphPanel(QWidget):
                     p.removeItem(item)
         self.items = {}
         self.handles, self.bands, self.markers = [], [], []
+        self._make_handle_items()
         paths = self.drawn_paths()
         for i, path in enumerate(paths):
             self.items[path] = self._make_track_items(path, primary=(i == 0))
@@ -362,25 +500,15 @@ class GraphPanel(QWidget):
             vb = p.getViewBox()
             chans = range(3) if vb.role[1] is None else [vb.role[1]]
             for ch in chans:
-                curve = pg.PlotDataItem(pen=self._track_pens(primary, ch), skipFiniteCheck=True)
+                curve = _curve(pen=self._track_pens(primary, ch))
                 curve.setZValue(10 if primary else 5)
                 p.addItem(curve)
                 it.curves.append((curve, ch))
-                keys = pg.ScatterPlotItem(
-                    size=6 if primary else 4,
-                    pen=pg.mkPen(self.theme.channels[ch], width=1),
-                    brush=pg.mkBrush(self.theme.key),
-                    symbol="d",
-                )
+                keys = KeyMarkers(5 if primary else 3, self.theme.key, self.theme.channels[ch])
                 keys.setZValue(20)
                 p.addItem(keys)
                 it.keys.append((keys, ch, vb))
-                sel = pg.ScatterPlotItem(
-                    size=10,
-                    pen=pg.mkPen(self.theme.cursor, width=1),
-                    brush=pg.mkBrush(self.theme.key_selected),
-                    symbol="d",
-                )
+                sel = KeyMarkers(8, self.theme.key_selected, self.theme.cursor)
                 sel.setZValue(30)
                 p.addItem(sel)
                 it.selected.append((sel, ch, vb))
@@ -388,7 +516,7 @@ class GraphPanel(QWidget):
             c = QColor(self.theme.speed)
             if not primary:
                 c.setAlpha(120)
-            it.speed = pg.PlotDataItem(pen=pg.mkPen(c, width=1.4), skipFiniteCheck=True)
+            it.speed = _curve(pen=pg.mkPen(c, width=1.4))
             it.speed.setZValue(10)
             self.speed_plot.addItem(it.speed)
         if self.quat_plot is not None:
@@ -396,7 +524,7 @@ class GraphPanel(QWidget):
                 c = QColor(self.theme.channels[k])
                 if not primary:
                     c.setAlpha(120)
-                q = pg.PlotDataItem(pen=pg.mkPen(c, width=1.3), skipFiniteCheck=True)
+                q = _curve(pen=pg.mkPen(c, width=1.3))
                 q.setZValue(10)
                 self.quat_plot.addItem(q)
                 it.quat.append(q)
@@ -416,13 +544,15 @@ class GraphPanel(QWidget):
             return
         s = self.cache.get(tr)
         for curve, ch in it.curves:
-            curve.setData(s.samples.times, s.samples.euler[:, ch])
+            _set_if_changed(curve, s.samples.times, s.samples.euler[:, ch])
         for keys, ch, _vb in it.keys:
-            keys.setData(s.key_times, s.key_values[:, ch])
+            old = keys.getData()
+            if not (np.array_equal(old[0], s.key_times) and np.array_equal(old[1], s.key_values[:, ch])):
+                keys.setData(s.key_times, s.key_values[:, ch])
         if it.speed is not None:
-            it.speed.setData(s.samples.times, s.samples.speed)
+            _set_if_changed(it.speed, s.samples.times, s.samples.speed)
         for k, q in enumerate(it.quat):
-            q.setData(s.samples.times, s.samples.quat[:, k])
+            _set_if_changed(q, s.samples.times, s.samples.quat[:, k])
         self._update_ghost(path, tr, it)
         if path == self._primary():
             self._update_bands(s)
@@ -431,18 +561,23 @@ class GraphPanel(QWidget):
         return self.doc.selected_paths[0] if self.doc.selected_paths else None
 
     def _update_ghost(self, path: str, tr: RotationTrack, it: _TrackItems) -> None:
+        """Draw the track as loaded behind the edited one (kept while the original is unchanged)."""
+        orig = None
+        if self.show_original and path == self._primary():
+            try:
+                orig = self.doc.original.track(path)
+            except KeyError:
+                orig = None
+        want = orig is not None and orig is not tr
+        if want and it.ghost and it.ghost_track is orig:
+            return
         for item, where, _ch in it.ghost:
             self._plot_for(where, item).removeItem(item)
         it.ghost = []
-        if not self.show_original or path != self._primary():
-            return
-        try:
-            orig = self.doc.original.track(path)
-        except KeyError:
-            return
-        if orig is tr:
-            return
-        it.ghost = self._overlay_items(orig, self.theme.original, Qt.PenStyle.DotLine, z=3)
+        it.ghost_track = None
+        if want:
+            it.ghost = self._overlay_items(orig, self.theme.original, Qt.PenStyle.DotLine, z=3)
+            it.ghost_track = orig
 
     def _overlay_items(self, track: RotationTrack, color: str | None, style, z: float, width=1.3):
         s = self.cache.get(track)
@@ -451,22 +586,25 @@ class GraphPanel(QWidget):
             chans = range(3) if p.getViewBox().role[1] is None else [p.getViewBox().role[1]]
             for ch in chans:
                 pen = pg.mkPen(color or self.theme.channels[ch], width=width, style=style)
-                item = pg.PlotDataItem(s.samples.times, s.samples.euler[:, ch], pen=pen, skipFiniteCheck=True)
+                item = _curve(pen=pen)
                 item.setZValue(z)
                 p.addItem(item)
+                item.setData(s.samples.times, s.samples.euler[:, ch])
                 out.append((item, "euler", ch))
         if self.speed_plot is not None:
             pen = pg.mkPen(color or self.theme.speed, width=width, style=style)
-            item = pg.PlotDataItem(s.samples.times, s.samples.speed, pen=pen, skipFiniteCheck=True)
+            item = _curve(pen=pen)
             item.setZValue(z)
             self.speed_plot.addItem(item)
+            item.setData(s.samples.times, s.samples.speed)
             out.append((item, "speed", 0))
         if self.quat_plot is not None:
             for k in range(4):
                 pen = pg.mkPen(color or self.theme.channels[k], width=width, style=style)
-                item = pg.PlotDataItem(s.samples.times, s.samples.quat[:, k], pen=pen, skipFiniteCheck=True)
+                item = _curve(pen=pen)
                 item.setZValue(z)
                 self.quat_plot.addItem(item)
+                item.setData(s.samples.times, s.samples.quat[:, k])
                 out.append((item, "quat", k))
         return out
 
@@ -554,6 +692,8 @@ class GraphPanel(QWidget):
                 item.setZValue(-5)
                 item.setToolTip(KIND_LABELS.get(kind, kind))
                 p.addItem(item, ignoreBounds=True)
+                item.setClipToView(False)  # clipping would split the (x, x) pairs of the markers
+                item.setDownsampling(ds=1, auto=False)
                 self.markers.append(item)
 
     def _update_selection(self) -> None:
@@ -571,12 +711,24 @@ class GraphPanel(QWidget):
                     sel.clear()
         self._update_handles()
 
-    def _update_handles(self) -> None:
-        for line, pts, vb in self.handles:
-            vb.removeItem(line)
-            vb.removeItem(pts)
+    def _make_handle_items(self) -> None:
+        """One handle line item + one marker item per Euler plot, reused for every update."""
         self.handles = []
+        for p in self.euler_plots:
+            vb = p.getViewBox()
+            line = pg.PlotCurveItem(pen=pg.mkPen(self.theme.handle, width=1), connect="pairs")
+            line.setZValue(25)
+            pts = KeyMarkers(6, self.theme.plot_bg, self.theme.handle)
+            pts.setZValue(26)
+            vb.addItem(line, ignoreBounds=True)
+            vb.addItem(pts, ignoreBounds=True)
+            self.handles.append((line, pts, vb))
+
+    def _update_handles(self) -> None:
         self._handle_points = []
+        per_vb: dict[int, tuple[list, list, list, list]] = {
+            id(vb): ([], [], [], []) for _l, _p, vb in self.handles
+        }
         for path in self.items:
             idx = sorted(self.doc.selected_keys.get(path, ()))
             if not idx or len(idx) > MAX_HANDLE_KEYS:
@@ -585,13 +737,12 @@ class GraphPanel(QWidget):
             if tr.kind != "euler":
                 continue  # quaternion slopes have no direction in the Euler view
             c = tr.curve
-            for p in self.euler_plots:
-                vb = p.getViewBox()
+            for _line, _pts, vb in self.handles:
                 px, py = vb.viewPixelSize()
                 if not (px > 0 and py > 0):
                     continue
+                xs, ys, hx, hy = per_vb[id(vb)]
                 chans = range(3) if vb.role[1] is None else [vb.role[1]]
-                xs, ys, hx, hy = [], [], [], []
                 for ch in chans:
                     for i in idx:
                         t, v = float(c.time[i]), float(c.value[i, ch])
@@ -604,24 +755,11 @@ class GraphPanel(QWidget):
                             hx.append(end[0])
                             hy.append(end[1])
                             self._handle_points.append((vb, path, i, ch, side, end[0], end[1]))
-                if not hx:
-                    continue
-                line = pg.PlotDataItem(
-                    np.array(xs), np.array(ys), connect="pairs", pen=pg.mkPen(self.theme.handle, width=1)
-                )
-                line.setZValue(25)
-                pts = pg.ScatterPlotItem(
-                    np.array(hx),
-                    np.array(hy),
-                    size=7,
-                    symbol="o",
-                    pen=pg.mkPen(self.theme.handle),
-                    brush=pg.mkBrush(self.theme.plot_bg),
-                )
-                pts.setZValue(26)
-                vb.addItem(line, ignoreBounds=True)
-                vb.addItem(pts, ignoreBounds=True)
-                self.handles.append((line, pts, vb))
+        for line, pts, vb in self.handles:
+            xs, ys, hx, hy = per_vb[id(vb)]
+            if xs or line.xData is not None and len(line.xData):
+                line.setData(np.array(xs, dtype=float), np.array(ys, dtype=float), connect="pairs")
+            pts.setData(np.array(hx, dtype=float), np.array(hy, dtype=float))
 
     @staticmethod
     def _handle_end(c, i, ch, side, px, py):

@@ -23,6 +23,16 @@ __all__ = ["KeyTableModel", "KeyTable"]
 _NO_PARENT = QModelIndex()
 
 
+def _changed_rows(a, b) -> np.ndarray:
+    """Indices of keys that differ between two curves with the same key count."""
+    diff = a.time != b.time
+    for f in ("value", "in_slope", "out_slope", "in_weight", "out_weight", "weighted_mode", "tangent_mode"):
+        x, y = getattr(a, f), getattr(b, f)
+        if x is not y:
+            diff |= np.any((x != y) & ~(np.isnan(x) & np.isnan(y)) if x.dtype.kind == "f" else x != y, axis=1)
+    return np.nonzero(diff)[0]
+
+
 class KeyTableModel(QAbstractTableModel):
     """Rows = keys of ``document.current_track()``."""
 
@@ -72,9 +82,12 @@ class KeyTableModel(QAbstractTableModel):
             return
         if new.path not in paths:
             return
-        self.track = new
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+        old, self.track = self.track, new
+        rows = _changed_rows(old.curve, new.curve)
+        if rows.size:
+            # one signal for the span of changed rows (a drag changes a key and its neighbours)
+            last = self.columnCount() - 1
+            self.dataChanged.emit(self.index(int(rows[0]), 0), self.index(int(rows[-1]), last))
 
     # ------------------------------------------------------------------ Qt API
     def rowCount(self, parent=_NO_PARENT):  # noqa: N802

@@ -39,11 +39,22 @@ def main(argv=None) -> int:
     win = MainWindow()
     if args.theme:
         win.set_theme(args.theme)
-    win.show()
     if args.quit_after_paint:
-        # the first paint has happened once the event loop runs a zero timer after show()
-        QTimer.singleShot(0, lambda: (print("painted", flush=True), app.quit()))
+        from PySide6.QtCore import QEvent, QObject
+
+        class _FirstPaint(QObject):
+            def eventFilter(self, obj, ev):  # noqa: N802
+                if ev.type() == QEvent.Type.Paint:
+                    obj.removeEventFilter(self)
+                    print("painted", flush=True)
+                    QTimer.singleShot(0, app.quit)
+                return False
+
+        spy = _FirstPaint(win)
+        win.installEventFilter(spy)
+        win.show()
         return app.exec()
+    win.show()
     QTimer.singleShot(0, lambda: win.open_initial(args.file))
     return app.exec()
 

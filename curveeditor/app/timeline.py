@@ -135,6 +135,9 @@ class Timeline(QWidget):
         self.readout = QLabel()
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setTextFormat(Qt.TextFormat.RichText)
+        # Long readouts must never resize the window or shift the graphs while scrubbing.
+        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.readout.setMinimumWidth(0)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)

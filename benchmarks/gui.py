@@ -1,0 +1,281 @@
+"""Editor responsiveness on a 60-track x 3000-key clip (Euler ZXY, ClampedAuto keys at 60 Hz).
+
+Run under an X server (Xvfb): ``xvfb-run -a -s '-screen 0 1600x1000x24' .venv/bin/python benchmarks/gui.py``
+(about 30 s on the shared 2-core machine).
+
+Prints one table with each figure, its goal and PASS/FAIL:
+
+* **key drag -> all views updated** (goal: median < 16 ms): real ``QMouseEvent`` moves sent to the
+  graph viewport while dragging one selected key of the primary track (pyqtgraph's 100 Hz mouse rate
+  limit is switched off so every event is handled); each sample is the time from the move event
+  until the event loop has processed everything it triggered, including the repaint of every
+  visible widget (graphs, key table, timeline readout, track tree, the 3D view). Also shown: the
+  handler part alone (model edit + every view's data, before painting), the same drag in a window
+  without the GL 3D view (a QOpenGLWidget makes Qt composite the whole window through OpenGL, which
+  is the llvmpipe software renderer under Xvfb), and the baseline of a full redraw of the track.
+  ``BENCH_PROFILE=1`` prints a cProfile of the drag.
+* **cold start to first painted window** (goal: < 1.5 s): ``python -m curveeditor --quit-after-paint``
+  in a fresh process, from spawn to the first paint event of the window (best and median of 3).
+* **recipe preview latency, one track** (goal: < 100 ms): from a parameter change in the recipe panel
+  to the preview drawn, minus nothing (the panel's debounce is included and reported separately).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import curveeditor.app  # noqa: E402,F401,I001 - applies the PySide6 refcount guard first
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, Qt  # noqa: E402
+
+QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+import pyqtgraph as pg  # noqa: E402
+from PySide6.QtCore import QSettings, QStandardPaths  # noqa: E402
+from PySide6.QtGui import QMouseEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from curveeditor.engine.clip import Clip, RotationTrack  # noqa: E402
+from curveeditor.engine.tangents import make_curve  # noqa: E402
+
+N_TRACKS, N_KEYS, RATE = 60, 3000, 60.0
+
+
+def make_clip() -> Clip:
+    rng = np.random.default_rng(7)
+    t = np.arange(N_KEYS) / RATE
+    tracks = []
+    for i in range(N_TRACKS):
+        amp = rng.uniform(20, 80, 3)
+        freq = rng.uniform(0.1, 1.5, 3)
+        phase = rng.uniform(0, 2 * np.pi, 3)
+        e = amp * np.sin(2 * np.pi * freq * t[:, None] + phase) + rng.normal(0, 0.3, (N_KEYS, 3))
+        tracks.append(RotationTrack(f"Root/Spine{i // 10}/Bone{i}", "euler", make_curve(t, e)))
+    return Clip("bench", RATE, tracks)
+
+
+def send(widget, etype, pos: QPoint, button, buttons):
+    ev = QMouseEvent(
+        etype, QPointF(pos), QPointF(widget.mapToGlobal(pos)), button, buttons, Qt.KeyboardModifier.NoModifier
+    )
+    QApplication.sendEvent(widget, ev)
+
+
+def bench_drag(app, win) -> dict[str, list[float]]:
+    doc = win.doc
+    clip = make_clip()
+    doc.load(clip, None)
+    path = clip.tracks[5].path
+    doc.select_paths([path])
+    app.processEvents()
+    tr = doc.clip.track(path)
+    i = N_KEYS // 2
+    doc.select_keys({path: {i}})
+    doc.set_time(float(tr.times[i]) + 0.5)
+    plot = win.graphs.euler_plots[0]
+    t0 = float(tr.times[i])
+    plot.setXRange(t0 - 2.0, t0 + 2.0, padding=0)
+    lo, hi = float(tr.curve.value[:, 0].min()), float(tr.curve.value[:, 0].max())
+    plot.setYRange(lo - 5, hi + 5, padding=0)
+    app.processEvents()
+    vp = win.graphs.glw.viewport()
+    scene = plot.getViewBox().mapViewToScene(QPointF(t0, float(tr.curve.value[i, 0])))
+    start = win.graphs.glw.mapFromScene(scene)
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    send(vp, QEvent.Type.MouseMove, start, none, none)
+    send(vp, QEvent.Type.MouseButtonPress, start, left, left)
+    app.processEvents()
+    times = []
+    handler = []
+    prof = None
+    if os.environ.get("BENCH_PROFILE"):
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+    for k in range(1, 81):
+        p = start + QPoint((k % 7) - 3, -k)  # wiggle in time, climb in value
+        t_a = time.perf_counter()
+        send(vp, QEvent.Type.MouseMove, p, none, left)
+        t_h = time.perf_counter()
+        app.processEvents()  # paints every widget the move updated
+        times.append((time.perf_counter() - t_a) * 1000)
+        handler.append((t_h - t_a) * 1000)
+    if prof is not None:
+        prof.disable()
+        import pstats
+
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(45)
+    send(vp, QEvent.Type.MouseButtonRelease, p, left, none)
+    app.processEvents()
+    if doc.undo_stack.count() != 1:
+        raise SystemExit(
+            f"the drag did not register as one undo step ({doc.undo_stack.count()}); start {start}"
+        )
+    # baseline: redraw the whole selection (what a naive "rebuild on every change" would do)
+    full = []
+    for _ in range(10):
+        t_a = time.perf_counter()
+        win.graphs.cache._d.clear()
+        win.graphs.rebuild(frame=False)
+        app.processEvents()
+        full.append((time.perf_counter() - t_a) * 1000)
+    # the first moves include one-off drag start work
+    return {"total": times[5:], "handler": handler[5:], "full": full}
+
+
+def bench_recipe(app, win) -> tuple[list[float], float] | None:
+    panel = getattr(win, "recipe", None)
+    if panel is None:
+        return None
+    from curveeditor.app import recipe_panel
+
+    debounce = float(getattr(recipe_panel, "_DEBOUNCE_MS", 0))
+    panel.add_step("smooth", {"method": "gaussian", "sigma": 0.05})
+    lat = []
+    for k in range(6):
+        done = []
+        panel.resultReady.connect(lambda _r, d=done: d.append(time.perf_counter()))
+        t_a = time.perf_counter()
+        panel.set_param(0, "sigma", 0.04 + 0.005 * k)
+        deadline = t_a + 10
+        while not done and time.perf_counter() < deadline:
+            app.processEvents()
+            time.sleep(0.0005)
+        app.processEvents()  # the preview is drawn
+        if done:
+            lat.append((time.perf_counter() - t_a) * 1000)
+        panel.resultReady.disconnect()
+    return lat, debounce
+
+
+def bench_cold_start() -> list[float]:
+    out = []
+    for _ in range(3):
+        t_a = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "curveeditor", "--quit-after-paint"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = proc.stdout.readline()
+        t_b = time.perf_counter()
+        proc.wait(timeout=30)
+        if line.strip() == "painted":
+            out.append(t_b - t_a)
+    return out
+
+
+def main() -> int:
+    QStandardPaths.setTestModeEnabled(True)
+    QSettings.setPath(
+        QSettings.Format.IniFormat, QSettings.Scope.UserScope, "/tmp/curveeditor-bench-settings"
+    )
+    app = QApplication.instance() or QApplication([])
+    pg.setConfigOptions(mouseRateLimit=-1)
+    from PySide6.QtTest import QTest
+
+    import curveeditor.app.main_window as mw
+    from curveeditor.app.main_window import MainWindow
+
+    def window():
+        w = MainWindow(autosave_folder="/tmp/curveeditor-bench-autosave")
+        w.resize(1500, 940)
+        w.show()
+        QTest.qWaitForWindowExposed(w)
+        app.processEvents()
+        return w
+
+    win = window()
+    drag = bench_drag(app, win)
+    rec = bench_recipe(app, win)
+    win.doc.undo_stack.setClean()
+    win.close()
+    # Same drag in a window without the 3D view: a QOpenGLWidget makes Qt composite the whole window
+    # through OpenGL, which is llvmpipe (software) under Xvfb.
+    gizmo, mw.GizmoView = mw.GizmoView, None
+    win = window()
+    drag_nogl = bench_drag(app, win)
+    win.doc.undo_stack.setClean()
+    win.close()
+    mw.GizmoView = gizmo
+    cold = bench_cold_start()
+
+    rows = []
+    med = statistics.median(drag["total"])
+    full = statistics.median(drag["full"])
+    rows.append(
+        (
+            "key drag -> all views updated (median)",
+            f"{med:.1f} ms",
+            "< 16 ms",
+            med < 16,
+            f"p90 {np.percentile(drag['total'], 90):.1f} ms; full redraw {full:.1f} ms (x{full / med:.1f})",
+        )
+    )
+    hmed = statistics.median(drag["handler"])
+    rows.append(
+        (
+            "  of which: drag handler + view data (no paint)",
+            f"{hmed:.1f} ms",
+            "< 16 ms",
+            hmed < 16,
+            "model edit, graphs, key table, timeline, 3D view data",
+        )
+    )
+    nmed = statistics.median(drag_nogl["total"])
+    rows.append(
+        (
+            "key drag, window without the GL 3D view",
+            f"{nmed:.1f} ms",
+            "< 16 ms",
+            nmed < 16,
+            "no OpenGL window composition (llvmpipe under Xvfb)",
+        )
+    )
+    if cold:
+        rows.append(
+            (
+                "cold start -> first painted window",
+                f"{min(cold):.2f} s",
+                "< 1.5 s",
+                min(cold) < 1.5,
+                f"median {statistics.median(cold):.2f} s of {len(cold)}",
+            )
+        )
+    else:
+        rows.append(("cold start -> first painted window", "n/a", "< 1.5 s", False, "no 'painted' line"))
+    if rec is None:
+        rows.append(("recipe preview latency (1 track)", "n/a", "< 100 ms", False, "no recipe panel"))
+    elif rec[0]:
+        m = statistics.median(rec[0])
+        rows.append(
+            (
+                "recipe preview latency (1 track)",
+                f"{m:.0f} ms",
+                "< 100 ms",
+                m < 100,
+                f"incl. {rec[1]:.0f} ms debounce; min {min(rec[0]):.0f} ms",
+            )
+        )
+    else:
+        rows.append(("recipe preview latency (1 track)", "timeout", "< 100 ms", False, ""))
+    print(f"clip: {N_TRACKS} tracks x {N_KEYS} keys (Euler ZXY, {RATE:g} Hz)")
+    w = max(len(r[0]) for r in rows)
+    print(f"{'measure':<{w}}  {'value':>9}  {'goal':>8}  result  notes")
+    for name, val, goal, ok, note in rows:
+        print(f"{name:<{w}}  {val:>9}  {goal:>8}  {'PASS' if ok else 'FAIL':>6}  {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
