@@ -37,7 +37,7 @@ class Theme:
     key_selected: str
     handle: str
     cursor: str
-    gimbal_band: str  # with alpha, "#rrggbbaa"
+    gimbal_band: str  # with alpha, "#AARRGGBB" (Qt's 8-digit order)
     original: str  # ghost (as loaded)
     problems: dict[str, str] = field(default_factory=dict)
     highlight: str = "#2f6fd0"
@@ -79,7 +79,7 @@ DARK = Theme(
     key_selected="#ffd23f",
     handle="#e0e0e0",
     cursor="#ffffff",
-    gimbal_band="#ffd60a30",
+    gimbal_band="#30ffd60a",  # Qt reads 8-digit hex as #AARRGGBB
     original="#8a8d93",
     problems=_PROBLEMS_DARK,
     highlight="#3d7be0",
@@ -100,7 +100,7 @@ LIGHT = Theme(
     key_selected="#e08e00",
     handle="#404040",
     cursor="#000000",
-    gimbal_band="#f4c43040",
+    gimbal_band="#38e0a800",  # #AARRGGBB
     original="#9a9a9a",
     problems=_PROBLEMS_LIGHT,
     highlight="#2f6fd0",

@@ -39,7 +39,8 @@ def readout_text(document: ClipDocument) -> str:
     tr = document.current_track()
     t = document.current_time
     frame = t * document.frame_rate
-    head = f"<b>{t:.3f} s</b> · frame {frame:.1f}"
+    ftxt = f"{round(frame)}" if abs(frame - round(frame)) < 1e-3 else f"{frame:.2f}"
+    head = f"<b>{t:.3f} s</b> · frame {ftxt}"
     if tr is None or tr.n_keys == 0:
         return head
     s = display.sample_track(tr, np.array([t, t + 1e-3]))
@@ -47,10 +48,11 @@ def readout_text(document: ClipDocument) -> str:
     eq = np.asarray(equivalent_euler(e[None, :], tr.order if tr.kind == "euler" else "zxy"))[0]
     q = s.quat[0]
     speed = float(s.speed[0])
+    name = tr.path.rsplit("/", 1)[-1] or tr.path
     return (
-        f"{head} · <b>{tr.path}</b> · Euler ({e[0]:.2f}, {e[1]:.2f}, {e[2]:.2f})° "
-        f"≡ ({eq[0]:.2f}, {eq[1]:.2f}, {eq[2]:.2f})° · q ({q[0]:.4f}, {q[1]:.4f}, {q[2]:.4f}, {q[3]:.4f}) "
-        f"· {speed:.1f} °/s"
+        f"{head} · <b>{name}</b> · Euler ({e[0]:.2f}, {e[1]:.2f}, {e[2]:.2f})° "
+        f"≡ ({eq[0]:.2f}, {eq[1]:.2f}, {eq[2]:.2f})° · q ({q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f}, {q[3]:.3f}) "
+        f"· <b>{speed:.1f} °/s</b>"
     )
 
 
@@ -225,3 +227,10 @@ class Timeline(QWidget):
 
     def _update_readout(self) -> None:
         self.readout.setText(readout_text(self.doc))
+        tr = self.doc.current_track()
+        self.readout.setToolTip(
+            f"{tr.path}: the pose Unity plays at the cursor, its equivalent Euler triple, quaternion "
+            "(x, y, z, w) and angular speed"
+            if tr
+            else ""
+        )

@@ -347,10 +347,20 @@ class TrackTree(QWidget):
 
     def _on_filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text.strip())
+        self._expand(collapse_readonly=not text.strip())
+
+    def _expand(self, collapse_readonly: bool) -> None:
+        """Expand the rotation tracks; the (long) read-only group stays folded unless filtering."""
         self.view.expandAll()
+        if not collapse_readonly:
+            return
+        for r in range(self.proxy.rowCount()):
+            idx = self.proxy.index(r, 0)
+            if self.model.node(self.proxy.mapToSource(idx)).group:
+                self.view.collapse(idx)
 
     def _after_reset(self) -> None:
-        self.view.expandAll()
+        self._expand(collapse_readonly=not self.filter.text().strip())
         self._sync_from_doc()
 
     def _on_view_selection(self, *_):
