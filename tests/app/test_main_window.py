@@ -426,3 +426,42 @@ def test_dark_theme_applies_to_plots(win, qtbot):
     qtbot.wait(20)
     img = win.graphs.glw.grab().toImage()
     assert img.pixelColor(img.width() // 2, 5).lightness() > 200
+
+
+def test_preview_overlay_and_ghost(win, qtbot):
+    from curveeditor.engine.unwrap import unwrap_track
+
+    load(win, qtbot, sample_path())
+    tr = next(t for t in win.doc.clip.tracks if t.kind == "euler" and t.n_keys > 10)
+    win.doc.select_paths([tr.path])
+    fixed = unwrap_track(tr)
+    win.doc.set_preview(win.doc.clip.with_track(fixed))
+    items = win.graphs.items[tr.path]
+    assert len(items.preview) >= 3  # dashed "after" curves in every channel plot (+ strips)
+    eul = [it for it, where, ch in items.preview if where == "euler"]
+    _x, y = eul[1].getData()
+    assert np.all(np.isfinite(y))
+    win.doc.set_preview(None)
+    assert items.preview == []
+    # an edit draws the curve as loaded behind (ghost) until it is undone
+    win.doc.apply_clip(win.doc.clip.with_track(ed.move_keys(tr, [3], 0.0, 0, 30.0)), "Move")
+    assert win.graphs.items[tr.path].ghost
+    win.doc.undo_stack.undo()
+    assert not win.graphs.items[tr.path].ghost
+
+
+def test_open_initial_opens_the_bundled_sample(win, qtbot, monkeypatch):
+    monkeypatch.setattr(win.autosaver, "orphaned_sessions", lambda: [])
+    win.doc.undo_stack.setClean()
+    with qtbot.waitSignal(win.files.loaded, timeout=20000):
+        win.open_initial(None)
+    assert win.doc.path == str(sample_path())
+    assert sample_path().name in ("demo.anim", "demo.csv")
+
+
+def test_about_lists_versions():
+    from curveeditor.app.main_window import versions_text
+
+    text = versions_text()
+    for name in ("curveeditor", "Python", "PySide6", "pyqtgraph", "numpy", "scipy"):
+        assert name in text
