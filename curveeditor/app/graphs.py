@@ -504,7 +504,7 @@ class GraphPanel(QWidget):
                 curve.setZValue(10 if primary else 5)
                 p.addItem(curve)
                 it.curves.append((curve, ch))
-                keys = KeyMarkers(3 if primary else 2, self.theme.key, self.theme.channels[ch])
+                keys = KeyMarkers(4 if primary else 3, self.theme.key)  # one drawPoints pass per frame
                 keys.setZValue(20)
                 p.addItem(keys)
                 it.keys.append((keys, ch, vb))

@@ -465,3 +465,44 @@ def test_about_lists_versions():
     text = versions_text()
     for name in ("curveeditor", "Python", "PySide6", "pyqtgraph", "numpy", "scipy"):
         assert name in text
+
+
+def test_layout_toggles_overlay_and_strips(win, qtbot):
+    load(win, qtbot, sample_path())
+    try:
+        win.act_overlay.setChecked(True)
+        win.act_quat.setChecked(True)
+        g = win.graphs
+        assert len(g.euler_plots) == 1 and g.quat_plot is not None and g.speed_plot is not None
+        assert len(g.plots) == 3
+        path = win.doc.selected_paths[0]
+        assert len(g.items[path].curves) == 3 and len(g.items[path].quat) == 4
+        # every plot shares the time axis
+        g.plots[0].setXRange(0.5, 1.0, padding=0)
+        qtbot.wait(10)
+        ranges = [p.getViewBox().viewRange()[0] for p in g.plots]
+        widths = [p.getViewBox().width() for p in g.plots]
+        for lo, hi in ranges[1:]:
+            assert lo == pytest.approx(0.5) and hi == pytest.approx(1.0), (ranges, widths)
+        # keys stay pickable in the overlaid plot
+        tr = win.doc.clip.track(path)
+        g.frame_all()
+        qtbot.wait(10)
+        k = tr.n_keys // 2
+        pos = view_pos(win, g.euler_plots[0], float(tr.times[k]), float(g.cache.get(tr).key_values[k, 2]))
+        hit = g._key_hit(g.euler_plots[0].getViewBox(), g.glw.mapToScene(pos))
+        assert hit is not None and hit[0] == path and abs(hit[1] - k) <= 1
+    finally:
+        win.act_overlay.setChecked(False)
+        win.act_quat.setChecked(False)
+    assert len(win.graphs.euler_plots) == 3
+
+
+def test_compare_dialog_opens(win, qtbot):
+    load(win, qtbot, sample_path())
+    if not win.act_compare.isEnabled():
+        pytest.skip("compare dialog not available")
+    win.show_compare()
+    qtbot.wait(50)
+    assert win._compare.isVisible()
+    win._compare.close()
