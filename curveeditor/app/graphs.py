@@ -504,7 +504,10 @@ class GraphPanel(QWidget):
                 curve.setZValue(10 if primary else 5)
                 p.addItem(curve)
                 it.curves.append((curve, ch))
-                keys = KeyMarkers(4 if primary else 3, self.theme.key)  # one drawPoints pass per frame
+                # keys: the channel colour, lifted toward the key colour (one drawPoints pass per frame)
+                kc = QColor(self.theme.channels[ch])
+                kc = kc.lighter(118) if self.theme.dark else kc.darker(150)
+                keys = KeyMarkers(4 if primary else 3, kc.name())
                 keys.setZValue(20)
                 p.addItem(keys)
                 it.keys.append((keys, ch, vb))
