@@ -115,6 +115,9 @@ class FileController(QObject):
         progress.setAutoClose(False)
         progress.setAutoReset(False)
         self._progress = progress
+        # A busy (0..0) dialog never receives setValue(), so Qt's minimumDuration timer would not show
+        # it: show it ourselves when the read is still running after 400 ms.
+        QTimer.singleShot(400, lambda: progress.show() if self._progress is progress else None)
 
         def job(token, report):
             report(0.0, "reading")

@@ -158,3 +158,64 @@ def test_clean_close_removes_autosave(qapp, qtbot, folder):
     _close(w)
     QApplication.processEvents()
     assert not any(Autosaver(w.doc, folder=str(folder / "autosave")).folder.glob(f"session-{os.getpid()}.*"))
+
+
+def test_slow_load_can_be_cancelled_and_leaves_document(qapp, qtbot, folder, monkeypatch):
+    import threading
+
+    from curveeditor.app import files
+
+    w = _window(folder)
+    try:
+        _load(w, qtbot, sample_path())
+        before = w.doc.clip
+        gate = threading.Event()
+        real = files.read_clip_file
+
+        def slow(path):
+            gate.wait(5)
+            return real(path)
+
+        monkeypatch.setattr(files, "read_clip_file", slow)
+        w.files.open_path(str(sample_path()))
+        qtbot.waitUntil(lambda: w.files._progress is not None and w.files._progress.isVisible(), timeout=3000)
+        with qtbot.waitSignal(w.files.loadFailed, timeout=3000) as blocker:
+            from PySide6.QtWidgets import QPushButton
+
+            w.files._progress.findChild(QPushButton).click()  # the dialog's Cancel button
+        assert blocker.args == ["cancelled"]
+        gate.set()
+        qtbot.wait(200)  # the abandoned read finishes in the background and is dropped
+        assert w.doc.clip is before and not w.files.is_loading()
+    finally:
+        _close(w)
+
+
+def test_theme_follows_system_colour_scheme(qapp, qtbot, folder, monkeypatch):
+    """With "Follow system", a change of the system colour scheme restyles the window and plots."""
+    from PySide6.QtGui import QGuiApplication
+
+    from curveeditor.app.theme import ThemeManager
+
+    hints = QGuiApplication.styleHints()
+    w = _window(folder)
+    system = {"dark": True}
+    try:
+        w.set_theme("system")
+        # The xcb platform theme under Xvfb cannot switch schemes, so the system answer is simulated
+        # and the change signal's handler called the way QStyleHints.colorSchemeChanged would.
+        monkeypatch.setattr(ThemeManager, "system_is_dark", staticmethod(lambda: system["dark"]))
+        w.themes._on_system_changed(Qt.ColorScheme.Dark)
+        assert w.themes.theme.dark and w.graphs.theme.dark
+        img = w.graphs.glw.grab().toImage()
+        assert img.pixelColor(img.width() // 2, 5).lightness() < 80
+        system["dark"] = False
+        w.themes._on_system_changed(Qt.ColorScheme.Light)
+        assert not w.graphs.theme.dark
+        w.set_theme("dark")  # an explicit choice wins over the system
+        w.themes._on_system_changed(Qt.ColorScheme.Light)
+        assert w.themes.theme.dark
+        assert hasattr(hints, "colorSchemeChanged")  # the signal the manager listens to exists
+    finally:
+        w.set_theme("light")
+        _close(w)
