@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.conftest import corpus_files
 from scipy.spatial.transform import Rotation
 
 from curveeditor.engine.clip import played
@@ -16,6 +15,7 @@ from curveeditor.engine.rotations import euler_to_quat, geodesic_angle
 from curveeditor.engine.tangents import make_curve
 from curveeditor.io.bvh import TANGENT_MODE, frame_rate_from_frame_time, read_bvh
 from curveeditor.io.errors import ClipReadError
+from tests.conftest import corpus_files
 
 ORDERS = ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"]
 
