@@ -21,6 +21,17 @@ from .document import ClipDocument
 __all__ = ["KeyTableModel", "KeyTable"]
 
 _NO_PARENT = QModelIndex()
+_ROLES = frozenset(
+    (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.EditRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.ToolTipRole,
+    )
+)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_GREY = QColor("#8a8d93")
 
 
 def _changed_rows(a, b) -> np.ndarray:
@@ -41,6 +52,7 @@ class KeyTableModel(QAbstractTableModel):
         self.doc = document
         self.track: RotationTrack | None = None
         self.error: str = ""
+        self._text: dict[int, list[str]] = {}
         document.clipChanged.connect(self._on_clip_changed)
         document.selectionChanged.connect(self.reset_track)
         self.reset_track()
@@ -63,6 +75,7 @@ class KeyTableModel(QAbstractTableModel):
 
     def reset_track(self) -> None:
         self.beginResetModel()
+        self._text = {}
         self.track = self.doc.current_track()
         self._cols = self.columns()
         self.endResetModel()
@@ -84,6 +97,8 @@ class KeyTableModel(QAbstractTableModel):
             return
         old, self.track = self.track, new
         rows = _changed_rows(old.curve, new.curve)
+        for r in rows.tolist():
+            self._text.pop(r, None)
         if rows.size:
             # one signal for the span of changed rows (a drag changes a key and its neighbours)
             last = self.columnCount() - 1
@@ -109,37 +124,55 @@ class KeyTableModel(QAbstractTableModel):
             f |= Qt.ItemFlag.ItemIsEditable
         return f
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or self.track is None:
-            return None
+    def _row_text(self, i: int) -> list[str]:
+        """Display strings of row ``i`` (cached: Qt asks for every cell and role on each repaint)."""
+        hit = self._text.get(i)
+        if hit is not None:
+            return hit
         c = self.track.curve
-        i = index.row()
-        _h, field, k = self._cols[index.column()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            edit = role == Qt.ItemDataRole.EditRole
+        out = []
+        for _h, field, k in self._cols:
             if field == "time":
-                return float(c.time[i]) if edit else f"{c.time[i]:.4f}"
-            if field == "frame":
-                fr = c.time[i] * self.doc.frame_rate
-                return float(fr) if edit else f"{fr:.2f}".rstrip("0").rstrip(".")
-            if field == "value":
-                v = float(c.value[i, k])
-                return v if edit else f"{v:.4f}"
-            if field in ("in", "out"):
+                out.append(f"{c.time[i]:.4f}")
+            elif field == "frame":
+                out.append(f"{c.time[i] * self.doc.frame_rate:.2f}".rstrip("0").rstrip("."))
+            elif field == "value":
+                out.append(f"{c.value[i, k]:.4f}")
+            elif field in ("in", "out"):
                 v = float((c.in_slope if field == "in" else c.out_slope)[i, k])
-                if edit:
-                    return v
-                return "∞" if np.isinf(v) else f"{v:.3f}"
-            if field == "mode":
+                out.append("∞" if np.isinf(v) else f"{v:.3f}")
+            else:
                 modes = c.tangent_mode[i]
                 text = ed.describe_mode(int(modes[0]), int(c.weighted_mode[i, 0]))
                 if np.any(modes != modes[0]) or np.any(c.weighted_mode[i] != c.weighted_mode[i, 0]):
                     text += " (mixed)"
-                return text
-        if role == Qt.ItemDataRole.TextAlignmentRole and field != "mode":
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole and field in ("in", "out"):
-            return QColor("#8a8d93")
+                out.append(text)
+        self._text[i] = out
+        return out
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role not in _ROLES or not index.isValid() or self.track is None:
+            return None
+        i = index.row()
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._row_text(i)[col]
+        _h, field, k = self._cols[col]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return None if field == "mode" else _RIGHT
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return _GREY if field in ("in", "out") else None
+        c = self.track.curve
+        if role == Qt.ItemDataRole.EditRole:
+            if field == "time":
+                return float(c.time[i])
+            if field == "frame":
+                return float(c.time[i] * self.doc.frame_rate)
+            if field == "value":
+                return float(c.value[i, k])
+            if field in ("in", "out"):
+                return float((c.in_slope if field == "in" else c.out_slope)[i, k])
+            return self._row_text(i)[col]
         if role == Qt.ItemDataRole.ToolTipRole and field == "mode":
             return "Unity tangentMode " + ", ".join(str(int(m)) for m in c.tangent_mode[i])
         return None
