@@ -90,28 +90,53 @@ class _Sampled:
     samples: display.TrackSamples
     key_times: np.ndarray
     key_values: np.ndarray  # (N, 3) display Euler at keys
+    partial: bool = False  # samples cover only ``window`` (a drag in progress)
+    window: tuple[float, float] | None = None
 
 
 class _SampleCache:
-    """Samples per track object (identity), LRU-bounded."""
+    """Samples per track object (identity), LRU-bounded.
+
+    ``get(track)`` samples the whole track; ``get(track, window=(t0, t1))`` only the visible part
+    (used while a drag is in progress: the end of the drag samples the whole track again);
+    ``keys(track)`` gives the key arrays without sampling anything.
+    """
 
     def __init__(self, size: int = 64):
         self.size = size
         self._d: OrderedDict[int, _Sampled] = OrderedDict()
 
-    def get(self, track: RotationTrack) -> _Sampled:
-        k = id(track)
-        hit = self._d.get(k)
+    def _hit(self, track: RotationTrack) -> _Sampled | None:
+        hit = self._d.get(id(track))
         if hit is not None and hit.track is track:
-            self._d.move_to_end(k)
+            self._d.move_to_end(id(track))
             return hit
-        s = display.sample_track(track, dense_times(track))
-        kv = np.asarray(display.key_euler(track), dtype=np.float64)
-        out = _Sampled(track, s, np.asarray(track.times, dtype=np.float64), kv)
-        self._d[k] = out
+        return None
+
+    def get(self, track: RotationTrack, window: tuple[float, float] | None = None) -> _Sampled:
+        hit = self._hit(track)
+        if hit is not None and (not hit.partial or (window is not None and hit.window == window)):
+            return hit
+        times = dense_times(track)
+        if window is not None:
+            lo = max(int(np.searchsorted(times, window[0])) - 1, 0)
+            hi = int(np.searchsorted(times, window[1], side="right")) + 1
+            times = times[lo:hi]
+        s = display.sample_track(track, times)
+        kt, kv = self.keys(track) if hit is None else (hit.key_times, hit.key_values)
+        out = _Sampled(track, s, kt, kv, partial=window is not None, window=window)
+        self._d[id(track)] = out
         while len(self._d) > self.size:
             self._d.popitem(last=False)
         return out
+
+    def keys(self, track: RotationTrack) -> tuple[np.ndarray, np.ndarray]:
+        """Key times ``(N,)`` (s) and display Euler at the keys ``(N, 3)`` (deg)."""
+        hit = self._hit(track)
+        if hit is not None:
+            return hit.key_times, hit.key_values
+        kv = np.asarray(display.key_euler(track), dtype=np.float64)
+        return np.asarray(track.times, dtype=np.float64), kv
 
 
 class KeyMarkers(pg.GraphicsObject):
@@ -545,7 +570,13 @@ class GraphPanel(QWidget):
             tr = self.doc.clip.track(path)
         except KeyError:
             return
-        s = self.cache.get(tr)
+        window = None
+        if self.doc.in_live_edit() and self.plots:
+            # mid-drag: sample only what is visible (+ a margin); the drag's end resamples it all
+            x0, x1 = self.plots[0].getViewBox().viewRange()[0]
+            pad = 0.25 * (x1 - x0)
+            window = (x0 - pad, x1 + pad)
+        s = self.cache.get(tr, window)
         for curve, ch in it.curves:
             _set_if_changed(curve, s.samples.times, s.samples.euler[:, ch])
         for keys, ch, _vb in it.keys:
@@ -706,10 +737,10 @@ class GraphPanel(QWidget):
             except KeyError:
                 continue
             idx = np.array(sorted(self.doc.selected_keys.get(path, ())), dtype=np.int64)
-            s = self.cache.get(tr)
+            s_kt, s_kv = self.cache.keys(tr)
             for sel, ch, _vb in it.selected:
                 if idx.size:
-                    sel.setData(s.key_times[idx], s.key_values[idx, ch])
+                    sel.setData(s_kt[idx], s_kv[idx, ch])
                 else:
                     sel.clear()
         self._update_handles()
@@ -832,10 +863,10 @@ class GraphPanel(QWidget):
             return
         times, vals = [], []
         for path, idx in sel.items():
-            s = self.cache.get(self.doc.clip.track(path))
+            s_kt, s_kv = self.cache.keys(self.doc.clip.track(path))
             ii = np.array(sorted(idx))
-            times.append(s.key_times[ii])
-            vals.append(s.key_values[ii])
+            times.append(s_kt[ii])
+            vals.append(s_kv[ii])
         t = np.concatenate(times)
         v = np.concatenate(vals)
         t0, t1 = float(t.min()), float(t.max())
@@ -860,16 +891,16 @@ class GraphPanel(QWidget):
             for _keys, ch, kvb in it.keys:
                 if kvb is not vb:
                     continue
-                s = self.cache.get(self.doc.clip.track(path))
-                if s.key_times.size == 0:
+                s_kt, s_kv = self.cache.keys(self.doc.clip.track(path))
+                if s_kt.size == 0:
                     continue
                 # the keys are sorted in time: only look at the ones within the hit radius in x
-                lo = np.searchsorted(s.key_times, pos.x() - HIT_PX * px)
-                hi = np.searchsorted(s.key_times, pos.x() + HIT_PX * px, side="right")
+                lo = np.searchsorted(s_kt, pos.x() - HIT_PX * px)
+                hi = np.searchsorted(s_kt, pos.x() + HIT_PX * px, side="right")
                 if hi <= lo:
                     continue
-                dx = (s.key_times[lo:hi] - pos.x()) / px
-                dy = (s.key_values[lo:hi, ch] - pos.y()) / py
+                dx = (s_kt[lo:hi] - pos.x()) / px
+                dy = (s_kv[lo:hi, ch] - pos.y()) / py
                 d = dx * dx + dy * dy
                 j = int(np.argmin(d))
                 if d[j] <= HIT_PX * HIT_PX and (best is None or d[j] < best[0]):
@@ -917,11 +948,11 @@ class GraphPanel(QWidget):
         out: dict[str, set[int]] = {}
         chans = range(3) if vb.role[1] is None else [vb.role[1]]
         for path in self.items:
-            s = self.cache.get(self.doc.clip.track(path))
-            inside = (s.key_times >= rect.left()) & (s.key_times <= rect.right())
+            s_kt, s_kv = self.cache.keys(self.doc.clip.track(path))
+            inside = (s_kt >= rect.left()) & (s_kt <= rect.right())
             vin = np.zeros_like(inside)
             for ch in chans:
-                vin |= (s.key_values[:, ch] >= rect.top()) & (s.key_values[:, ch] <= rect.bottom())
+                vin |= (s_kv[:, ch] >= rect.top()) & (s_kv[:, ch] <= rect.bottom())
             idx = np.nonzero(inside & vin)[0]
             if idx.size:
                 out[path] = {int(i) for i in idx}
@@ -967,7 +998,7 @@ class GraphPanel(QWidget):
                 keys = {path: {i}}
             self.doc.select_keys(keys)
         tr = self.doc.clip.track(path)
-        s = self.cache.get(tr)
+        s_kt, s_kv = self.cache.keys(tr)
         self._drag = _Drag(
             "keys",
             vb,
@@ -976,8 +1007,8 @@ class GraphPanel(QWidget):
             channel=ch,
             path=path,
             index=i,
-            t0=float(s.key_times[i]),
-            v0=float(s.key_values[i, ch]),
+            t0=float(s_kt[i]),
+            v0=float(s_kv[i, ch]),
         )
         self.doc.begin_live_edit()
         return "keys"

@@ -184,6 +184,9 @@ def test_drag_key_with_mouse_is_one_undo_step_and_saved(win, qtbot, tmp_path):
     # the other channels and keys are untouched
     np.testing.assert_array_equal(after.curve.value[:, 1:], tr.curve.value[:, 1:])
     np.testing.assert_array_equal(np.delete(after.curve.value, i, 0), np.delete(tr.curve.value, i, 0))
+    # after the drag the whole track is sampled again (mid-drag only the visible part is)
+    curve_item = win.graphs.items[tr.path].curves[0][0]
+    assert curve_item.xData[0] <= tr.times[0] + 1e-9 and curve_item.xData[-1] >= tr.times[-1] - 1e-9
     # the graph shows the moved key
     keys_item = win.graphs.items[tr.path].keys[0][0]
     kx, ky = keys_item.getData()
