@@ -94,6 +94,17 @@ def test_export_checks_shown_before_writing(qapp, qtbot, folder, tmp_path):
         assert seen == warnings and not out.exists()  # declined: nothing written
         assert w.files.write(str(out), "quaternion", mark_saved=False, confirm=lambda ws: True)
         assert out.exists() and out.read_text().startswith("%YAML")
+        # re-open the export: every rotation is now a quaternion track with the same poses at the keys
+        from curveeditor.engine.clip import played
+        from curveeditor.engine.rotations import geodesic_angle
+        from curveeditor.io import read_clip
+
+        again = read_clip(out)
+        assert {t.kind for t in again.tracks} == {"quaternion"}
+        for t in w.doc.clip.tracks:
+            a = again.track(t.path)
+            err = geodesic_angle(played(a, t.times), played(t, t.times))
+            assert float(np.max(err)) < 0.01
     finally:
         _close(w)
 

@@ -387,6 +387,8 @@ def test_unsaved_changes_prompt(win, qtbot, monkeypatch):
     monkeypatch.setattr(QMessageBox, "warning", cancel)
     assert not win.maybe_save()
     assert asked and "Save the changes" in asked[0]
+    win.close()  # closing asks too; Cancel keeps the window and the edit
+    assert win.isVisible() and win.doc.is_dirty() and len(asked) == 2
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: QMessageBox.StandardButton.Discard)
     assert win.maybe_save()
     win.doc.undo_stack.undo()
