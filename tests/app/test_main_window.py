@@ -511,3 +511,33 @@ def test_compare_dialog_opens(win, qtbot):
     qtbot.wait(50)
     assert win._compare.isVisible()
     win._compare.close()
+
+
+def test_middle_drag_pans_and_strip_drag_scrubs(win, qtbot):
+    load(win, qtbot, sample_path())
+    g = win.graphs
+    g.frame_all()
+    qtbot.wait(20)
+    vb = g.euler_plots[0].getViewBox()
+    (x0, x1), _ = vb.viewRange()
+    vp = g.glw.viewport()
+    mid = Qt.MouseButton.MiddleButton
+    start = view_pos(win, g.euler_plots[0], (x0 + x1) / 2, 0.0)
+    end = start + QPoint(-80, 0)
+    mouse(vp, QEvent.Type.MouseButtonPress, start, mid, mid)
+    for k in range(1, 5):
+        qtbot.wait(15)
+        mouse(vp, QEvent.Type.MouseMove, start + (end - start) * (k / 4), Qt.MouseButton.NoButton, mid)
+    qtbot.wait(15)
+    mouse(vp, QEvent.Type.MouseButtonRelease, end, mid, Qt.MouseButton.NoButton)
+    (nx0, nx1), _ = vb.viewRange()
+    assert nx0 > x0 and nx1 - nx0 == pytest.approx(x1 - x0, rel=1e-6)  # panned later in time, same zoom
+    assert win.doc.undo_stack.isClean()  # panning is not an edit
+    # dragging in the speed strip scrubs the time (snapped to frames)
+    sp = g.speed_plot
+    a = view_pos(win, sp, nx0 + 0.1 * (nx1 - nx0), 0.0)
+    b = view_pos(win, sp, nx0 + 0.6 * (nx1 - nx0), 0.0)
+    drag(qtbot, vp, a + QPoint(0, -5), b + QPoint(0, -5))
+    t = win.doc.current_time
+    assert t == pytest.approx(nx0 + 0.6 * (nx1 - nx0), abs=2.5 / win.doc.frame_rate)
+    assert t * win.doc.frame_rate == pytest.approx(round(t * win.doc.frame_rate))
