@@ -286,6 +286,10 @@ class MainWindow(QMainWindow):
         )
         self.act_filter = self._act("Filter tracks", self._focus_filter, "Ctrl+F", "Filter the track list")
         self.act_cancel = self._act("Cancel drag", self.graphs.cancel_drag, Qt.Key.Key_Escape, "Cancel")
+        # Escape only cancels drags in the graphs; elsewhere it must keep closing editors and popups.
+        self.removeAction(self.act_cancel)
+        self.act_cancel.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.graphs.addAction(self.act_cancel)
         self.act_compare = self._act(
             "A/B &compare resampling…",
             self.show_compare,
