@@ -541,3 +541,31 @@ def test_middle_drag_pans_and_strip_drag_scrubs(win, qtbot):
     t = win.doc.current_time
     assert t == pytest.approx(nx0 + 0.6 * (nx1 - nx0), abs=2.5 / win.doc.frame_rate)
     assert t * win.doc.frame_rate == pytest.approx(round(t * win.doc.frame_rate))
+
+
+def test_degenerate_clips_do_not_break_the_views(win, qtbot, monkeypatch):
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.curves import Curve
+
+    win.doc.load(Clip("empty", 30.0), None)
+    qtbot.wait(10)
+    assert win.doc.current_track() is None and win.keys.model.rowCount() == 0
+    assert "0.000 s" in win.timeline.readout.text()
+    one = RotationTrack("One", "euler", Curve.make([0.5], [[10.0, 20.0, 30.0]]))
+    two = RotationTrack("Q", "quaternion", Curve.make([0.0, 1.0], [[0, 0, 0, 1.0], [0, 0.7071, 0, 0.7071]]))
+    win.doc.load(Clip("tiny", 30.0, [one, two]), None)
+    qtbot.wait(10)
+    win.doc.select_paths(["One", "Q"])
+    win.graphs.frame_all()
+    win.doc.select_keys({"One": {0}, "Q": {1}})
+    win.graphs.frame_selection()
+    win.doc.set_time(0.5)
+    QTest.keyClick(win, Qt.Key.Key_K)  # a key already at the cursor on One; Q gets a new one
+    assert win.doc.clip.track("One").n_keys == 1 and win.doc.clip.track("Q").n_keys == 3
+    win.doc.select_keys({"One": {0}})
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: shown.append(a[2]))
+    win.delete_keys()  # the last key of a track cannot be deleted: a warning, nothing changes
+    assert shown and "at least one key" in shown[0]
+    assert win.doc.clip.track("One").n_keys == 1
+    win.doc.undo_stack.setClean()
