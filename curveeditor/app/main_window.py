@@ -25,37 +25,21 @@ from PySide6.QtWidgets import (
 )
 
 from . import commands as ed
+from .compare import CompareDialog
+from .diff_panel import DiffPanel
 from .document import ClipDocument
 from .files import Autosaver, FileController, sample_path
+from .gizmo_view import GizmoView
 from .graphs import GraphPanel
 from .key_table import KeyTable
 from .problems import ProblemIndex, ProblemsPanel
+from .recipe_panel import RecipePanel
 from .settings import Settings
 from .theme import ThemeManager
 from .timeline import Timeline
 from .track_tree import TrackTree
 
 __all__ = ["MainWindow", "versions_text"]
-
-try:  # built in parallel by the other GUI helper; the window works without them
-    from .gizmo_view import GizmoView
-except ImportError:  # pragma: no cover
-    GizmoView = None
-try:
-    from .recipe_panel import RecipePanel
-except ImportError:  # pragma: no cover
-    RecipePanel = None
-try:
-    from .diff_panel import DiffPanel
-except ImportError:  # pragma: no cover
-    try:
-        from .recipe_panel import DiffPanel
-    except ImportError:
-        DiffPanel = None
-try:
-    from .compare import CompareDialog
-except ImportError:  # pragma: no cover
-    CompareDialog = None
 
 
 def versions_text() -> str:
@@ -128,25 +112,21 @@ class MainWindow(QMainWindow):
         self.undo_view = QUndoView(self.doc.undo_stack)
         self.undo_view.setEmptyLabel("<opened file>")
         self.docks: dict[str, QDockWidget] = {}
+        self._compare: CompareDialog | None = None
         self._dock("Tracks", self.tracks, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.gizmo = GizmoView(self.doc, self) if GizmoView is not None else None
-        if self.gizmo is not None:
-            self._dock("3D view", self.gizmo, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.recipe = RecipePanel(self.doc, self) if RecipePanel is not None else None
-        if self.recipe is not None:
-            self._dock("Recipe", self.recipe, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.gizmo = GizmoView(self.doc, self)
+        self._dock("3D view", self.gizmo, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.recipe = RecipePanel(self.doc, self)
+        self._dock("Recipe", self.recipe, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Keys", self.keys, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.diff = DiffPanel(self.doc, self) if DiffPanel is not None else None
-        if self.diff is not None:
-            self._dock("Diff", self.diff, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.diff = DiffPanel(self.doc, self)
+        self._dock("Diff", self.diff, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("History", self.undo_view, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.docks["Keys"], self.docks["Problems"])
-        if "Diff" in self.docks:
-            self.tabifyDockWidget(self.docks["Problems"], self.docks["Diff"])
+        self.tabifyDockWidget(self.docks["Problems"], self.docks["Diff"])
         self.docks["Keys"].raise_()
-        if "Recipe" in self.docks and "3D view" in self.docks:
-            self.splitDockWidget(self.docks["3D view"], self.docks["Recipe"], Qt.Orientation.Vertical)
+        self.splitDockWidget(self.docks["3D view"], self.docks["Recipe"], Qt.Orientation.Vertical)
         self.splitDockWidget(self.docks["Tracks"], self.docks["History"], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["Tracks"]], [300], Qt.Orientation.Horizontal)
         if "3D view" in self.docks:
@@ -296,7 +276,6 @@ class MainWindow(QMainWindow):
             "Ctrl+B",
             "Compare Euler/Slerp/Squad/spline on a track",
         )
-        self.act_compare.setEnabled(CompareDialog is not None)
         self.act_about = self._act("&About curveeditor", self.show_about, None, "Versions")
         self.act_shortcuts = self._act("&Keyboard shortcuts", self.show_shortcuts, "F1", "List the shortcuts")
         # tangent modes
@@ -563,8 +542,10 @@ class MainWindow(QMainWindow):
         self._save_layout()
         self.autosaver.stop()
         self.autosaver.discard()
-        if self.recipe is not None and hasattr(self.recipe, "shutdown"):
-            self.recipe.shutdown()
+        self.recipe.shutdown()
+        self.diff.shutdown()
+        if self._compare is not None:
+            self._compare.shutdown()
         event.accept()
 
     def dragEnterEvent(self, event):  # noqa: N802
@@ -695,11 +676,10 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ dialogs
     def show_compare(self) -> None:
-        if CompareDialog is None:
-            return
-        dlg = CompareDialog(self.doc, self)
-        dlg.show()
-        self._compare = dlg
+        if self._compare is None:  # one dialog, kept in sync with the document
+            self._compare = CompareDialog(self.doc, self, recipe_panel=self.recipe)
+        self._compare.show()
+        self._compare.raise_()
 
     def show_about(self) -> None:
         QMessageBox.about(

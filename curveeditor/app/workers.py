@@ -77,6 +77,14 @@ _LIVE: set[_Task] = set()
 _LIVE_LOCK = threading.Lock()
 
 
+def _emit(signal, *args) -> None:
+    """Emit from a worker thread; a relay deleted meanwhile (window closed) just drops the result."""
+    try:
+        signal.emit(*args)
+    except RuntimeError:  # "Signal source has been deleted"
+        pass
+
+
 class _Task(QRunnable):
     def __init__(self, fn: JobFn, token: CancelToken, relay: _Relay, generation: int) -> None:
         super().__init__()
@@ -91,26 +99,26 @@ class _Task(QRunnable):
         t0 = time.perf_counter()
         try:
             if token():
-                relay.cancelled.emit(gen)
+                _emit(relay.cancelled, gen)
                 return
 
             def progress(fraction: float, text: str = "") -> None:
                 if not token():
-                    relay.progress.emit(gen, float(fraction), str(text))
+                    _emit(relay.progress, gen, float(fraction), str(text))
 
             result = self._fn(token, progress)
             if token():
-                relay.cancelled.emit(gen)
+                _emit(relay.cancelled, gen)
             else:
-                relay.done.emit(gen, result, time.perf_counter() - t0)
+                _emit(relay.done, gen, result, time.perf_counter() - t0)
         except JobCancelled:
-            relay.cancelled.emit(gen)
+            _emit(relay.cancelled, gen)
         except Exception as exc:  # delivered to the GUI as an error, never a crash
             # An error raised after cancellation (e.g. engine.recipe.RecipeCancelled) is a cancel.
             if token():
-                relay.cancelled.emit(gen)
+                _emit(relay.cancelled, gen)
             else:
-                relay.failed.emit(gen, exc, traceback.format_exc(), time.perf_counter() - t0)
+                _emit(relay.failed, gen, exc, traceback.format_exc(), time.perf_counter() - t0)
         finally:
             with _LIVE_LOCK:
                 _LIVE.discard(self)
