@@ -205,6 +205,15 @@ def _inside(path: Path, folder: Path) -> bool:
 # ------------------------------------------------------------------------------------------- worker
 
 
+def write_options(recipe, output: str, paths=None) -> dict[str, Any]:
+    """Writer options a recipe implies for ``output``: an unwrap (or unflip) also rewrites the Euler
+    display curves of a ``.anim`` (``m_EulerEditorCurves``, what Unity's Animation window shows) for
+    the tracks it ran on (``paths``; None = all), so the editor stops showing the old wraps."""
+    if str(output).lower().endswith(".anim") and any(s.op in ("unwrap", "unflip") for s in recipe.steps):
+        return {"refresh_display": True if paths is None else set(paths)}
+    return {}
+
+
 def _process_file(job: dict[str, Any]) -> dict[str, Any]:
     """Read, run the recipe, write. Top level so spawn-started workers can import it; returns the
     :class:`FileResult` fields as a dict (never raises for a bad file)."""
@@ -217,7 +226,9 @@ def _process_file(job: dict[str, Any]) -> dict[str, Any]:
         recipe = Recipe.from_dict(job["recipe"])
         clip = read_clip(job["input"])
         result = _run(clip, recipe)
-        warnings = write_clip(result.clip, job["output"], protect=job["input"])
+        warnings = write_clip(
+            result.clip, job["output"], protect=job["input"], **write_options(recipe, job["output"])
+        )
     except (ClipError, RecipeError) as e:
         res["error"] = str(e)
         return res

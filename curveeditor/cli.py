@@ -328,6 +328,7 @@ def _clean_recipe(args):
 
 
 def cmd_clean(args) -> int:
+    from .batch import write_options
     from .engine.recipe import RecipeError, run_recipe
     from .io import write_clip
 
@@ -347,7 +348,9 @@ def cmd_clean(args) -> int:
     warnings = []
     for path, log in result.changes.items():
         warnings.extend(f"track {path!r}: {line}" for line in log if line.startswith("skipped"))
-    warnings.extend(write_clip(result.clip, args.output, protect=protect))
+    warnings.extend(
+        write_clip(result.clip, args.output, protect=protect, **write_options(recipe, args.output, paths))
+    )
 
     tracks = _track_report(clip, result)
     rows = [

@@ -430,3 +430,26 @@ def test_batch_exit_status_and_report(tmp_path):
     assert "c.csv:2: NaN in column 'z'" in r.stderr
     assert sorted(os.listdir(tmp_path / "out2")) == ["a.csv", "b.csv"]
     assert (src / "c.csv").read_text() == "time,x,y,z\n0,1,2,nan\n"
+
+
+def _display_jumps(clip) -> dict[str, float]:
+    """Largest key-to-key step (deg) of each Euler display curve (localEulerAngles*) in a .anim."""
+    out = {}
+    for o in clip.other_tracks:
+        if o.attribute.startswith("localEulerAngles") and o.curve is not None and o.curve.n_keys > 1:
+            out[f"{o.path}:{o.attribute}"] = float(np.abs(np.diff(o.curve.value[:, 0])).max())
+    return out
+
+
+def test_clean_unwrap_on_anim_also_fixes_the_euler_display_curves(capsys, corpus_dir, tmp_path):
+    src = corpus_dir / "anim" / "fish-ken__unity-animation-compressor__Assets_CurveFitTest.anim"
+    if not src.exists():
+        pytest.skip("CurveFitTest.anim is not in the corpus")
+    before = _display_jumps(read_clip(src))
+    assert max(before.values()) > 180  # Unity's editor shows wrap jumps on Bip001
+    out = tmp_path / "clean.anim"
+    assert main(["clean", str(src), "-o", str(out), "--unwrap"]) == 0
+    after = _display_jumps(read_clip(out))
+    assert after.keys() == before.keys()
+    assert max(after.values()) < 180
+    assert "display curves made continuous" in capsys.readouterr().err
