@@ -202,7 +202,13 @@ def main() -> int:
     win.close()
     # Same drag in a window without the 3D view: a QOpenGLWidget makes Qt composite the whole window
     # through OpenGL, which is llvmpipe (software) under Xvfb.
-    gizmo, mw.GizmoView = mw.GizmoView, None
+    from PySide6.QtWidgets import QWidget
+
+    class _NoGL(QWidget):  # same dock, no QOpenGLWidget
+        def __init__(self, _doc, parent=None):
+            super().__init__(parent)
+
+    gizmo, mw.GizmoView = mw.GizmoView, _NoGL
     win = window()
     drag_nogl = bench_drag(app, win)
     win.doc.undo_stack.setClean()

@@ -89,6 +89,8 @@ class DiffPanel(QWidget):
         self._by_path: dict[str, object] = {}
         self._pair_key: tuple | None = None
         self._mode = ""
+        self._offered: tuple | None = None
+        self.computed = 0  # diff refreshes that (re)started a comparison (tests)
 
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
@@ -164,19 +166,37 @@ class DiffPanel(QWidget):
             return doc.clip, doc.preview, "preview"
         return doc.original, doc.clip, "edits"
 
+    def offer_diffs(self, before, after, diffs: list) -> None:
+        """Diffs already computed for ``before`` -> ``after`` (the recipe worker's ``RecipeResult.diffs``):
+        when those become the compared clips, :meth:`refresh` shows them instead of recomputing."""
+        self._offered = (before, after, list(diffs))
+
     def refresh(self) -> None:
-        """Recompute the diffs (in the worker) if the compared clips changed."""
+        """Recompute the diffs (in the worker) if the compared clips changed.
+
+        During a key drag (``document.in_live_edit()``) nothing is computed: the drag's end replaces
+        the clip once more, and that one refresh shows the result (a diff per mouse move would queue
+        worker runs that compete with the drag for the CPU)."""
+        if self.document.in_live_edit():
+            return
         before, after, mode = self.before_after()
         key = (id(before), id(after))
         if key == self._pair_key:
             return
         self._pair_key = key
         self._mode = mode
-        pairs = changed_pairs(before, after)
+        self.computed += 1
         if mode == "preview":
             self.title.setText("<b>Diff</b>: recipe preview (after) vs current clip (before)")
         else:
             self.title.setText("<b>Diff</b>: current clip (after) vs original as loaded (before)")
+        offered, self._offered = self._offered, None
+        if offered is not None and offered[0] is before and offered[1] is after:
+            self.runner.cancel()
+            pairs = {(b.path) for b, _a in changed_pairs(before, after)}
+            self._on_diffs(0, [d for d in offered[2] if d.path in pairs], 0.0)
+            return
+        pairs = changed_pairs(before, after)
         if not pairs:
             self.runner.cancel()
             self._on_diffs(0, [], 0.0)

@@ -26,8 +26,20 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
 from pyqtgraph.opengl.GLGraphicsItem import GLOptions
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QMatrix4x4, QQuaternion, QVector3D
+from pyqtgraph.opengl.GLViewWidget import GLViewMixin
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QFont,
+    QImage,
+    QMatrix4x4,
+    QOpenGLContext,
+    QQuaternion,
+    QSurfaceFormat,
+    QVector3D,
+)
+from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from curveeditor.engine import display
@@ -54,6 +66,8 @@ _UP_COLOR = np.array([0.85, 1.0, 0.35], dtype=np.float32)
 _TRAIL_HZ = 120.0
 _TRAIL_BUDGET = 5000
 _TRAIL_PER_KEY = 16
+#: during a key drag the trails are resampled at most this often (ms), and once when it ends.
+_LIVE_TRAIL_MS = 250
 #: gimbal ring radii (outer, middle, inner): just outside the unit sphere of the trails.
 _RING_RADII = (1.22, 1.15, 1.08)
 
@@ -68,6 +82,56 @@ def _matrix(rot3: np.ndarray) -> QMatrix4x4:
     m = np.eye(4)
     m[:3, :3] = rot3
     return QMatrix4x4(*m.ravel().tolist())
+
+
+class GLViewWindow(GLViewMixin, QOpenGLWindow):
+    """pyqtgraph's GL view as a native ``QOpenGLWindow`` (embedded with ``createWindowContainer``).
+
+    Why not ``GLViewWidget`` (a ``QOpenGLWidget``): a QOpenGLWidget makes Qt compose the *whole*
+    top-level window through OpenGL on every repaint of any widget. With Mesa's llvmpipe (software GL,
+    e.g. under Xvfb) that cost 17 ms per repaint of a 1500x940 window (measured: raster widget repaint
+    0.9 ms alone, 17.5 ms beside a QOpenGLWidget, 0.45 ms beside a QOpenGLWindow container), which
+    alone broke the 16 ms drag budget. A QOpenGLWindow is its own native surface: the rest of the
+    window flushes as plain raster, and the 3D view repaints only when its own items change.
+
+    Contexts are shared with ``QOpenGLContext.globalShareContext()`` (``Qt.AA_ShareOpenGLContexts``),
+    as a QOpenGLWidget would, so pyqtgraph's shader cache stays valid across several GL views.
+    """
+
+    def __init__(self, parent_window=None):
+        super().__init__(
+            QOpenGLContext.globalShareContext(),
+            QOpenGLWindow.UpdateBehavior.NoPartialUpdate,
+            parent_window,
+        )
+        fmt = QSurfaceFormat.defaultFormat()
+        fmt.setDepthBufferSize(max(fmt.depthBufferSize(), 24))  # the tripod cones need depth testing
+        self.setFormat(fmt)
+
+    def devicePixelRatioF(self) -> float:  # noqa: N802 - the mixin's QWidget API
+        return float(self.devicePixelRatio())
+
+    def rect(self) -> QRect:  # GLTextItem projects labels through view().rect()
+        return QRect(0, 0, self.width(), self.height())
+
+    def render_image(self) -> QImage:
+        """Render the scene now into the back buffer and read it back (no swap, nothing shown).
+
+        ``QOpenGLWindow.grabFramebuffer`` only reads whatever the buffer holds; after a swap that is
+        the previous frame, so a grab right after a data change would miss it.
+        """
+        if not self.isExposed():
+            return QImage()
+        self.makeCurrent()
+        ctx = self.context()
+        if ctx is None:
+            return QImage()
+        f = ctx.functions()
+        f.glBindFramebuffer(0x8D40, self.defaultFramebufferObject())  # GL_FRAMEBUFFER
+        dpr = self.devicePixelRatio()
+        f.glViewport(0, 0, int(self.width() * dpr), int(self.height() * dpr))
+        self.paintGL()
+        return self.grabFramebuffer()
 
 
 class _Tripod:
@@ -182,11 +246,20 @@ class GizmoView(QWidget):
         self._original_track = None
         self._order = UNITY_ORDER
         self._main_rot: np.ndarray | None = None
+        self._shown_rots: tuple | None = None
         self._gimbal_proximity = 0.0
+        self._trails_stale = False
+        self._trail_timer = QTimer(self)
+        self._trail_timer.setSingleShot(True)
+        self._trail_timer.setInterval(_LIVE_TRAIL_MS)
+        self._trail_timer.timeout.connect(self.refresh)
+        self.trail_updates = 0  # how many times the trails were resampled (tests)
 
-        self.view = gl.GLViewWidget(self)
+        self.view = GLViewWindow()
         self.view.setBackgroundColor(_BACKGROUND)
-        self.view.setMinimumSize(220, 200)
+        self.view_widget = QWidget.createWindowContainer(self.view, self)
+        self.view_widget.setMinimumSize(220, 200)
+        self.view_widget.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
 
         self._scene = GLGraphicsItem.GLGraphicsItem()
         yup = QMatrix4x4()
@@ -298,7 +371,7 @@ class GizmoView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addLayout(top)
-        lay.addWidget(self.view, 1)
+        lay.addWidget(self.view_widget, 1)
         lay.addWidget(self._legend)
         self._legend.setContentsMargins(6, 0, 6, 4)
 
@@ -314,7 +387,7 @@ class GizmoView(QWidget):
         """Camera back to a 3/4 view from behind-left, Unity Y up, looking along Unity +Z, far
         enough that the sphere, rings and labels fit the widget's shorter side."""
         self.view.opts["fov"] = 50  # pyqtgraph's fov is horizontal: wide, short docks need distance
-        w, h = max(self.view.width(), 1), max(self.view.height(), 1)
+        w, h = max(self.view_widget.width(), 1), max(self.view_widget.height(), 1)
         distance = 4.6 * max(1.0, (w / h) / 1.1)
         self.view.setCameraPosition(pos=QVector3D(0, 0, 0), distance=distance, elevation=22.0, azimuth=-112.0)
         self._reset_params = dict(self.view.cameraParams())
@@ -340,7 +413,8 @@ class GizmoView(QWidget):
 
     def render_to_array(self) -> np.ndarray:
         """The current frame as ``(H, W, 4)`` uint8 RGBA (renders if needed; the widget must be shown)."""
-        img = self.view.grabFramebuffer().convertToFormat(self.view.grabFramebuffer().Format.Format_RGBA8888)
+        img = self.view.render_image()
+        img = img.convertToFormat(img.Format.Format_RGBA8888)
         w, h = img.width(), img.height()
         if w == 0 or h == 0:
             return np.zeros((0, 0, 4), np.uint8)
@@ -349,8 +423,8 @@ class GizmoView(QWidget):
         return arr[:, : w * 4].reshape(h, w, 4).copy()
 
     def grab_image(self):
-        """The current frame as a ``QImage`` (``GLViewWidget.grabFramebuffer``)."""
-        return self.view.grabFramebuffer()
+        """The current frame as a ``QImage`` (rendered now, so it shows the latest scene)."""
+        return self.view.render_image()
 
     # ------------------------------------------------------------------ updates
     def _tracks(self):
@@ -376,17 +450,28 @@ class GizmoView(QWidget):
         # Tracks are immutable and edits replace only the tracks they change: when the three tracks
         # drawn are the same objects (a drag on another track), there is nothing to redraw.
         main, before, original = self._tracks()
-        if (
-            main is self._main_track
-            and before is self._before_track
-            and original is self._original_track
-            and main is not None
-        ):
+        same = main is self._main_track and before is self._before_track and original is self._original_track
+        live = self.document.in_live_edit()
+        if same and main is not None:
+            if self._trails_stale and not live:
+                self.refresh()  # the drag ended: trails of the final clip
+            return
+        old = self._main_track
+        if live and main is not None and old is not None and main.path == old.path and main.n_keys:
+            # Mid-drag on the shown track: trails (5000 samples) at most every _LIVE_TRAIL_MS and once
+            # after the drag; the tripod and rings now, and the GL view repaints only if they moved.
+            self._main_track, self._before_track, self._original_track = main, before, original
+            self._trails_stale = True
+            if not self._trail_timer.isActive():
+                self._trail_timer.start()
+            self._on_time(None, only_if_moved=True)
             return
         self.refresh()
 
     def refresh(self) -> None:
         """Recompute everything that depends on the clip, preview or selection."""
+        self._trail_timer.stop()
+        self._trails_stale = False
         main, before, original = self._tracks()
         self._main_track, self._before_track, self._original_track = main, before, original
         doc = self.document
@@ -397,6 +482,7 @@ class GizmoView(QWidget):
             self._trail_dots.hide()
             for r in self._rings:
                 r.hide()
+            self._shown_rots = None
             self.main_tripod.set_rotation(None)
             self.before_tripod.set_rotation(None)
             self.original_tripod.set_rotation(None)
@@ -424,6 +510,7 @@ class GizmoView(QWidget):
         self._on_time(doc.current_time)
 
     def _set_trails(self, track, times, fwd_item, up_item, fade: bool) -> None:
+        self.trail_updates += 1
         rots = display.rotation_matrices(played(track, times))  # Unity frame, columns = rotated axes
         fwd = display.unity_to_gl_points(rots[:, :, 2])
         up = display.unity_to_gl_points(rots[:, :, 1])
@@ -447,15 +534,35 @@ class GizmoView(QWidget):
         q = played(track, np.array([t]))
         return display.rotation_matrices(display.unity_to_gl_quat(q))[0]
 
-    def _on_time(self, t: float) -> None:
+    def _on_time(self, t: float | None, only_if_moved: bool = False) -> None:
+        """Place tripods, dots and rings at ``t`` seconds (``None`` = the document's time).
+
+        ``only_if_moved``: skip everything (no GL repaint) when no tripod rotation changed, e.g. a key
+        dragged far from the current time."""
         t = float(self.document.current_time if t is None else t)
         main = self._main_track
         if main is None or main.n_keys == 0:
             return
-        self._main_rot = self._rotation_at(main, t)
+        rots = (
+            self._rotation_at(main, t),
+            self._rotation_at(self._before_track, t),
+            self._rotation_at(self._original_track, t),
+        )
+        if (
+            only_if_moved
+            and self._shown_rots is not None
+            and all(
+                (a is None and b is None)
+                or (a is not None and b is not None and np.allclose(a, b, atol=1e-9))
+                for a, b in zip(rots, self._shown_rots, strict=True)
+            )
+        ):
+            return
+        self._shown_rots = rots
+        self._main_rot = rots[0]
         self.main_tripod.set_rotation(self._main_rot)
-        self.before_tripod.set_rotation(self._rotation_at(self._before_track, t))
-        self.original_tripod.set_rotation(self._rotation_at(self._original_track, t))
+        self.before_tripod.set_rotation(rots[1])
+        self.original_tripod.set_rotation(rots[2])
         # The dots: tips of forward and up at t (columns of the GL rotation = rotated GL axes).
         axes = _gl_axes()
         tips = np.stack([self._main_rot @ axes[2], self._main_rot @ axes[1]])

@@ -324,6 +324,7 @@ class _TrackItems:
         self.speed: pg.PlotDataItem | None = None
         self.quat: list[pg.PlotDataItem] = []
         self.preview: list[tuple[pg.PlotDataItem, str, int]] = []  # (item, "euler"/"speed"/"quat", ch)
+        self.preview_track: RotationTrack | None = None  # the preview track drawn by ``preview``
         self.ghost: list[tuple[pg.PlotDataItem, str, int]] = []
         self.ghost_track: RotationTrack | None = None
         self.all: list[tuple[pg.PlotItem, object]] = []
@@ -359,6 +360,7 @@ class GraphPanel(QWidget):
         self.show_speed = True
         self.show_quat = False
         self.show_original = True
+        self.preview_redraws = 0  # preview tracks (re)drawn (tests)
         self.glw = pg.GraphicsLayoutWidget()
         self.glw.ci.setSpacing(2)
         lay = QVBoxLayout(self)
@@ -653,22 +655,37 @@ class GraphPanel(QWidget):
         return self.euler_plots[0]
 
     def _update_preview(self) -> None:
+        """Dashed "after" curves of the drawn tracks the preview changes. Only tracks whose preview
+        track object changed are touched, and existing items get ``setData`` (no remove/add, which
+        would relayout the plots) so a recipe parameter change redraws just the affected curves."""
         prev = self.doc.preview
         for path, it in self.items.items():
+            ptr = None
+            if prev is not None:
+                try:
+                    ptr = prev.track(path)
+                except KeyError:
+                    ptr = None
+                if ptr is not None and ptr is self.doc.clip.track(path):
+                    ptr = None
+            if ptr is it.preview_track and bool(it.preview) == (ptr is not None):
+                continue
+            it.preview_track = ptr
+            if ptr is not None and it.preview:
+                s = self.cache.get(ptr)
+                for item, where, ch in it.preview:
+                    y = {"euler": s.samples.euler, "quat": s.samples.quat}.get(where)
+                    item.setData(s.samples.times, s.samples.speed if y is None else y[:, ch])
+                self.preview_redraws += 1
+                continue
             for item, where, _ch in it.preview:
                 plot = self._plot_for(where, item)
                 if plot is not None:
                     plot.removeItem(item)
             it.preview = []
-            if prev is None:
-                continue
-            try:
-                ptr = prev.track(path)
-            except KeyError:
-                continue
-            if ptr is self.doc.clip.track(path):
-                continue
-            it.preview = self._overlay_items(ptr, None, Qt.PenStyle.DashLine, z=15, width=2.2)
+            if ptr is not None:
+                it.preview = self._overlay_items(ptr, None, Qt.PenStyle.DashLine, z=15, width=2.2)
+                self.preview_redraws += 1
 
     def _update_bands(self, s: _Sampled) -> None:
         for plot, b in self.bands:

@@ -1,12 +1,12 @@
 """The recipe panel: the toolbox operations as an ordered list of steps, previewed live.
 
 Every change (a parameter, a step added, removed, enabled or moved, the scope) re-runs the recipe
-with ``engine.recipe.run_recipe`` in a worker thread, debounced by ~50 ms; a newer run cancels the
-older one and stale results are dropped (:class:`~curveeditor.app.workers.LatestRunner`). The result
-becomes ``document.preview`` (the "after" state every view overlays). **Apply** bakes the preview
-into the clip as one undoable command, **Discard** clears it. Recipes save and load as the JSON the
-CLI runs (``curveeditor-cli clean --recipe``); disabled steps are not saved (the format has no such
-flag).
+with ``engine.recipe.run_recipe`` in a worker thread (the signals of one edit coalesced, 8 ms); a
+newer run cancels the older one and stale results are dropped
+(:class:`~curveeditor.app.workers.LatestRunner`). The result becomes ``document.preview`` (the
+"after" state every view overlays). **Apply** bakes the preview into the clip as one undoable
+command, **Discard** clears it. Recipes save and load as the JSON the CLI runs
+(``curveeditor-cli clean --recipe``); disabled steps are not saved (the format has no such flag).
 
 Parameter widgets are built from each op's :class:`~curveeditor.engine.recipe.ParamSpec` (units as
 suffixes, bounds as ranges, choices as combo boxes, "auto" for ``None``, parameters that only apply
@@ -70,7 +70,9 @@ _OP_TITLES = {
 }
 
 _UNIT_SUFFIX = {"deg": " \u00b0", "deg/s": " \u00b0/s", "s": " s", "Hz": " Hz"}
-_DEBOUNCE_MS = 50
+#: Coalescing delay (ms) of preview runs. Only a floor: a newer run cancels an older one anyway, so
+#: this merely folds the signals of one edit (a spin box step, a list move) into one run.
+_DEBOUNCE_MS = 8
 
 
 def _warm_up(_token, _progress) -> None:
@@ -151,6 +153,9 @@ class RecipePanel(QWidget):
     """
 
     resultReady = Signal(object)
+    #: (before clip, preview clip, list[TrackDiff]) just before the preview is shown: the diffs the
+    #: worker computed with the recipe, so the diff panel need not recompute them.
+    diffsComputed = Signal(object, object, list)
     statusChanged = Signal(str)
     applied = Signal()
 
@@ -399,6 +404,7 @@ class RecipePanel(QWidget):
             self._debounce.start()
             return
         self.result = result
+        self.diffsComputed.emit(self._run_clip, result.clip, list(result.diffs))
         self.document.set_preview(result.clip)
         n = len(result.changes)
         self._set_status(f"Preview of {n} track{'s' if n != 1 else ''} in {seconds * 1000:.0f} ms.")
