@@ -175,12 +175,63 @@ def bench_cold_start() -> list[float]:
     return out
 
 
+def _wait(app, ms: int) -> None:
+    end = time.perf_counter() + ms / 1000
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.005)
+
+
+def take_screenshots(app, out_dir: Path) -> None:
+    """The README screenshots of the real window on the bundled sample: ``editor.png`` (light),
+    ``editor-dark.png`` and ``editor-preview.png`` (light, an Unwrap recipe previewed). The screen
+    is grabbed with ImageMagick's ``import -window root``: the 3D view is a native OpenGL window,
+    which ``QWidget.grab`` does not see. Run under ``xvfb-run -s '-screen 0 1600x1000x24'``."""
+    from PySide6.QtTest import QTest
+
+    from curveeditor.app.main_window import MainWindow
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def shot(name: str, theme: str, preview: bool) -> None:
+        w = MainWindow(autosave_folder="/tmp/curveeditor-shot-autosave")
+        w.set_theme(theme)
+        w.setGeometry(0, 0, 1600, 1000)
+        w.show()
+        QTest.qWaitForWindowExposed(w)
+        w.open_initial(None)
+        _wait(app, 300)
+        doc = w.doc
+        doc.select_paths(["Character"])
+        doc.select_keys({"Character": {40}})
+        doc.set_time(float(doc.clip.track("Character").times[40]))
+        if preview:
+            w.recipe.add_step("unwrap")
+            deadline = time.perf_counter() + 10
+            while doc.preview is None and time.perf_counter() < deadline:
+                app.processEvents()
+                time.sleep(0.005)
+        _wait(app, 600)
+        subprocess.run(["import", "-window", "root", str(out_dir / name)], check=True)
+        print(f"wrote {out_dir / name}")
+        doc.undo_stack.setClean()
+        w.close()
+        _wait(app, 100)
+
+    shot("editor.png", "light", False)
+    shot("editor-dark.png", "dark", False)
+    shot("editor-preview.png", "light", True)
+
+
 def main() -> int:
     QStandardPaths.setTestModeEnabled(True)
     QSettings.setPath(
         QSettings.Format.IniFormat, QSettings.Scope.UserScope, "/tmp/curveeditor-bench-settings"
     )
     app = QApplication.instance() or QApplication([])
+    if len(sys.argv) > 2 and sys.argv[1] == "--screenshots":
+        take_screenshots(app, Path(sys.argv[2]))
+        return 0
     pg.setConfigOptions(mouseRateLimit=-1)
     from PySide6.QtTest import QTest
 

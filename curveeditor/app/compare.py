@@ -58,6 +58,14 @@ METHOD_COLORS = {
     "spline": "#81c784",
     "unity": "#ef9a9a",
 }
+#: The same hues, darker, for a light plot background (the pastel ones vanish on white).
+METHOD_COLORS_LIGHT = {
+    "slerp": "#0277bd",
+    "squad": "#e65100",
+    "catmull-rom": "#8e24aa",
+    "spline": "#2e7d32",
+    "unity": "#c62828",
+}
 _CHANNEL_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine)
 _PLOT_SAMPLES_MAX = 4000
 COLUMNS = ("Method", "Keys", "Max error (\u00b0)", "RMS error (\u00b0)")
@@ -139,6 +147,8 @@ class CompareDialog(QDialog):
         self.resize(900, 640)
         self.document = document
         self.recipe_panel = recipe_panel
+        self.theme = None
+        self._colors = METHOD_COLORS
         self.result: CompareResult | None = None
         self._track_key = None
 
@@ -320,7 +330,7 @@ class CompareDialog(QDialog):
                 Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
             )
             name.setCheckState(Qt.CheckState.Checked if m in shown else Qt.CheckState.Unchecked)
-            name.setIcon(_swatch(METHOD_COLORS.get(m, "#ffffff")))
+            name.setIcon(_swatch(self._colors.get(m, "#ffffff")))
             self.table.setItem(row, 0, name)
             self.table.setItem(row, 1, _NumberItem(r.diff.keys_after, str(r.diff.keys_after)))
             self.table.setItem(row, 2, _NumberItem(r.diff.max_error, f"{r.diff.max_error:.2f}"))
@@ -336,6 +346,38 @@ class CompareDialog(QDialog):
             if it is not None and it.checkState() == Qt.CheckState.Checked:
                 out.add(it.data(Qt.ItemDataRole.UserRole))
         return out
+
+    def set_theme(self, theme) -> None:
+        """Follow the UI theme (:class:`~curveeditor.app.theme.Theme`): plot backgrounds, axes, grid,
+        cursors, the reference curve and method colours (darker hues on a light background)."""
+        self.theme = theme
+        self._colors = METHOD_COLORS if theme.dark else METHOD_COLORS_LIGHT
+        for p in (self.euler_plot, self.error_plot):
+            p.setBackground(theme.plot_bg)
+            for name in ("left", "bottom"):
+                ax = p.getAxis(name)
+                ax.setPen(theme.plot_fg)
+                ax.setTextPen(theme.plot_fg)
+            p.showGrid(x=True, y=True, alpha=theme.grid_alpha)
+        legend = self.euler_plot.getPlotItem().legend
+        if legend is not None:
+            legend.setLabelTextColor(theme.plot_fg)
+            legend.setBrush(
+                pg.mkBrush(
+                    QColor(theme.plot_bg).red(),
+                    QColor(theme.plot_bg).green(),
+                    QColor(theme.plot_bg).blue(),
+                    200,
+                )
+            )
+        for c in self.cursors:
+            c.setPen(pg.mkPen(theme.cursor))
+        if getattr(self, "result", None) is not None:
+            self._fill_table()
+            self._plot()
+
+    def _raw_color(self) -> str:
+        return self.theme.plot_fg if self.theme is not None else pg.getConfigOption("foreground")
 
     def _plot(self) -> None:
         res = self.result
@@ -357,12 +399,12 @@ class CompareDialog(QDialog):
 
         if "raw" in shown:
             # The plot foreground colour: visible on dark and light themes alike.
-            draw(res.reference_euler, pg.getConfigOption("foreground"), 2.5, "Unity (raw)")
+            draw(res.reference_euler, self._raw_color(), 2.5, "Unity (raw)")
         for m, r in res.methods.items():
             if m in shown:
-                draw(r.euler, METHOD_COLORS.get(m, "#fff"), 1.3, METHOD_LABELS.get(m, m))
+                draw(r.euler, self._colors.get(m, "#fff"), 1.3, METHOD_LABELS.get(m, m))
                 self.error_plot.plot(
-                    r.diff.times, r.diff.errors, pen=pg.mkPen(METHOD_COLORS.get(m, "#fff"), width=1.3)
+                    r.diff.times, r.diff.errors, pen=pg.mkPen(self._colors.get(m, "#fff"), width=1.3)
                 )
         if ch == -1:
             self.euler_plot.setTitle("X solid, Y dashed, Z dotted", size="8pt", color="#999")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -90,6 +91,7 @@ class DiffPanel(QWidget):
         self._pair_key: tuple | None = None
         self._mode = ""
         self._offered: tuple | None = None
+        self.theme = None
         self.computed = 0  # diff refreshes that (re)started a comparison (tests)
 
         self.title = QLabel(self)
@@ -157,6 +159,27 @@ class DiffPanel(QWidget):
         document.timeChanged.connect(self._on_time)
         self._on_time(document.current_time)
         self.refresh()
+
+    # ------------------------------------------------------------------ theme
+    def set_theme(self, theme) -> None:
+        """Follow the UI theme (:class:`~curveeditor.app.theme.Theme`): plot background, axes, grid,
+        cursor and the error curve's colours."""
+        self.theme = theme
+        self.plot.setBackground(theme.plot_bg)
+        for name in ("left", "bottom"):
+            ax = self.plot.getAxis(name)
+            ax.setPen(theme.plot_fg)
+            ax.setTextPen(theme.plot_fg)
+        self.plot.showGrid(x=True, y=True, alpha=theme.grid_alpha)
+        err = "#ff9a3c" if theme.dark else "#d06000"
+        c = QColor(err)
+        self.curve.setPen(pg.mkPen(err, width=1.5))
+        self.curve.setBrush(pg.mkBrush(c.red(), c.green(), c.blue(), 60))
+        self.max_line.setPen(pg.mkPen(err, style=Qt.PenStyle.DashLine))
+        self.max_line.label.setColor("#ffb070" if theme.dark else "#a04800")
+        self.cursor.setPen(pg.mkPen(theme.cursor, width=1))
+        self.cursor.setHoverPen(pg.mkPen(theme.key_selected, width=2))
+        self.empty_text.setColor(theme.plot_fg)
 
     # ------------------------------------------------------------------ data
     def before_after(self):

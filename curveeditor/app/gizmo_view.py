@@ -22,6 +22,8 @@ Updates: ``timeChanged`` only moves the tripods and rings (``setTransform`` / on
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
@@ -54,14 +56,48 @@ AXIS_COLORS = np.array(
 )
 _LOCK_RED = np.array([1.0, 0.12, 0.12, 1.0], dtype=np.float32)
 _BACKGROUND = (38, 40, 44)
+
+
+@dataclass(frozen=True)
+class _Scheme:
+    """Colours of the 3D view for one UI theme (RGB 0..255 background, RGBA 0..1 otherwise)."""
+
+    background: tuple[int, int, int]
+    grid: tuple[int, int, int, int]  # 0..255, GLGridItem's convention
+    sphere: tuple[float, float, float, float]
+    fwd: np.ndarray  # RGB 0..1
+    up: np.ndarray
+    dot: tuple[float, float, float, float]
+
+
+#: Dark: the look Unity's dark skin users know. Light: a pale background with darker trails, since
+#: the cyan/lime trails and the white grid and dots vanish on white.
+_SCHEMES = {
+    True: _Scheme(
+        background=_BACKGROUND,
+        grid=(255, 255, 255, 40),
+        sphere=(0.75, 0.78, 0.85, 0.16),
+        fwd=np.array([0.30, 0.85, 1.0], dtype=np.float32),
+        up=np.array([0.85, 1.0, 0.35], dtype=np.float32),
+        dot=(1.0, 1.0, 1.0, 1.0),
+    ),
+    False: _Scheme(
+        background=(236, 238, 242),
+        grid=(0, 0, 0, 45),
+        sphere=(0.20, 0.23, 0.30, 0.18),
+        fwd=np.array([0.0, 0.50, 0.78], dtype=np.float32),
+        up=np.array([0.42, 0.58, 0.0], dtype=np.float32),
+        dot=(0.08, 0.08, 0.10, 1.0),
+    ),
+}
 # Every item sets the depth mask explicitly: ghosts must not write depth (they would z-fight with
 # the main tripod where both coincide), and GL state leaks from one item to the next.
 _OPAQUE = {**GLOptions["opaque"], "glDepthMask": (True,)}
 _TRANSLUCENT = {**GLOptions["translucent"], "glDepthMask": (True,)}
 _GHOST = {**GLOptions["translucent"], "glDepthMask": (False,)}
 #: forward (+Z) and up (+Y) trail colours: tints of the axis colours, distinct from the rings.
-_FWD_COLOR = np.array([0.30, 0.85, 1.0], dtype=np.float32)
-_UP_COLOR = np.array([0.85, 1.0, 0.35], dtype=np.float32)
+_FWD_COLOR = _SCHEMES[True].fwd
+_UP_COLOR = _SCHEMES[True].up
 #: trail samples per second of clip, and a cap so a long clip stays cheap to draw.
 _TRAIL_HZ = 120.0
 _TRAIL_BUDGET = 5000
@@ -245,6 +281,7 @@ class GizmoView(QWidget):
         self._before_track = None
         self._original_track = None
         self._order = UNITY_ORDER
+        self._scheme = _SCHEMES[True]
         self._main_rot: np.ndarray | None = None
         self._shown_rots: tuple | None = None
         self._gimbal_proximity = 0.0
@@ -267,7 +304,9 @@ class GizmoView(QWidget):
         self._scene.setTransform(yup)
         self.view.addItem(self._scene)
 
-        grid = gl.GLGridItem(size=QVector3D(4, 4, 1), color=(255, 255, 255, 40), glOptions=_TRANSLUCENT)
+        self._grid = grid = gl.GLGridItem(
+            size=QVector3D(4, 4, 1), color=(255, 255, 255, 40), glOptions=_TRANSLUCENT
+        )
         grid.setSpacing(0.25, 0.25, 1)
         self.view.addItem(grid)  # world XY = Unity's ground plane XZ
 
@@ -517,8 +556,8 @@ class GizmoView(QWidget):
         if fade:
             # Older samples dimmer: the trail shows the direction of travel.
             k = np.linspace(0.25, 1.0, len(times))[:, None]
-            cf = np.c_[_FWD_COLOR * (0.4 + 0.6 * k), 0.35 + 0.6 * k]
-            cu = np.c_[_UP_COLOR * (0.4 + 0.6 * k), 0.35 + 0.6 * k]
+            cf = np.c_[self._scheme.fwd * (0.4 + 0.6 * k), 0.35 + 0.6 * k]
+            cu = np.c_[self._scheme.up * (0.4 + 0.6 * k), 0.35 + 0.6 * k]
             fwd_item.setData(pos=fwd, color=cf.astype(np.float32))
             up_item.setData(pos=up, color=cu.astype(np.float32))
         else:
@@ -600,8 +639,30 @@ class GizmoView(QWidget):
         """Current RGBA colours of the (outer, middle, inner) gimbal rings (tests)."""
         return [tuple(float(c) for c in np.asarray(r.color).reshape(-1)[:4]) for r in self._rings]
 
-    @staticmethod
-    def _legend_html(has_preview: bool) -> str:
+    def set_theme(self, theme) -> None:
+        """Follow the UI theme (:class:`~curveeditor.app.theme.Theme`): background, grid, sphere,
+        trail and dot colours, legend swatches."""
+        scheme = _SCHEMES[bool(getattr(theme, "dark", True))]
+        if scheme is self._scheme:
+            return
+        self._scheme = scheme
+        self.view.setBackgroundColor(scheme.background)
+        self._grid.setColor(scheme.grid)
+        self._sphere.setData(color=scheme.sphere)
+        self._trail_fwd_before.setData(color=(*(scheme.fwd * 0.7), 0.4))
+        self._trail_up_before.setData(color=(*(scheme.up * 0.7), 0.4))
+        self._trail_dots.setData(color=np.array([scheme.dot, scheme.dot]))
+        tint = (0.6, 0.25) if scheme is _SCHEMES[True] else (0.75, 0.0)  # darker labels on light
+        for i, label in enumerate(self._world_labels):
+            label.setData(color=QColor.fromRgbF(*(AXIS_COLORS[i, :3] * tint[0] + tint[1]), 0.9))
+        self.refresh()  # trails and legend in the new colours
+
+    def background_color(self) -> tuple[int, int, int]:
+        """The 3D view's background as RGB 0..255 (tests)."""
+        r, g, b, _a = self.view.opts["bgcolor"]
+        return round(r * 255), round(g * 255), round(b * 255)
+
+    def _legend_html(self, has_preview: bool) -> str:
         sw = "<span style='color:{c}'>&#9632;</span>"
         axes = " ".join(
             f"{sw.format(c=QColor.fromRgbF(*AXIS_COLORS[i, :3]).name())} {n}" for i, n in enumerate("XYZ")
@@ -614,7 +675,8 @@ class GizmoView(QWidget):
         else:
             state = "<b>solid</b> current clip \u00b7 <b>faint</b> original (as loaded)"
         trails = (
-            f"{sw.format(c=QColor.fromRgbF(*_FWD_COLOR).name())} forward trail \u00b7 "
-            f"{sw.format(c=QColor.fromRgbF(*_UP_COLOR).name())} up trail \u00b7 rings: gimbal, red near lock"
+            f"{sw.format(c=QColor.fromRgbF(*self._scheme.fwd).name())} forward trail \u00b7 "
+            f"{sw.format(c=QColor.fromRgbF(*self._scheme.up).name())} up trail \u00b7 "
+            "rings: gimbal, red near lock"
         )
         return f"<small>Unity axes {axes} &nbsp;|&nbsp; {state}<br>{trails}</small>"

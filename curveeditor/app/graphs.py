@@ -46,7 +46,12 @@ BIG = 1e7  # half-height of vertical markers (ignored by auto-range)
 def _curve(**kw) -> pg.PlotDataItem:
     """A curve item; its plot makes it draw only the visible part, downsampled to the pixel grid
     (peaks kept) -- see ``GraphPanel._new_plot``. Give it data only after it is in a plot."""
-    return pg.PlotDataItem(skipFiniteCheck=True, **kw)
+    item = pg.PlotDataItem(skipFiniteCheck=True, **kw)
+    # Any change repaints the whole region it dirties, and every curve crossing it is stroked again
+    # (a 2-px, 2400-segment curve costs 2-4 ms in the raster engine). As device pixmaps, curves that
+    # did not change are blitted: a recipe preview redraw of a 50 s track went from ~60 to ~40 ms.
+    item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    return item
 
 
 def _set_if_changed(item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:

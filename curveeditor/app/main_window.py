@@ -442,7 +442,7 @@ class MainWindow(QMainWindow):
         self.graphs.set_theme(theme)
         self.tracks.set_theme(theme)
         self.problems.set_theme(theme)
-        for w in (self.gizmo, self.recipe, self.diff):
+        for w in (self.gizmo, self.recipe, self.diff, self._compare):
             if w is not None and hasattr(w, "set_theme"):
                 w.set_theme(theme)
 
@@ -679,6 +679,7 @@ class MainWindow(QMainWindow):
     def show_compare(self) -> None:
         if self._compare is None:  # one dialog, kept in sync with the document
             self._compare = CompareDialog(self.doc, self, recipe_panel=self.recipe)
+            self._compare.set_theme(self.themes.theme)
         self._compare.show()
         self._compare.raise_()
 

@@ -169,6 +169,8 @@ class RecipePanel(QWidget):
         self._run_clip = None
         self._param_widgets: dict[str, tuple[QLabel, QWidget]] = {}
         self._status = ""
+        self._status_error = False
+        self._error_color = "#e05050"
 
         self.runner = LatestRunner(self)
         self.runner.finished.connect(self._on_finished)
@@ -489,9 +491,15 @@ class RecipePanel(QWidget):
             self.apply_button.setEnabled(False)  # the preview is stale until the re-run lands
             self._debounce.start()
 
+    def set_theme(self, theme) -> None:
+        """Follow the UI theme: the error colour of the status line (widgets use the palette)."""
+        self._error_color = "#ff6b6b" if theme.dark else "#c0392b"
+        self._set_status(self._status, self._status_error)
+
     def _set_status(self, text: str, error: bool = False) -> None:
         self._status = text
-        color = "#e05050" if error else "palette(text)"
+        self._status_error = error
+        color = self._error_color if error else "palette(text)"
         self.status_label.setStyleSheet(f"color: {color};")
         self.status_label.setText(text)
         self.statusChanged.emit(text)
