@@ -708,7 +708,9 @@ class GraphPanel(QWidget):
                     plot.removeItem(item)
             it.preview = []
             if ptr is not None:
-                it.preview = self._overlay_items(ptr, None, Qt.PenStyle.DashLine, z=15, width=2.2)
+                # 1-px dashes: Qt's raster engine strokes wider dashed pens through its path
+                # stroker, ~3 ms per 50 s curve (measured: preview drawing 45 -> 21 ms).
+                it.preview = self._overlay_items(ptr, None, Qt.PenStyle.DashLine, z=15, width=1.0)
                 self.preview_redraws += 1
 
     def _update_bands(self, s: _Sampled) -> None:
