@@ -147,6 +147,17 @@ class GLViewWindow(GLViewMixin, QOpenGLWindow):
     def devicePixelRatioF(self) -> float:  # noqa: N802 - the mixin's QWidget API
         return float(self.devicePixelRatio())
 
+    #: called on Home while the GL window has the keyboard focus (a native window's key events do
+    #: not reach the widgets' shortcuts reliably)
+    on_home = None
+
+    def keyPressEvent(self, ev) -> None:  # noqa: N802
+        if ev.key() == Qt.Key.Key_Home and self.on_home is not None:
+            ev.accept()
+            self.on_home()
+            return
+        super().keyPressEvent(ev)
+
     def rect(self) -> QRect:  # GLTextItem projects labels through view().rect()
         return QRect(0, 0, self.width(), self.height())
 
@@ -294,6 +305,7 @@ class GizmoView(QWidget):
 
         self.view = GLViewWindow()
         self.view.setBackgroundColor(_BACKGROUND)
+        self.view.on_home = self.reset_view
         self.view_widget = QWidget.createWindowContainer(self.view, self)
         self.view_widget.setMinimumSize(220, 200)
         self.view_widget.setFocusPolicy(Qt.FocusPolicy.ClickFocus)

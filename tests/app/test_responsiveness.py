@@ -191,3 +191,18 @@ def test_theme_switch_restyles_3d_diff_recipe_and_compare(win, qtbot, sample):
         win._compare.close()
         win.recipe._set_status("")
         win.set_theme("light")
+
+
+def test_mouse_orbits_and_home_resets_the_native_3d_view(win, qtbot, sample):
+    view = win.gizmo.view  # a QOpenGLWindow: mouse and keys arrive as QWindow events
+    win.gizmo.reset_view()
+    reset = dict(view.cameraParams())
+    left, none = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    QTest.mousePress(view, left, none, QPoint(60, 60))
+    for k in range(1, 6):
+        QTest.mouseMove(view, QPoint(60 + 8 * k, 60 + 2 * k))
+    QTest.mouseRelease(view, left, none, QPoint(100, 70))
+    assert view.cameraParams()["azimuth"] != pytest.approx(reset["azimuth"])
+    QTest.keyClick(view, Qt.Key.Key_Home)
+    assert view.cameraParams()["azimuth"] == pytest.approx(reset["azimuth"])
+    assert view.cameraParams()["elevation"] == pytest.approx(reset["elevation"])
