@@ -17,7 +17,13 @@ under one group item rotated +90 degrees about X: GL (x, y, z) lands at world (x
 Unity's Y on the screen's up and Unity's forward (+Z) into the screen at the default azimuth.
 
 Updates: ``timeChanged`` only moves the tripods and rings (``setTransform`` / one ring evaluation);
-``clipChanged`` / ``previewChanged`` / ``selectionChanged`` resample the trails.
+``clipChanged`` / ``previewChanged`` / ``selectionChanged`` resample the trails. During a key drag
+(``document.in_live_edit()``) the trails are resampled at most every ``_LIVE_TRAIL_MS`` and once when
+the drag ends, and the GL view repaints only when a tripod's pose at the current time changed.
+
+The GL view is a :class:`GLViewWindow` (pyqtgraph's ``GLViewMixin`` on a ``QOpenGLWindow``) in a
+``QWidget.createWindowContainer``, not a ``QOpenGLWidget``: see the class for the measured reason.
+``set_theme`` follows the UI's dark/light theme.
 """
 
 from __future__ import annotations
