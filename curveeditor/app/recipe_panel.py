@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMenu,
     QMessageBox,
+    QProgressBar,
     QPushButton,
     QSpinBox,
     QToolButton,
@@ -70,6 +71,9 @@ _OP_TITLES = {
 }
 
 _UNIT_SUFFIX = {"deg": " \u00b0", "deg/s": " \u00b0/s", "s": " s", "Hz": " Hz"}
+#: A running preview shows its progress bar and Cancel button after this long (ms).
+PROGRESS_DELAY_MS = 300
+
 #: Coalescing delay (ms) of preview runs. Only a floor: a newer run cancels an older one anyway, so
 #: this merely folds the signals of one edit (a spin box step, a list move) into one run.
 _DEBOUNCE_MS = 8
@@ -175,6 +179,8 @@ class RecipePanel(QWidget):
         self.runner = LatestRunner(self)
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.busyChanged.connect(self._on_busy)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(_DEBOUNCE_MS)
@@ -246,6 +252,25 @@ class RecipePanel(QWidget):
         small.setPointSizeF(max(small.pointSizeF() * 0.9, 7.0))
         self.changes_label.setFont(small)
 
+        # A long run (all tracks of a big clip, key reduction) shows progress and can be cancelled;
+        # the bar appears only after PROGRESS_DELAY_MS so quick previews do not flicker.
+        self.progress_bar = QProgressBar(self)
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setTextVisible(True)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop the running preview (Esc in the panel)")
+        self.cancel_button.clicked.connect(self.cancel_run)
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setSingleShot(True)
+        self._progress_timer.setInterval(PROGRESS_DELAY_MS)
+        self._progress_timer.timeout.connect(self._show_progress)
+        self.progress_row = QWidget(self)
+        prow = QHBoxLayout(self.progress_row)
+        prow.setContentsMargins(0, 0, 0, 0)
+        prow.addWidget(self.progress_bar, 1)
+        prow.addWidget(self.cancel_button)
+        self.progress_row.hide()
+
         self.apply_button = QPushButton("Apply", self)
         self.apply_button.setToolTip("Bake the preview into the clip (one undo step)")
         self.apply_button.clicked.connect(self.apply)
@@ -282,6 +307,7 @@ class RecipePanel(QWidget):
         lay.addWidget(self.params_box, 3)
         lay.addLayout(scope_row)
         lay.addWidget(self.status_label)
+        lay.addWidget(self.progress_row)
         lay.addWidget(self.changes_label)
         lay.addLayout(apply_row)
 
@@ -394,8 +420,11 @@ class RecipePanel(QWidget):
         self._run_clip = clip
         self._set_status("Running\u2026")
 
-        def job(token, _progress):
-            return run_recipe(clip, recipe, paths, cancel=token)
+        def job(token, progress):
+            def tracks_done(done: int, total: int) -> None:
+                progress(done / max(total, 1), f"{done} of {total} tracks")
+
+            return run_recipe(clip, recipe, paths, cancel=token, progress=tracks_done)
 
         self.runner.submit(job)
 
@@ -465,6 +494,32 @@ class RecipePanel(QWidget):
         self._set_status("Applied (Ctrl+Z to undo). Change a parameter to preview again.")
         self.applied.emit()
         return True
+
+    def cancel_run(self) -> None:
+        """Stop the running preview; the clip and any earlier preview stay as they are."""
+        if not self.runner.busy:
+            return
+        self._active = False
+        self._debounce.stop()
+        self.runner.cancel()
+        self._set_status("Preview cancelled. Change a parameter to preview again.")
+
+    def _on_busy(self, busy: bool) -> None:
+        if busy:
+            self.progress_bar.setValue(0)
+            self.progress_bar.setFormat("running…")
+            self._progress_timer.start()
+        else:
+            self._progress_timer.stop()
+            self.progress_row.hide()
+
+    def _show_progress(self) -> None:
+        if self.runner.busy:
+            self.progress_row.show()
+
+    def _on_progress(self, _gen: int, fraction: float, text: str) -> None:
+        self.progress_bar.setValue(round(1000 * fraction))
+        self.progress_bar.setFormat(text)
 
     def discard(self) -> None:
         """Drop the preview and stop previewing until the next change."""

@@ -138,6 +138,7 @@ class LatestRunner(QObject):
         finished(generation, result, seconds): only for the newest generation.
         failed(generation, message, traceback): only for the newest generation.
         cancelled(generation): the newest job stopped because :meth:`cancel` was called.
+        progress(generation, fraction 0..1, text): only for the newest generation.
         busyChanged(bool)
     """
 
@@ -145,6 +146,7 @@ class LatestRunner(QObject):
     finished = Signal(int, object, float)
     failed = Signal(int, str, str)
     cancelled = Signal(int)
+    progress = Signal(int, float, str)
     busyChanged = Signal(bool)
 
     def __init__(self, parent: QObject | None = None, max_threads: int = 2) -> None:
@@ -156,6 +158,7 @@ class LatestRunner(QObject):
         self._relay.done.connect(self._on_done)
         self._relay.failed.connect(self._on_failed)
         self._relay.cancelled.connect(self._on_cancelled)
+        self._relay.progress.connect(self._on_progress)
         self._generation = 0
         self._token: CancelToken | None = None
         self._busy = False
@@ -217,6 +220,10 @@ class LatestRunner(QObject):
             return
         self._set_busy(False)
         self.cancelled.emit(gen)
+
+    def _on_progress(self, gen: int, fraction: float, text: str) -> None:
+        if gen == self._generation:
+            self.progress.emit(gen, fraction, text)
 
 
 class ThreadJob(QObject):

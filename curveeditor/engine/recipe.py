@@ -661,11 +661,13 @@ def run_recipe(
     recipe: Recipe,
     paths: Sequence[str] | None = None,
     cancel: Callable[[], bool] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RecipeResult:
     """Apply ``recipe`` to the rotation tracks named in ``paths`` (all when ``None``), in clip order.
 
     Other tracks and read-only tracks are untouched. ``cancel`` (returns True to stop) is checked
     before every step of every track and before each diff; it raises :class:`RecipeCancelled`.
+    ``progress(done, total)`` is called after each processed track (for progress bars).
     Raises :class:`RecipeError` for unknown paths, unavailable ops and ops that fail (the message
     names the step and the track).
     """
@@ -686,6 +688,7 @@ def run_recipe(
     new_tracks: list[RotationTrack] = []
     diffs = []
     changes: dict[str, list[str]] = {}
+    total = len(selected)
     for track in clip.tracks:
         if track.path not in selected:
             new_tracks.append(track)
@@ -696,6 +699,8 @@ def run_recipe(
         _check(cancel)
         if track.n_keys and new.n_keys:
             diffs.append(diff_tracks(track, new))
+        if progress is not None:
+            progress(len(changes), total)
     return RecipeResult(clip.with_tracks(new_tracks), diffs, changes)
 
 

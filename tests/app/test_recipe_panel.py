@@ -284,3 +284,37 @@ def test_stale_preview_is_not_applied_over_a_newer_edit(setup, qtbot):
     second = _wait_preview(qtbot, panel, doc, previous=first)
     assert second.track("Root/Still") is edited.track("Root/Still")  # built on the edited clip
     assert panel.apply() and doc.clip is second
+
+
+def _big_clip(n_tracks=40, n_keys=3000):
+    t = np.arange(n_keys) / 60.0
+    rng = np.random.default_rng(3)
+    tracks = [
+        RotationTrack(
+            f"Bone{i}",
+            "euler",
+            Curve.make(t, np.c_[30 * np.sin(t + i), 40 * np.cos(0.7 * t), rng.normal(0, 0.5, n_keys)]),
+        )
+        for i in range(n_tracks)
+    ]
+    return Clip("big", 60.0, tracks)
+
+
+def test_long_run_shows_progress_and_can_be_cancelled(qtbot):
+    doc = ClipDocument()
+    doc.load(_big_clip(), None)
+    panel = RecipePanel(doc)
+    qtbot.addWidget(panel)
+    panel.show()
+    try:
+        panel.scope.setCurrentIndex(panel.scope.findData("all"))
+        panel.add_step("reduce", {"max_error": 0.05})
+        qtbot.waitUntil(lambda: panel.progress_row.isVisible(), timeout=5000)
+        qtbot.waitUntil(lambda: panel.progress_bar.value() > 0, timeout=20000)
+        assert "of 40 tracks" in panel.progress_bar.format()
+        panel.cancel_button.click()
+        qtbot.waitUntil(lambda: not panel.runner.busy, timeout=10000)
+        assert not panel.progress_row.isVisible()
+        assert doc.preview is None and "cancelled" in panel.status_label.text()
+    finally:
+        panel.shutdown()

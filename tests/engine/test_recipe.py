@@ -439,3 +439,16 @@ def test_every_op_runs_through_the_runner():
         out = res.clip.track(path)
         assert out.kind == "quaternion"
     assert all(np.isfinite(d.max_error) and d.keys_before == 61 for d in res.diffs)
+
+
+def test_run_recipe_reports_progress_per_track():
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.curves import Curve
+
+    t = np.arange(5) / 30.0
+    tracks = [RotationTrack(f"T{i}", "euler", Curve.make(t, np.zeros((5, 3)))) for i in range(3)]
+    seen = []
+    run_recipe(
+        Clip("c", 30.0, tracks), Recipe.of({"op": "unwrap"}), progress=lambda d, n: seen.append((d, n))
+    )
+    assert seen == [(1, 3), (2, 3), (3, 3)]
