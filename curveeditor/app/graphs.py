@@ -25,9 +25,9 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
 
 from curveeditor.engine import display
+from curveeditor.engine import edit as ed
 from curveeditor.engine.clip import RotationTrack
 
-from . import commands as ed
 from .document import ClipDocument
 from .problems import KIND_LABELS, ProblemIndex
 from .theme import LIGHT, Theme

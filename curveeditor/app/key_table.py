@@ -13,9 +13,9 @@ from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionMo
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
+from curveeditor.engine import edit as ed
 from curveeditor.engine.clip import RotationTrack
 
-from . import commands as ed
 from .document import ClipDocument
 
 __all__ = ["KeyTableModel", "KeyTable"]

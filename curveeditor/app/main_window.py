@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import commands as ed
+from curveeditor.engine import edit as ed
+
 from .compare import CompareDialog
 from .diff_panel import DiffPanel
 from .document import ClipDocument

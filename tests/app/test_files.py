@@ -11,10 +11,10 @@ from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from curveeditor.app import commands as ed
 from curveeditor.app.files import Autosaver, export_warnings, sample_path
 from curveeditor.app.main_window import MainWindow
 from curveeditor.app.settings import Settings
+from curveeditor.engine import edit as ed
 
 pytestmark = pytest.mark.gui
 

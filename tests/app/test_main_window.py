@@ -16,10 +16,10 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from curveeditor.app import commands as ed
 from curveeditor.app.files import sample_path
 from curveeditor.app.main_window import MainWindow
 from curveeditor.app.settings import Settings
+from curveeditor.engine import edit as ed
 from curveeditor.engine.curves import TangentMode, tangent_mode_bits
 from curveeditor.io import read_clip
 from tests.conftest import corpus_files

@@ -11,11 +11,11 @@ from PySide6.QtGui import QColor, QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from curveeditor.app import commands as ed
 from curveeditor.app.files import sample_path
 from curveeditor.app.main_window import MainWindow
 from curveeditor.app.settings import Settings
 from curveeditor.app.theme import DARK, LIGHT
+from curveeditor.engine import edit as ed
 from curveeditor.engine.diff import diff_tracks
 
 pytestmark = pytest.mark.gui

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from curveeditor.app import commands as ed
 from curveeditor.engine import display
+from curveeditor.engine import edit as ed
 from curveeditor.engine.clip import RotationTrack, played
 from curveeditor.engine.curves import TangentMode, tangent_mode_bits
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle
