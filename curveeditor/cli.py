@@ -426,12 +426,8 @@ def _track_report(clip, result) -> list[dict]:
 def cmd_sample(args) -> int:
     import numpy as np
 
-    from .engine.analysis import angular_speed
-    from .engine.clip import EULER, played
-    from .engine.curves import evaluate
+    from .engine.display import sample_track
     from .engine.resample import uniform_grid
-    from .engine.rotations import hemisphere_continuous
-    from .engine.unwrap import continuous_euler
     from .io.atomic import atomic_write_text
     from .io.csv_io import TrackRows, format_csv
 
@@ -447,12 +443,10 @@ def cmd_sample(args) -> int:
     grid = np.asarray(uniform_grid(start, end, args.rate), dtype=np.float64)
     blocks = []
     for t in tracks:
-        quats = hemisphere_continuous(played(t, grid))
-        if t.kind == EULER:
-            euler = evaluate(t.curve, grid)  # the channels Unity evaluates, winding included
-        else:
-            euler = continuous_euler(quats, t.order)
-        blocks.append(TrackRows(t.path, grid, euler, quats, angular_speed(grid, quats)))
+        # The same samples the graphs draw: Euler tracks' channels as Unity evaluates them (winding
+        # included), quaternion tracks' continuous decomposition through the key Euler values.
+        s = sample_track(t, grid)
+        blocks.append(TrackRows(t.path, grid, s.euler, s.quat, s.speed))
     atomic_write_text(args.output, format_csv(blocks), protect=[args.file])
     print(
         f"{args.file} -> {args.output}: {len(tracks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "

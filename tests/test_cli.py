@@ -327,6 +327,21 @@ def test_sample_writes_uniform_grid_of_what_unity_plays(capsys, sample, tmp_path
     assert {ln.split(",")[0] for ln in out.read_text().splitlines()[1:]} == {"Prop"}
 
 
+def test_sample_rows_are_what_the_graphs_draw(sample, tmp_path):
+    """``sample`` and the editor's graphs share ``display.sample_track``: same Euler, quaternion, speed."""
+    from curveeditor.engine.display import sample_track
+
+    out = tmp_path / "grid.csv"
+    assert main(["sample", str(sample), "--rate", "25", "-o", str(out)]) == 0
+    rows = [ln.split(",") for ln in out.read_text().splitlines()[1:]]
+    for track in read_clip(sample).tracks:
+        vals = np.array([[float(c) for c in r[1:]] for r in rows if r[0] == track.path])
+        s = sample_track(track, vals[:, 0])
+        np.testing.assert_array_equal(vals[:, 1:4], s.euler)
+        np.testing.assert_array_equal(vals[:, 4:8], s.quat)
+        np.testing.assert_array_equal(vals[:, 8], s.speed)
+
+
 def test_sample_needs_csv_output_and_protects_input(capsys, sample, tmp_path):
     assert main(["sample", str(sample), "--rate", "10", "-o", str(tmp_path / "x.anim")]) == 2
     assert "cannot write '.anim'" in capsys.readouterr().err
