@@ -527,15 +527,10 @@ def track_rows(track: RotationTrack) -> TrackRows:
     """The full row set of a track: continuous Euler in the track's order, normalized
     hemisphere-continuous quaternions and the angular speed (deg/s) to the next key."""
     from ..engine.analysis import angular_speed
+    from ..engine.display import key_euler
 
     quats = hemisphere_continuous(key_quaternions(track))
-    if track.kind == EULER:
-        euler = track.curve.value
-    else:
-        from ..engine.unwrap import continuous_euler
-
-        euler = continuous_euler(quats, track.order)
-    return TrackRows(track.path, track.times, euler, quats, angular_speed(track.times, quats))
+    return TrackRows(track.path, track.times, key_euler(track), quats, angular_speed(track.times, quats))
 
 
 def _order_warnings(clip: Clip, keys_only: bool) -> list[str]:

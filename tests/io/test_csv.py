@@ -207,6 +207,19 @@ def test_written_columns_and_values(tmp_path):
     np.testing.assert_allclose(vals[4:, 8], [120.0, 60.0, 60.0], rtol=1e-9)
 
 
+def test_written_euler_is_what_the_graphs_draw_at_keys(tmp_path):
+    """The Euler columns are ``display.key_euler`` (one decomposition for files and graphs)."""
+    from curveeditor.engine.display import key_euler
+
+    clip = _clip()
+    out = tmp_path / "out.csv"
+    write_csv(clip, out)
+    rows = [ln.split(",") for ln in out.read_text().splitlines()[1:]]
+    for track in clip.tracks:
+        vals = np.array([[float(c) for c in r[2:5]] for r in rows if r[0] == track.path])
+        np.testing.assert_array_equal(vals, key_euler(track))
+
+
 def test_round_trip_values_exact(tmp_path):
     clip = _clip()
     out = tmp_path / "out.csv"
