@@ -37,6 +37,7 @@ from .rotations import (
     geodesic_angle,
     quat_exp,
     quat_mul,
+    quat_mul_components,
     quat_normalize,
     quat_to_euler,
 )
@@ -278,18 +279,6 @@ def _align(out: np.ndarray, ref: np.ndarray) -> np.ndarray:
 # catmull_rom evaluation 2-3x faster (benchmarks/resample_diff.py).
 
 
-def _cmul(a: tuple, b: tuple) -> tuple:
-    """Hamilton product ``a * b`` of component-column quaternions."""
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    )
-
-
 def _caxis(axis: int, rad: np.ndarray) -> tuple:
     """Component columns of rotations by ``rad`` (radians) about basis axis ``axis``."""
     zero = np.zeros_like(rad)
@@ -356,8 +345,8 @@ def _rows(q: tuple) -> np.ndarray:
 
 def _qslerp(a: tuple, b: tuple, u: np.ndarray) -> tuple:
     """Short-way slerp ``a (a^-1 b)^u`` of component-column quaternions; ``u (M,)``."""
-    x, y, z = _clog(_cmul(_cconj(a), b))
-    return _cmul(a, _cexp((u * x, u * y, u * z)))
+    x, y, z = _clog(quat_mul_components(_cconj(a), b))
+    return quat_mul_components(a, _cexp((u * x, u * y, u * z)))
 
 
 def _rel_rotvecs(q: np.ndarray) -> np.ndarray:
@@ -600,13 +589,13 @@ def _solve_near(q: np.ndarray, order: str, start: np.ndarray) -> np.ndarray:
     for _ in range(_LOCK_ITERATIONS):
         rad = np.deg2rad(e)
         qf = _caxis(first, rad[:, first])
-        qmf = _cmul(_caxis(mid, rad[:, mid]), qf)
-        qe = _cmul(_caxis(last, rad[:, last]), qmf)
+        qmf = quat_mul_components(_caxis(mid, rad[:, mid]), qf)
+        qe = quat_mul_components(_caxis(last, rad[:, last]), qmf)
         cols = [None, None, None]  # Jacobian column per channel: the body-frame axis it turns about
         cols[first] = tuple(one if a == first else zero for a in range(3))
         cols[mid] = _cbasis_image(qf, mid)
         cols[last] = _cbasis_image(qmf, last)
-        r = _clog(_cmul((-qe[0], -qe[1], -qe[2], qe[3]), target))
+        r = _clog(quat_mul_components((-qe[0], -qe[1], -qe[2], qe[3]), target))
         a00 = _dot3(cols[0], cols[0]) + _LOCK_DAMPING
         a11 = _dot3(cols[1], cols[1]) + _LOCK_DAMPING
         a22 = _dot3(cols[2], cols[2]) + _LOCK_DAMPING

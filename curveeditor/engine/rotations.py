@@ -29,6 +29,7 @@ __all__ = [
     "quat_to_euler",
     "unity_euler_angles",
     "quat_mul",
+    "quat_mul_components",
     "quat_inv",
     "quat_conj",
     "quat_normalize",
@@ -109,21 +110,31 @@ def axis_angle_quat(axis: int, angle_rad: np.ndarray) -> np.ndarray:
     return q
 
 
+def quat_mul_components(a: tuple, b: tuple) -> tuple:
+    """Hamilton product ``a * b`` of quaternions given as 4-tuples of components ``(x, y, z, w)``.
+
+    The components may be floats (scalar loops: no array overhead) or equal-shape arrays (one
+    contiguous loop per component instead of numpy inner loops of length 4). The one place the
+    product is written: :func:`quat_mul` and the engine's tuple-based hot loops all use it.
+    """
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
+
+
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product ``a * b`` (apply ``b`` first, then ``a``); broadcasts over leading dims."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return np.stack(
-        [
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz,
-        ],
-        axis=-1,
+    comps = quat_mul_components(
+        (a[..., 0], a[..., 1], a[..., 2], a[..., 3]), (b[..., 0], b[..., 1], b[..., 2], b[..., 3])
     )
+    return np.stack(comps, axis=-1)
 
 
 def quat_conj(q: np.ndarray) -> np.ndarray:

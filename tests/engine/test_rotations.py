@@ -189,6 +189,17 @@ def test_quat_mul_matches_scipy_composition():
     assert np.max(geo(r.quat_mul(a.as_quat(), r.quat_inv(a.as_quat())), np.array([0, 0, 0, 1.0]))) < 1e-9
 
 
+def test_quat_mul_components_on_floats_and_columns_is_quat_mul():
+    a, b = Rotation.random(50, random_state=7).as_quat(), Rotation.random(50, random_state=8).as_quat()
+    want = r.quat_mul(a, b)
+    cols = r.quat_mul_components(tuple(a.T), tuple(b.T))
+    np.testing.assert_array_equal(np.stack(cols, axis=-1), want)
+    one = r.quat_mul_components(tuple(a[3].tolist()), tuple(b[3].tolist()))
+    assert all(isinstance(c, float) for c in one)
+    np.testing.assert_array_equal(one, want[3])
+    np.testing.assert_array_equal(r.quat_mul(a[3], b[3]), want[3])  # (4,) in, (4,) out
+
+
 def test_bad_order_and_zero_quaternion_raise():
     with pytest.raises(ValueError, match="rotation order"):
         r.euler_to_quat(np.zeros(3), "zxz")
