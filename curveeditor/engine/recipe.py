@@ -519,18 +519,33 @@ class Recipe:
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the recipe as JSON, atomically (temp file in the same folder, then rename)."""
+        """Write the recipe as JSON, atomically (temp file in the same folder, then rename).
+
+        An existing file keeps its permissions and a new one gets the umask's (not ``mkstemp``'s
+        0600, which made saved recipes unreadable to anyone else), as ``io.atomic`` does; the engine
+        may not import ``curveeditor.io``. Raises :class:`RecipeError` naming ``path`` on OS errors.
+        """
         p = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(self.to_json())
                 f.flush()
                 os.fsync(f.fileno())
+            if p.exists():
+                os.chmod(tmp, p.stat().st_mode & 0o7777)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
             os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            tmp = None
+        except OSError as e:
+            raise RecipeError(f"{p}: cannot write recipe: {e.strerror or e}") from None
+        finally:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
 
     def with_steps(self, steps: Iterable[Step]) -> Recipe:
         return replace(self, steps=tuple(steps))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 
 import numpy as np
@@ -99,6 +101,25 @@ def test_defaults_are_filled_and_numbers_normalized():
     assert d.steps[0].params == {"yaw": (-70.0, 70.0), "pitch": (-60.0, 60.0), "smooth": 0.0}
     assert d.steps[1].params == {"order": "zxy"}
     assert d.steps[2].params == {"hz": None, "method": "slerp"}
+
+
+def test_save_keeps_permissions_and_names_the_file_on_errors(tmp_path):
+    r = Recipe.of({"op": "unwrap"})
+    umask = os.umask(0o022)
+    try:
+        r.save(tmp_path / "new.json")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+    old = tmp_path / "old.json"
+    old.write_text("{}")
+    old.chmod(0o640)
+    r.save(old)
+    assert old.stat().st_mode & 0o777 == 0o640 and Recipe.load(old) == r
+    missing = tmp_path / "nope" / "r.json"
+    with pytest.raises(RecipeError, match=f"^{re.escape(str(missing))}: cannot write recipe"):
+        r.save(missing)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json", "old.json"]
 
 
 def test_json_round_trip(tmp_path):
