@@ -88,3 +88,36 @@ def test_missing_folder_and_folder_target(tmp_path):
         atomic_write_text(tmp_path / "nope" / "out.csv", "x")
     with pytest.raises(ClipWriteError, match="folder"):
         atomic_write_text(tmp_path, "x")
+
+
+def test_write_clip_anim_is_atomic_and_names_the_target(tmp_path):
+    """``write_clip`` relies on the writers' own atomic writes: whole file, kept permissions, errors
+    naming the user's path, nothing half-written and no temp file left."""
+    import numpy as np
+
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.tangents import make_curve
+    from curveeditor.io import read_clip, write_clip
+
+    curve = make_curve(np.array([0.0, 1.0]), np.array([[0.0, 10.0, 0.0], [0.0, 90.0, 0.0]]))
+    clip = Clip("c", 30.0, [RotationTrack("Hips", "euler", curve)])
+    out = tmp_path / "out.anim"
+    out.write_text("old")
+    out.chmod(0o640)
+    assert write_clip(clip, out) == []
+    assert (out.stat().st_mode & 0o777) == 0o640
+    np.testing.assert_allclose(read_clip(out).track("Hips").curve.value, curve.value)
+    before = out.read_bytes()
+    # Keys 1e-9 s apart at 1 s are the same float32 time, which Unity stores: the writer must refuse.
+    close = make_curve(np.array([1.0, 1.0 + 1e-9]), curve.value)
+    bad = Clip("c", 30.0, [RotationTrack("Hips", "euler", close)])
+    with pytest.raises(ClipWriteError) as err:
+        write_clip(bad, out)
+    assert err.value.path == str(out)
+    assert out.read_bytes() == before
+    with pytest.raises(ClipWriteError, match="does not exist") as err:
+        write_clip(clip, tmp_path / "nope" / "x.anim")
+    assert err.value.path == str(tmp_path / "nope" / "x.anim")
+    with pytest.raises(ClipWriteError, match="refusing to overwrite"):
+        write_clip(clip, out, protect=out)
+    assert os.listdir(tmp_path) == ["out.anim"]
