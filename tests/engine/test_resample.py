@@ -470,3 +470,13 @@ def test_stepped_slerp_in_one_call_equals_run_by_run(seed, kind):
     finally:
         rs._LOCAL_METHODS = saved
     np.testing.assert_array_equal(fast, loop)
+
+
+def test_step_rotvecs_are_quat_log_of_relative_rotation():
+    """The column-wise step used by slerp/squad is the same math as rotations.quat_log/quat_mul."""
+    from curveeditor.engine.resample import _rel_rotvecs
+    from curveeditor.engine.rotations import quat_conj, quat_log, quat_mul
+
+    q = Rotation.random(200, random_state=11).as_quat()
+    want = quat_log(quat_mul(quat_conj(q[:-1]), q[1:]))
+    np.testing.assert_allclose(_rel_rotvecs(q), want, rtol=0, atol=1e-12)
