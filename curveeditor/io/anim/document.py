@@ -357,10 +357,6 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False):
     return top, cur
 
 
-def _open_flow(rest: str) -> bool:
-    return rest.count("{") > rest.count("}")
-
-
 def _entry_names(path, lines: Lines, e: Entry, top: dict, need_attribute: bool) -> None:
     if "path" not in top:
         raise ClipReadError(path, e.end, f"{e.list_name} item has no 'path' (truncated?)")
