@@ -357,7 +357,7 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False):
     return top, cur
 
 
-def _entry_names(path, lines: Lines, e: Entry, top: dict, need_attribute: bool) -> None:
+def _entry_names(path, e: Entry, top: dict, need_attribute: bool) -> None:
     if "path" not in top:
         raise ClipReadError(path, e.end, f"{e.list_name} item has no 'path' (truncated?)")
     ln, rest = top["path"]
@@ -393,7 +393,6 @@ def _parse_curve_entry(path, lines: Lines, e: Entry, want) -> None:
         raise ClipReadError(path, top["curve"][0] + 1, "curve must be a mapping")
     _entry_names(
         path,
-        lines,
         e,
         top,
         need_attribute=e.list_name in ("m_FloatCurves", "m_EditorCurves", "m_EulerEditorCurves"),
@@ -441,7 +440,7 @@ def _parse_pptr_entry(path, lines: Lines, e: Entry) -> None:
     top, _ = _structure(path, lines, e, pptr=True)
     if "curve" not in top:
         raise ClipReadError(path, e.start + 1, "m_PPtrCurves item has no 'curve'")
-    _entry_names(path, lines, e, top, need_attribute=True)
+    _entry_names(path, e, top, need_attribute=True)
     ln, rest = top["curve"]
     times = []
     values = []

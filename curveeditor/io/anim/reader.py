@@ -240,7 +240,7 @@ def build_clip(doc: AnimDocument) -> Clip:
         if e.attribute and e.attribute.rsplit(".", 1)[0] in DISPLAY_ATTRS:
             displays.setdefault(e.path, []).append(e)
 
-    def add(track: RotationTrack, src: TrackSource, line: int) -> None:
+    def add(track: RotationTrack, src: TrackSource) -> None:
         if track.path in sources:
             return  # duplicate path: keep the first as the rotation track, the rest read-only
         tracks.append(track)
@@ -265,7 +265,6 @@ def build_clip(doc: AnimDocument) -> Clip:
                 meta={"format": "anim", "list": "m_EulerCurves"},
             ),
             src,
-            e.start,
         )
     for e in E["m_RotationCurves"]:
         ed = [editors.get((e.path, f"{QUAT_EDITOR}.{c}")) for c in "xyzw"]
@@ -275,7 +274,6 @@ def build_clip(doc: AnimDocument) -> Clip:
         add(
             RotationTrack(e.path, "quaternion", curve, meta={"format": "anim", "list": "m_RotationCurves"}),
             src,
-            e.start,
         )
 
     quartets: dict[tuple[str, str], dict[str, Entry]] = {}
@@ -304,7 +302,6 @@ def build_clip(doc: AnimDocument) -> Clip:
                 meta={"format": "anim", "list": "m_FloatCurves", "humanoid": prefix},
             ),
             src,
-            parts[0].start,
         )
 
     others: list[OtherTrack] = []
