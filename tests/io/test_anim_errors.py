@@ -140,3 +140,15 @@ def test_error_names_the_exact_line(tmp_path):
     del lines[j]
     err = expect_error(tmp_path, "".join(lines))
     assert abs(err.line - (j + 1)) <= 5 and "tangentMode" in err.reason
+
+
+@corpus
+def test_rotation_order_out_of_range_on_any_curve(tmp_path):
+    """m_RotationOrder is Unity's RotationOrder enum 0..5 on every curve (scalar ones too): 6 is refused
+    at its own line, not only on Euler curves."""
+    path = next(p for p in ANIMS if "Camera_Rot" in p.name)
+    lines = path.read_text().splitlines(keepends=True)
+    i = max(k for k, ln in enumerate(lines) if ln.strip() == "m_RotationOrder: 4")
+    lines[i] = lines[i].replace("m_RotationOrder: 4", "m_RotationOrder: 6")
+    err = expect_error(tmp_path, "".join(lines))
+    assert err.line == i + 1 and "0..5" in err.reason and "got 6" in err.reason

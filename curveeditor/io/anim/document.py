@@ -410,7 +410,7 @@ def _parse_curve_entry(path, lines: Lines, e: Entry, want) -> None:
             raise ClipReadError(path, cur[k][0] + 1, f"{k} must be a wrap mode 0..4, got {v}")
     if "m_RotationOrder" in cur:
         e.rotation_order = _int(path, cur["m_RotationOrder"][0], "m_RotationOrder", cur["m_RotationOrder"][1])
-        if not 0 <= e.rotation_order <= 6:
+        if not 0 <= e.rotation_order <= 5:
             raise ClipReadError(
                 path, cur["m_RotationOrder"][0] + 1, f"m_RotationOrder must be 0..5, got {e.rotation_order}"
             )
