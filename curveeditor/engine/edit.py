@@ -12,7 +12,7 @@ import numpy as np
 
 from .clip import RotationTrack
 from .curves import Curve, TangentMode, evaluate, tangent_mode_bits, tangent_mode_sides
-from .rotations import UNITY_ORDER, euler_to_quat
+from .rotations import euler_to_quat
 from .tangents import recompute_tangents
 
 __all__ = [
@@ -96,7 +96,7 @@ def _shift_values(track: RotationTrack, sel: np.ndarray, channel: int, dv: float
         return value
     e = _key_euler(track)[sel]
     e[:, channel] += dv
-    return _quat_keys_from_euler(value, sel, e)
+    return _quat_keys_from_euler(value, sel, e, track.order)
 
 
 def _key_euler(track: RotationTrack) -> np.ndarray:
@@ -105,10 +105,11 @@ def _key_euler(track: RotationTrack) -> np.ndarray:
     return np.array(display.key_euler(track), dtype=np.float64)
 
 
-def _quat_keys_from_euler(value: np.ndarray, sel: np.ndarray, euler: np.ndarray) -> np.ndarray:
-    """Quaternion key values for display Euler triples, on the old keys' hemisphere."""
+def _quat_keys_from_euler(value: np.ndarray, sel: np.ndarray, euler: np.ndarray, order: str) -> np.ndarray:
+    """Quaternion key values for display Euler triples (degrees, in ``order``: the track's order, the one
+    ``display.key_euler`` decomposes in), on the old keys' hemisphere."""
     old = value[sel]
-    q = euler_to_quat(euler, UNITY_ORDER)
+    q = euler_to_quat(euler, order)
     sign = np.where(np.sum(q * old, axis=1) < 0, -1.0, 1.0)[:, None]
     value[sel] = q * sign
     return value
@@ -134,7 +135,7 @@ def set_key(track: RotationTrack, i: int, *, time=None, channel=None, value=None
         else:
             e = _key_euler(track)[sel]
             e[0, channel] = float(value)
-            v = _quat_keys_from_euler(v, sel, e)
+            v = _quat_keys_from_euler(v, sel, e, track.order)
     curve = c.with_keys(time=t, value=v)
     return track.with_curve(recompute_tangents(curve, _mask(c.n_keys, [i])))
 

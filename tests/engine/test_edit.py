@@ -59,6 +59,22 @@ def test_quaternion_key_moved_in_euler_keeps_hemisphere_and_pose_elsewhere():
     np.testing.assert_array_equal(new.curve.value[others], tr.curve.value[others])
 
 
+@pytest.mark.parametrize("order", ["XYZ", "yxz"])
+def test_quaternion_key_euler_edit_uses_the_tracks_order(order):
+    """Quaternion tracks keep the order they were converted from (e.g. a BVH joint's); the display
+    Euler channels are in that order, so an edit must convert back in it, not in Unity's ZXY."""
+    e = np.stack([np.linspace(10, 40, 6), np.linspace(20, 60, 6), np.linspace(30, 5, 6)], axis=1)
+    tr = RotationTrack("Q", "quaternion", make_curve(T, euler_to_quat(e, order), "linear"), order=order)
+    before = display.key_euler(tr)
+    new = ed.move_keys(tr, [2], 0.0, 0, 1e-4)
+    after = display.key_euler(new)
+    assert after[2, 0] == pytest.approx(before[2, 0] + 1e-4, abs=1e-7)
+    np.testing.assert_allclose(after[2, 1:], before[2, 1:], atol=1e-7)
+    assert geodesic_angle(new.curve.value[2], tr.curve.value[2]) == pytest.approx(1e-4, rel=1e-3)
+    one = ed.set_key(tr, 4, channel=2, value=before[4, 2] + 2.0)
+    np.testing.assert_allclose(display.key_euler(one)[4], before[4] + [0, 0, 2.0], atol=1e-7)
+
+
 def test_insert_key_keeps_the_played_pose():
     tr = euler_track()
     t = float(T[1] + T[2]) / 2
