@@ -548,7 +548,7 @@ class GizmoView(QWidget):
             self._gimbal_label.setText("")
             self.rendered.emit()
             return
-        self._order = main.order if main.kind == "euler" else UNITY_ORDER
+        self._order = main.order  # the order display.sample_track decomposes in, for both kinds
         start = min(doc.clip.start, main.curve.start)
         end = max(doc.clip.end, main.curve.end)
         keys = [main.times] + ([before.times] if before is not None else [])

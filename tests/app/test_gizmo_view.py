@@ -174,3 +174,27 @@ def test_edit_of_another_track_does_not_redraw(qtbot):
     assert renders == [1]
     fwd = display.unity_to_gl_points(view.tripod_rotation() @ np.array([0.0, 0.0, -1.0]))
     np.testing.assert_allclose(fwd, [1.0, 0.0, 0.0], atol=1e-9)  # Z roll keeps forward
+
+
+def test_rings_of_a_quaternion_track_use_its_order(qtbot):
+    """display.sample_track decomposes quaternion tracks in the track's order; the rings and the label
+    must use that same order (an 'XYZ' track near its Y lock is not near ZXY's X lock)."""
+    from curveeditor.engine.rotations import euler_to_quat
+
+    q = euler_to_quat(np.array([[10.0, 30.0, 20.0], [10.0, 89.0, 20.0]]), "XYZ")
+    track = RotationTrack("Root/Head", "quaternion", Curve.make(np.array([0.0, 1.0]), q), order="XYZ")
+    doc = _doc(track)
+    view = GizmoView(doc)
+    qtbot.addWidget(view)
+    doc.set_time(1.0)
+    s = display.sample_track(track, np.array([1.0]))
+    want = display.gimbal_rings(s.quat[0], "XYZ", euler=s.euler[0])
+    assert [r.axis for r in want] == [0, 1, 2]  # outer X (last applied), middle Y, inner Z
+    for item, ring in zip(view._rings, want, strict=True):
+        pts = np.asarray(item.pos)
+        ring_pts = display.unity_to_gl_points(ring.points)
+        # Same plane: every drawn point is perpendicular to the ring's (GL) normal.
+        normal = display.unity_to_gl_points(ring.normal)
+        assert np.max(np.abs(pts @ normal)) < 1e-6 * max(1.0, np.max(np.abs(ring_pts)))  # float32 pos
+    assert "gimbal XYZ" in view._gimbal_label.text()
+    assert view._gimbal_proximity > 0.9
