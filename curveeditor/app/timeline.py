@@ -45,7 +45,7 @@ def readout_text(document: ClipDocument) -> str:
         return head
     s = display.sample_track(tr, np.array([t, t + 1e-3]))
     e = s.euler[0]
-    eq = np.asarray(equivalent_euler(e[None, :], tr.order if tr.kind == "euler" else "zxy"))[0]
+    eq = np.asarray(equivalent_euler(e[None, :], tr.order))[0]  # e is in tr.order for both kinds
     q = s.quat[0]
     speed = float(s.speed[0])
     name = tr.path.rsplit("/", 1)[-1] or tr.path
