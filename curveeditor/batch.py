@@ -388,6 +388,9 @@ def run_batch(
 
     if report_path is not None and os.path.realpath(report_path) in seen:
         raise BatchError(f"report path {os.fspath(report_path)} is one of the inputs")
+    if report_path is not None and os.path.realpath(report_path) in planned:
+        # The report is written last: it would replace that clip's output.
+        raise BatchError(f"report path {os.fspath(report_path)} is one of the outputs")
     if jobs_todo:
         os.makedirs(out_s, exist_ok=True)
     total = len(results)

@@ -147,6 +147,12 @@ def test_out_dir_containing_an_input_is_refused(inputs, tmp_path):
         run_batch([str(inputs)], tmp_path / "o", RECIPE, report_path=inputs / "clip0.csv", progress=_quiet)
     assert _hashes(inputs) == before
     assert not (tmp_path / "o").exists()
+    # Nor an output: the report, written last, would replace that clip's result.
+    with pytest.raises(BatchError, match="is one of the outputs"):
+        run_batch(
+            [str(inputs)], tmp_path / "o", RECIPE, report_path=tmp_path / "o" / "clip1.csv", progress=_quiet
+        )
+    assert not (tmp_path / "o").exists()
 
 
 def test_collisions_and_unmatched_inputs_fail_without_stopping(inputs, tmp_path):
