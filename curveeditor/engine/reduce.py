@@ -39,14 +39,11 @@ from scipy.signal import find_peaks
 
 from .clip import EULER, RotationTrack
 from .curves import Curve, TangentMode, evaluate, tangent_mode_bits
+from .resample import _qslerp, _rows
 from .rotations import (
     euler_to_quat,
     geodesic_angle,
     hemisphere_continuous,
-    quat_conj,
-    quat_exp,
-    quat_log,
-    quat_mul,
     quat_normalize,
 )
 
@@ -378,10 +375,12 @@ def slerp_pairs(qa: np.ndarray, qb: np.ndarray, s: np.ndarray) -> np.ndarray:
 
     scipy's ``Slerp`` interpolates one key sequence, not K independent pairs; the equivalent
     ``ra * Rotation.from_rotvec((ra.inv() * rb).as_rotvec() * s)`` agrees within 7e-16 but took 0.27 s
-    for 200 000 pairs against 0.06 s here (shared 2-core machine, scipy 1.17).
+    for 200 000 pairs against 0.06 s with row-wise ``quat_*`` (shared 2-core machine, scipy 1.17).
+    Computed by ``resample``'s component-column slerp (the one squad and Catmull-Rom use).
     """
-    rel = quat_mul(quat_conj(qa), qb)
-    return quat_mul(qa, quat_exp(quat_log(rel) * s[:, None]))
+    qa = np.asarray(qa, dtype=np.float64)
+    qb = np.asarray(qb, dtype=np.float64)
+    return _rows(_qslerp(tuple(qa.T), tuple(qb.T), np.asarray(s, dtype=np.float64)))
 
 
 def rdp_reduce(times, quats, max_error_deg: float) -> np.ndarray:

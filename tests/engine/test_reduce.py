@@ -164,3 +164,18 @@ def test_property_bound_holds_for_quaternion_tracks(values, bound):
     src = quat_track(hemisphere_continuous(euler_to_quat(e)))
     red = reduce_track(src, bound)
     assert played_error(src, red) <= bound + 1e-9
+
+
+def test_slerp_pairs_matches_scipy_short_way_and_ends():
+    from scipy.spatial.transform import Rotation
+
+    ra, rb = Rotation.random(300, random_state=4), Rotation.random(300, random_state=5)
+    a, b = ra.as_quat(), rb.as_quat()
+    b[::2] *= -1.0  # the other hemisphere: still the short way
+    s = np.linspace(0.0, 1.0, 300)
+    want = (ra * Rotation.from_rotvec((ra.inv() * rb).as_rotvec() * s[:, None])).as_quat()
+    got = slerp_pairs(a, b, s)
+    assert got.shape == (300, 4)
+    assert np.max(geodesic_angle(got, want)) < 1e-9
+    assert geodesic_angle(got[0], a[0]) < 1e-9 and geodesic_angle(got[-1], b[-1]) < 1e-9
+    assert slerp_pairs(a[:0], b[:0], s[:0]).shape == (0, 4)
