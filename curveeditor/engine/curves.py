@@ -30,6 +30,7 @@ __all__ = [
     "WRAP_DEFAULT",
     "DEFAULT_WEIGHT",
     "evaluate",
+    "stepped_intervals",
     "tangent_mode_bits",
     "tangent_mode_sides",
 ]
@@ -373,6 +374,16 @@ def _segment_index(key_t: np.ndarray, t: np.ndarray) -> np.ndarray:
         return np.cumsum(np.bincount(first, minlength=t.shape[0] + 1)[: t.shape[0]])
     seg = np.searchsorted(key_t, t, side="right") - 1
     return np.clip(seg, 0, n - 2, out=seg)
+
+
+def stepped_intervals(curve: Curve) -> np.ndarray:
+    """Bool ``(N-1,)``: key intervals Unity plays stepped, holding the first key's value (an infinite
+    slope on either side in any component)."""
+    # Column by column: .all(axis=1) over 3-4 components was 0.7 ms per 10k keys.
+    finite = np.ones(max(curve.n_keys - 1, 0), dtype=bool)
+    for ch in range(curve.n_components):
+        finite &= np.isfinite(curve.out_slope[:-1, ch]) & np.isfinite(curve.in_slope[1:, ch])
+    return ~finite
 
 
 def evaluate(curve: Curve, times) -> np.ndarray:

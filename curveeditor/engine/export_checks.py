@@ -22,7 +22,7 @@ from dataclasses import replace
 import numpy as np
 
 from .clip import EULER, QUATERNION, RotationTrack, played
-from .curves import Curve
+from .curves import Curve, stepped_intervals
 from .reorder import DEFAULT_MAX_ERROR_DEG, convert_kind, rekey, values_on_path
 from .rotations import UNITY_ORDER, geodesic_angle, hemisphere_continuous, quat_dot
 from .tangents import recompute_tangents
@@ -37,13 +37,6 @@ __all__ = [
 
 #: Samples per key segment used to measure the swept angle of what Unity plays.
 SWEEP_SAMPLES = 24
-
-
-def _stepped_segments(curve: Curve) -> np.ndarray:
-    """``(N-1,)`` True where a segment holds its first value (an infinite slope on either side)."""
-    if curve.n_keys < 2:
-        return np.zeros(0, dtype=bool)
-    return (~np.isfinite(curve.out_slope[:-1])).any(axis=1) | (~np.isfinite(curve.in_slope[1:])).any(axis=1)
 
 
 def segment_sweep(track: RotationTrack, samples: int = SWEEP_SAMPLES) -> np.ndarray:
@@ -61,7 +54,7 @@ def segment_sweep(track: RotationTrack, samples: int = SWEEP_SAMPLES) -> np.ndar
     q = played(track, grid).reshape(n - 1, samples + 1, 4)
     steps = geodesic_angle(q[:, :-1].reshape(-1, 4), q[:, 1:].reshape(-1, 4)).reshape(n - 1, samples)
     sweep = steps.sum(axis=1)
-    return np.where(_stepped_segments(track.curve), 0.0, sweep)
+    return np.where(stepped_intervals(track.curve), 0.0, sweep)
 
 
 def fix_hemisphere(track: RotationTrack) -> tuple[RotationTrack, int]:
@@ -116,7 +109,7 @@ def to_euler_track(
     if track.n_keys < 2 or tol is not None:
         return convert_kind(track, EULER, order, tol or DEFAULT_MAX_ERROR_DEG)
     value, ins, outs = values_on_path(track, track.times, EULER, order)
-    stepped = _stepped_segments(track.curve)
+    stepped = stepped_intervals(track.curve)
     outs[:-1][stepped] = np.inf
     ins[1:][stepped] = np.inf
     curve = Curve.make(

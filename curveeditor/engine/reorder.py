@@ -35,7 +35,7 @@ from dataclasses import replace
 import numpy as np
 
 from .clip import EULER, QUATERNION, RotationTrack, key_quaternions, played
-from .curves import Curve, TangentMode, tangent_mode_bits
+from .curves import Curve, TangentMode, stepped_intervals, tangent_mode_bits
 from .reduce import dense_check_grid
 from .resample import densify
 from .rotations import (
@@ -79,13 +79,6 @@ def euler_chain(quats, order: str, start) -> np.ndarray:
         if d < best_d:
             best, best_d = shifted, d
     return best
-
-
-def _stepped_intervals(curve: Curve) -> np.ndarray:
-    """Bool ``(N-1,)``: intervals Unity plays stepped (an infinite slope on either side)."""
-    out_ok = np.all(np.isfinite(curve.out_slope[:-1]), axis=1)
-    in_ok = np.all(np.isfinite(curve.in_slope[1:]), axis=1)
-    return ~(out_ok & in_ok)
 
 
 def values_on_path(source: RotationTrack, times: np.ndarray, kind: str, order: str):
@@ -133,7 +126,7 @@ def rekey(
     src_t = np.asarray(curve.time)
     grid, _ = dense_check_grid(src_t)
     q_src = played(source, grid)
-    stepped_src = _stepped_intervals(curve)
+    stepped_src = stepped_intervals(curve)
     for _ in range(_MAX_ROUNDS):
         val, ins, outs = values_on_path(source, times, kind, order)
         # Source keys keep their exact pose (the path value there is the key itself, up to rounding);

@@ -197,3 +197,18 @@ def test_zero_weight_at_a_key_hits_the_key_value():
     assert evaluate(c, [0.0])[0, 0] == 0.0
     ref = ref_evaluate([(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2), (1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0)], 0.3)
     assert evaluate(c, [0.3])[0, 0] == pytest.approx(ref, abs=1e-9)
+
+
+def test_stepped_intervals_any_infinite_side_in_any_component():
+    from curveeditor.engine.curves import stepped_intervals
+
+    t = np.arange(5.0)
+    v = np.zeros((5, 3))
+    out_s = np.zeros((5, 3))
+    in_s = np.zeros((5, 3))
+    out_s[0, 2] = np.inf  # key 0's out side, one component: interval 0 holds
+    in_s[3, 1] = -np.inf  # key 3's in side: interval 2 holds
+    out_s[4, 0] = np.inf  # the last key's out side belongs to no interval
+    c = Curve.make(t, v, in_s, out_s)
+    np.testing.assert_array_equal(stepped_intervals(c), [True, False, True, False])
+    assert stepped_intervals(Curve.make(t[:1], v[:1])).shape == (0,)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation, Slerp
 
 from curveeditor.engine.clip import RotationTrack, key_quaternions, played
-from curveeditor.engine.curves import Curve, evaluate
+from curveeditor.engine.curves import Curve, evaluate, stepped_intervals
 from curveeditor.engine.resample import (
     LOCK_WINDOW_DEG,
     METHODS,
@@ -260,10 +260,10 @@ def random_curve_track(seed: int, kind: str, n: int = 8) -> RotationTrack:
 def test_motion_bound_covers_what_unity_plays(seed, kind):
     # The bound lets densify skip probing: it must be >= the motion measured on fine probes (Euler:
     # the channels' summed change; quaternions: the geodesic path) of every non-stepped interval.
-    from curveeditor.engine.resample import _motion_bound, _probe_motion, _stepped_segments
+    from curveeditor.engine.resample import _motion_bound, _probe_motion
 
     track = random_curve_track(seed, kind)
-    seg = np.nonzero(~_stepped_segments(track.curve))[0]
+    seg = np.nonzero(~stepped_intervals(track.curve))[0]
     step, _ = _probe_motion(track, seg, 512)
     bound = _motion_bound(track)[seg]
     assert np.all(step.sum(axis=1) <= bound * (1 + 1e-9) + 1e-9)
@@ -277,7 +277,7 @@ def test_densify_equals_probing_every_interval(seed, kind, max_step):
 
     track = random_curve_track(seed, kind)
     times, q = densify(track, max_step)
-    seg = np.nonzero(~rs._stepped_segments(track.curve))[0]
+    seg = np.nonzero(~stepped_intervals(track.curve))[0]
     step, dt = rs._probe_motion(track, seg, 32)
     total = step.sum(axis=1)
     fine = (step.max(axis=1) > 45.0) if kind == "quaternion" else np.zeros(len(seg), bool)
