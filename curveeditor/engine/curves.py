@@ -23,6 +23,7 @@ import numpy as np
 
 __all__ = [
     "Curve",
+    "KEY_FIELDS",
     "TangentMode",
     "WRAP_PINGPONG",
     "WRAP_REPEAT",
@@ -39,6 +40,19 @@ WRAP_PINGPONG, WRAP_REPEAT, WRAP_CLAMP, WRAP_DEFAULT = 0, 1, 2, 3
 
 #: Unity's default handle weight, as float32 prints it in files (0.33333334).
 DEFAULT_WEIGHT = float(np.float32(1.0 / 3.0))
+
+
+#: The per-key array fields of a :class:`Curve`, in declaration order.
+KEY_FIELDS = (
+    "time",
+    "value",
+    "in_slope",
+    "out_slope",
+    "in_weight",
+    "out_weight",
+    "weighted_mode",
+    "tangent_mode",
+)
 
 
 class TangentMode:
@@ -128,16 +142,7 @@ class Curve:
     post_infinity: int = WRAP_CLAMP
 
     def __post_init__(self) -> None:
-        for name in (
-            "time",
-            "value",
-            "in_slope",
-            "out_slope",
-            "in_weight",
-            "out_weight",
-            "weighted_mode",
-            "tangent_mode",
-        ):
+        for name in KEY_FIELDS:
             arr = getattr(self, name)
             if isinstance(arr, np.ndarray) and arr.flags.writeable:
                 arr = arr.copy()
@@ -229,17 +234,7 @@ class Curve:
 
     def select(self, index) -> Curve:
         """Keys at ``index`` (integer array, slice or boolean mask), in order."""
-        return replace(
-            self,
-            time=self.time[index],
-            value=self.value[index],
-            in_slope=self.in_slope[index],
-            out_slope=self.out_slope[index],
-            in_weight=self.in_weight[index],
-            out_weight=self.out_weight[index],
-            weighted_mode=self.weighted_mode[index],
-            tangent_mode=self.tangent_mode[index],
-        )
+        return replace(self, **{f: getattr(self, f)[index] for f in KEY_FIELDS})
 
     def equals(self, other: Curve) -> bool:
         """Exact equality of every array and wrap mode."""
@@ -247,19 +242,7 @@ class Curve:
             isinstance(other, Curve)
             and self.pre_infinity == other.pre_infinity
             and self.post_infinity == other.post_infinity
-            and all(
-                np.array_equal(getattr(self, f), getattr(other, f))
-                for f in (
-                    "time",
-                    "value",
-                    "in_slope",
-                    "out_slope",
-                    "in_weight",
-                    "out_weight",
-                    "weighted_mode",
-                    "tangent_mode",
-                )
-            )
+            and all(np.array_equal(getattr(self, f), getattr(other, f)) for f in KEY_FIELDS)
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .clip import RotationTrack
-from .curves import Curve, TangentMode, evaluate, tangent_mode_bits, tangent_mode_sides
+from .curves import KEY_FIELDS, Curve, TangentMode, evaluate, tangent_mode_bits, tangent_mode_sides
 from .rotations import euler_to_quat
 from .tangents import recompute_tangents
 
@@ -203,17 +203,7 @@ def merge_keys(track: RotationTrack, keys: Curve) -> tuple[RotationTrack, np.nda
     else:
         clash = np.zeros(0, dtype=bool)
     base = c.select(~clash)
-    fields = (
-        "time",
-        "value",
-        "in_slope",
-        "out_slope",
-        "in_weight",
-        "out_weight",
-        "weighted_mode",
-        "tangent_mode",
-    )
-    cat = {f: np.concatenate([getattr(base, f), getattr(keys, f)]) for f in fields}
+    cat = {f: np.concatenate([getattr(base, f), getattr(keys, f)]) for f in KEY_FIELDS}
     order = np.argsort(cat["time"], kind="stable")
     new = {f: a[order] for f, a in cat.items()}
     inserted = np.zeros(len(order), dtype=bool)
