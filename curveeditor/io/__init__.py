@@ -20,6 +20,7 @@ __all__ = [
     "read_clip",
     "write_clip",
     "READ_FORMATS",
+    "MAX_CLIP_BYTES",
     "WRITE_FORMATS",
     "ClipError",
     "ClipReadError",
@@ -32,6 +33,26 @@ READ_FORMATS = {
     ".anim": ("curveeditor.io.anim", "read_anim"),
     ".bvh": ("curveeditor.io.bvh", "read_bvh"),
 }
+#: Largest clip file read (bytes). The largest real clips are a few MB; a file past this is almost
+#: certainly not an animation clip (or needs splitting), and reading it would take minutes and many GB
+#: (the .anim parser holds ~4x the file size while it works). Override: $CURVEEDITOR_MAX_CLIP_BYTES.
+MAX_CLIP_BYTES = 1 << 30
+
+
+def max_clip_bytes() -> int:
+    """The size limit in force (``MAX_CLIP_BYTES`` unless the environment variable overrides it)."""
+    try:
+        return int(os.environ.get("CURVEEDITOR_MAX_CLIP_BYTES", MAX_CLIP_BYTES))
+    except ValueError:
+        return MAX_CLIP_BYTES
+
+
+def _size_text(n: int) -> str:
+    if n < 1 << 20:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1 << 20):.1f} MB" if n < (1 << 30) else f"{n / (1 << 30):.2f} GB"
+
+
 #: extension -> (module, writer function)
 WRITE_FORMATS = {
     ".csv": ("curveeditor.io.csv_io", "write_csv"),
@@ -70,6 +91,14 @@ def read_clip(path: str | os.PathLike, order: str | None = None):
         raise ClipReadError(fname, None, "no such file")
     if os.path.isdir(fname):
         raise ClipReadError(fname, None, "is a folder, not a file")
+    size, limit = os.path.getsize(fname), max_clip_bytes()
+    if size > limit:
+        raise ClipReadError(
+            fname,
+            None,
+            f"file is {_size_text(size)}, over the {_size_text(limit)} limit for one clip "
+            "(set CURVEEDITOR_MAX_CLIP_BYTES to raise it)",
+        )
     kwargs = {"order": order} if order is not None and _extension(fname) == ".csv" else {}
     try:
         return reader(fname, **kwargs)
@@ -80,6 +109,8 @@ def read_clip(path: str | os.PathLike, order: str | None = None):
     except ValueError as exc:
         # A reader let a validation error of the clip model through: still the file's fault.
         raise ClipReadError(fname, None, str(exc)) from exc
+    except MemoryError:
+        raise ClipReadError(fname, None, f"not enough memory to read this {_size_text(size)} clip") from None
 
 
 def write_clip(

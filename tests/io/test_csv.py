@@ -319,3 +319,30 @@ def test_other_orders_warn_and_read_back_with_order(tmp_path):
     mixed = clip.with_tracks([*clip.tracks, RotationTrack("k", "euler", make_curve(t, e), order="xyz")])
     (warning,) = write_csv(mixed, out)
     assert "different rotation orders (ZXY, xyz)" in warning
+
+
+def test_oversized_file_is_refused_with_a_clear_error(tmp_path, monkeypatch):
+    from curveeditor.io import ClipReadError, read_clip
+
+    path = tmp_path / "huge.csv"
+    path.write_text("time,x,y,z\n" + "0.0,1,2,3\n" * 200)
+    monkeypatch.setenv("CURVEEDITOR_MAX_CLIP_BYTES", "1024")
+    with pytest.raises(ClipReadError, match=r"huge.csv: file is 2\.0 KB, over the 1\.0 KB limit"):
+        read_clip(path)
+    monkeypatch.setenv("CURVEEDITOR_MAX_CLIP_BYTES", str(1 << 20))
+    assert read_clip(path).tracks  # under the limit it reads
+
+
+def test_memory_error_becomes_a_typed_error(tmp_path, monkeypatch):
+    import curveeditor.io.csv_io as csv_io
+    from curveeditor.io import ClipReadError, read_clip
+
+    path = tmp_path / "a.csv"
+    path.write_text("time,x,y,z\n0.0,1,2,3\n")
+
+    def boom(*_a, **_k):
+        raise MemoryError
+
+    monkeypatch.setattr(csv_io, "read_csv", boom)
+    with pytest.raises(ClipReadError, match="not enough memory"):
+        read_clip(path)
