@@ -393,6 +393,14 @@ def run_batch(
         raise BatchError(f"report path {os.fspath(report_path)} is one of the outputs")
     if jobs_todo:
         os.makedirs(out_s, exist_ok=True)
+    if report_path is not None:
+        from .io.atomic import check_target
+        from .io.errors import ClipWriteError
+
+        try:
+            check_target(report_path)  # fail before the clips are written, not after
+        except ClipWriteError as exc:
+            raise BatchError(str(exc)) from None
     total = len(results)
     done = 0
     for r in results:  # entries that failed before running (no match, collision)

@@ -335,9 +335,10 @@ def cmd_clean(args) -> int:
     protect = [args.file]
     _check_output(args.output, protect)
     if args.report:
-        from .io.atomic import check_not_protected
+        from .io.atomic import check_not_protected, check_target
 
         check_not_protected(args.report, [args.file, args.output])
+        check_target(args.report)
     recipe = _clean_recipe(args)
     clip = _read(args.file, args.order)
     paths = _select_paths(clip, args.track, args.file)

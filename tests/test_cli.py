@@ -468,3 +468,29 @@ def test_clean_unwrap_on_anim_also_fixes_the_euler_display_curves(capsys, corpus
     assert after.keys() == before.keys()
     assert max(after.values()) < 180
     assert "display curves made continuous" in capsys.readouterr().err
+
+
+def test_bad_report_path_fails_before_writing_the_clip(capsys, sample, tmp_path):
+    # The report's folder used to be checked only when the report was written, after the clip:
+    # exit 2 with the output already on disk.
+    out = tmp_path / "out.csv"
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    for report in (tmp_path / "nodir" / "r.json", folder):
+        assert main(["clean", str(sample), "-o", str(out), "--unwrap", "--report", str(report)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"curveeditor-cli: error: {report}: ") and err.count("\n") == 1
+        assert not out.exists()
+    assert sorted(os.listdir(tmp_path)) == ["demo.csv", "sub"] and not os.listdir(folder)
+
+
+def test_batch_bad_report_path_fails_before_writing_clips(capsys, sample, tmp_path):
+    recipe = tmp_path / "r.json"
+    recipe.write_text('{"version": 1, "steps": [{"op": "unwrap"}]}')
+    out_dir = tmp_path / "out"
+    report = tmp_path / "nodir" / "rep.json"
+    argv = ["batch", str(sample), "-o", str(out_dir), "--recipe", str(recipe), "--report", str(report)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"curveeditor-cli: error: {report}: output folder") and err.count("\n") == 1
+    assert not out_dir.exists() or not os.listdir(out_dir)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from .errors import ClipWriteError
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "same_file", "check_not_protected"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "same_file", "check_not_protected", "check_target"]
 
 PathLike = str | os.PathLike
 
@@ -38,6 +38,19 @@ def check_not_protected(path: PathLike, protect: PathLike | Iterable[PathLike] |
             raise ClipWriteError(path, None, f"refusing to overwrite the input file {os.fspath(p)}")
 
 
+def check_target(path: PathLike) -> str:
+    """Raise :class:`ClipWriteError` when ``path`` cannot be written: its folder is missing or
+    ``path`` is a folder. Commands call it before any work so a bad second output (a report) does
+    not fail after the first was written. Returns the absolute folder."""
+    target = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        raise ClipWriteError(target, None, f"output folder {folder} does not exist")
+    if os.path.isdir(target):
+        raise ClipWriteError(target, None, "is a folder, not a file")
+    return folder
+
+
 def atomic_write_bytes(
     path: PathLike, data: bytes, protect: PathLike | Iterable[PathLike] | None = None
 ) -> None:
@@ -48,11 +61,7 @@ def atomic_write_bytes(
     """
     check_not_protected(path, protect)
     target = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(target))
-    if not os.path.isdir(folder):
-        raise ClipWriteError(target, None, f"output folder {folder} does not exist")
-    if os.path.isdir(target):
-        raise ClipWriteError(target, None, "is a folder, not a file")
+    folder = check_target(target)
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
