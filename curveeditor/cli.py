@@ -424,6 +424,10 @@ def _track_report(clip, result) -> list[dict]:
 # ------------------------------------------------------------------------------------------- sample
 
 
+#: Most CSV rows ``sample`` writes (samples x tracks): about 1 GB of CSV.
+MAX_SAMPLE_ROWS = 10_000_000
+
+
 def cmd_sample(args) -> int:
     import numpy as np
 
@@ -441,6 +445,13 @@ def cmd_sample(args) -> int:
         raise CliError(f"{args.file}: no keyed rotation tracks to sample")
     start = min(t.curve.start for t in tracks)
     end = max(t.curve.end for t in tracks)
+    rows = ((end - start) * args.rate + 2) * len(tracks)
+    if rows > MAX_SAMPLE_ROWS:
+        # Checked before allocating: --rate 1e9 used to end in a MemoryError traceback.
+        raise CliError(
+            f"{args.file}: --rate {args.rate:g} Hz over {end - start:g} s x {len(tracks)} track(s) "
+            f"gives {rows:.3g} rows (at most {MAX_SAMPLE_ROWS:,})"
+        )
     grid = np.asarray(uniform_grid(start, end, args.rate), dtype=np.float64)
     blocks = []
     for t in tracks:

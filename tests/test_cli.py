@@ -494,3 +494,15 @@ def test_batch_bad_report_path_fails_before_writing_clips(capsys, sample, tmp_pa
     err = capsys.readouterr().err
     assert err.startswith(f"curveeditor-cli: error: {report}: output folder") and err.count("\n") == 1
     assert not out_dir.exists() or not os.listdir(out_dir)
+
+
+def test_sample_and_turn_refuse_absurd_sizes_with_one_line(capsys, sample, tmp_path):
+    # sample --rate 1e9 ended in a numpy MemoryError traceback; turn with a tiny speed too.
+    out = tmp_path / "o.csv"
+    assert main(["sample", str(sample), "--rate", "1e9", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"curveeditor-cli: error: {sample}: --rate 1e+09 Hz") and err.count("\n") == 1
+    assert main(["turn", "--from", "0", "--to", "90", "--speed", "1e-9", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("curveeditor-cli: error: turn: ") and err.count("\n") == 1
+    assert sorted(os.listdir(tmp_path)) == ["demo.csv"]

@@ -43,6 +43,9 @@ __all__ = ["generate_turn", "signed_angle", "turn_angle", "axis_vector", "DIRECT
 DIRECTIONS = ("shortest", "positive", "negative")
 #: Largest angle (degrees) between neighbouring keys of a generated quaternion or vector-axis turn.
 MAX_KEY_STEP_DEG = 90.0
+
+#: Most keys a generated turn may have (duration x rate); more is an argument error, not a clip.
+MAX_KEYS = 10_000_000
 #: Largest angle (degrees) between keys of an Euler turn about a non-basis axis: the channels are not
 #: linear in the angle there, and Hermite segments with exact end slopes keep the played speed within
 #: 1e-5 relative of constant at this spacing (at 18 deg, 24 fps x 446 deg/s, it was 0.12 %).
@@ -177,6 +180,12 @@ def generate_turn(
         angles = np.array([start + delta])
     else:
         duration = total / speed
+        if duration * rate > MAX_KEYS:
+            # A tiny speed or huge rate would allocate gigabytes (or hang) before failing.
+            raise ValueError(
+                f"a {total:g} deg turn at {speed:g} deg/s and {rate:g} Hz needs "
+                f"{duration * rate:.3g} keys (at most {MAX_KEYS:,})"
+            )
         frames = np.arange(int(np.floor(duration * rate)) + 1) / rate
         frames = frames[frames < duration]
         # The snap: a frame key within tolerance of the target is replaced by the exact arrival key.

@@ -115,3 +115,11 @@ def test_property_constant_speed_and_ends_in_tolerance(a, b, axis, direction, sp
         assert tr.curve.end == pytest.approx(abs(target) / speed)
     if direction == "positive" and tr.n_keys > 1 and axis == "y" and kind == "euler":
         assert np.all(np.diff(tr.curve.value[:, 1]) > 0)
+
+
+def test_turn_with_too_many_keys_is_an_argument_error():
+    # 90 deg at 1e-9 deg/s used to try to allocate 39 TiB (MemoryError), 1e9 Hz to hang.
+    with pytest.raises(ValueError, match="keys"):
+        generate_turn(0.0, 90.0, speed_deg_s=1e-9)
+    with pytest.raises(ValueError, match="keys"):
+        generate_turn(0.0, 90.0, speed_deg_s=90.0, rate_hz=1e9)
