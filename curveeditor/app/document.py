@@ -146,7 +146,14 @@ class ClipDocument(QObject):
                 new.append(p)
         if new != self.selected_paths:
             self.selected_paths = new
+            # Keys stay selected only on selected (drawn) tracks: otherwise Delete, copy or a
+            # drag would act on keys of a track the user switched away from and cannot see.
+            keys = self._clean_keys(self.selected_keys)
+            keys_changed = keys != self.selected_keys
+            self.selected_keys = keys
             self.selectionChanged.emit()
+            if keys_changed:
+                self.keySelectionChanged.emit()
 
     def current_track(self) -> RotationTrack | None:
         """The primary selected rotation track, or ``None``."""
@@ -168,10 +175,12 @@ class ClipDocument(QObject):
         self.select_keys({})
 
     def _clean_keys(self, keys: dict[str, set[int]] | None) -> dict[str, set[int]]:
+        """``keys`` restricted to existing keys of the selected tracks."""
         out: dict[str, set[int]] = {}
         if not keys:
             return out
-        n_by_path = {t.path: t.n_keys for t in self.clip.tracks}
+        selected = set(self.selected_paths)
+        n_by_path = {t.path: t.n_keys for t in self.clip.tracks if t.path in selected}
         for p, idx in keys.items():
             n = n_by_path.get(p)
             if n is None:

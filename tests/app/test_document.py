@@ -105,3 +105,14 @@ def test_mark_saved_clears_dirty(doc):
     assert not doc.is_dirty() and doc.path == "/tmp/y.anim"
     doc.mark_dirty()
     assert doc.is_dirty()
+
+
+def test_switching_tracks_drops_key_selection_of_unselected_tracks(doc, qtbot):
+    # Keys of a track the user switched away from are invisible: Delete/copy/drag must not act on them.
+    doc.select_paths(["Root/T0", "Root/T1"])
+    doc.select_keys({"Root/T0": {1}, "Root/T1": {2}})
+    with qtbot.waitSignal(doc.keySelectionChanged):
+        doc.select_paths(["Root/T1"])
+    assert doc.selected_keys == {"Root/T1": {2}}
+    doc.select_keys({"Root/T0": {3}, "Root/T1": {0}})
+    assert doc.selected_keys == {"Root/T1": {0}}

@@ -569,3 +569,20 @@ def test_degenerate_clips_do_not_break_the_views(win, qtbot, monkeypatch):
     assert shown and "at least one key" in shown[0]
     assert win.doc.clip.track("One").n_keys == 1
     win.doc.undo_stack.setClean()
+
+
+def test_delete_after_switching_track_does_not_touch_the_hidden_track(win, qtbot):
+    load(win, qtbot, sample_path())
+    a, b = (t.path for t in win.doc.clip.tracks[:2])
+    n_a = win.doc.clip.track(a).n_keys
+    win.doc.select_keys({a: {5}})
+    idx = win.tracks.proxy.mapFromSource(win.tracks.model.index_for_track(b))
+    QTest.mouseClick(
+        win.tracks.view.viewport(), Qt.MouseButton.LeftButton, pos=win.tracks.view.visualRect(idx).center()
+    )
+    assert win.doc.selected_paths == [b]
+    assert win.doc.selected_keys == {}
+    win.graphs.setFocus()
+    QTest.keyClick(win.graphs, Qt.Key.Key_Delete)
+    assert win.doc.clip.track(a).n_keys == n_a
+    assert win.doc.undo_stack.count() == 0
