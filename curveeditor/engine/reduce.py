@@ -352,8 +352,8 @@ def reduce_track(track: RotationTrack, max_error_deg: float) -> RotationTrack:
     ``max_error_deg`` degrees (geodesic) of the source on the dense checker grid (see module docstring).
 
     Same kind and order as the source; kept keys hold the source values; slopes are Free (broken where
-    in != out). Tracks with fewer than 3 keys are returned unchanged. Raises ``ValueError`` for a
-    non-positive or non-finite bound.
+    in != out). Tracks with fewer than 3 keys, or where no key can go, are returned unchanged. Raises
+    ``ValueError`` for a non-positive or non-finite bound.
     """
     bound = float(max_error_deg)
     if not (np.isfinite(bound) and bound > 0):
@@ -367,6 +367,9 @@ def reduce_track(track: RotationTrack, max_error_deg: float) -> RotationTrack:
     kept, outs, ins = _greedy(fitter, forced, SAFETY * bound)
     verifier = _Fitter(track, density=VERIFY_DENSITY)
     kept, outs, ins = _verify(fitter, verifier, kept, outs, ins, bound)
+    if kept.size == n:
+        # Nothing removed: the source is exact, and refitting would only turn its tangent modes Free.
+        return track
     return replace(track, curve=_build(track, kept, outs, ins))
 
 

@@ -179,3 +179,13 @@ def test_slerp_pairs_matches_scipy_short_way_and_ends():
     assert np.max(geodesic_angle(got, want)) < 1e-9
     assert geodesic_angle(got[0], a[0]) < 1e-9 and geodesic_angle(got[-1], b[-1]) < 1e-9
     assert slerp_pairs(a[:0], b[:0], s[:0]).shape == (0, 4)
+
+
+def test_reduce_that_keeps_every_key_returns_the_track_unchanged():
+    # Every key is an extremum, so none can go; the result used to rewrite every key's tangent mode
+    # to Free (ClampedAuto 136 -> 0 in the .anim diff) although nothing was reduced.
+    values = np.array([[0.0, 0.0, 0.0], [0.0, 90.0, 0.0], [0.0, 0.0, 0.0], [0.0, 90.0, 0.0]])
+    track = RotationTrack("t", "euler", make_curve(np.arange(4.0), values, mode="clamped_auto"))
+    out = reduce_track(track, 0.5)
+    assert out.n_keys == 4
+    assert out.curve.equals(track.curve)
