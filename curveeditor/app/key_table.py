@@ -11,7 +11,16 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QStyledItemDelegate,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from curveeditor.engine import edit as ed
 from curveeditor.engine.clip import RotationTrack
@@ -206,6 +215,31 @@ class KeyTableModel(QAbstractTableModel):
         return True
 
 
+class _ExactEditDelegate(QStyledItemDelegate):
+    """Cell editor holding the full-precision value; commits only when the text was changed.
+
+    Qt's default editor for a float is a QDoubleSpinBox with 2 decimals: opening a cell and pressing
+    Enter rounded a quaternion component 0.99992 to 1.0 or a key time 0.1667 s to 0.17 s (off-frame).
+    """
+
+    def createEditor(self, parent, option, index):  # noqa: N802 - Qt API name
+        editor = QLineEdit(parent)
+        editor.setFrame(False)
+        editor.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return editor
+
+    def setEditorData(self, editor, index):  # noqa: N802 - Qt API name
+        value = index.data(Qt.ItemDataRole.EditRole)
+        text = repr(float(value)) if isinstance(value, float) else str(value)
+        editor.setText(text)
+        editor.setProperty("initial_text", text)
+
+    def setModelData(self, editor, model, index):  # noqa: N802 - Qt API name
+        text = editor.text().strip()
+        if text and text != editor.property("initial_text"):
+            model.setData(index, text, Qt.ItemDataRole.EditRole)
+
+
 class KeyTable(QWidget):
     """Key table view + a caption naming the track; row selection <-> document key selection."""
 
@@ -216,6 +250,7 @@ class KeyTable(QWidget):
         self.caption = QLabel()
         self.view = QTableView()
         self.view.setModel(self.model)
+        self.view.setItemDelegate(_ExactEditDelegate(self.view))
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setAlternatingRowColors(True)

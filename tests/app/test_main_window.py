@@ -586,3 +586,36 @@ def test_delete_after_switching_track_does_not_touch_the_hidden_track(win, qtbot
     QTest.keyClick(win.graphs, Qt.Key.Key_Delete)
     assert win.doc.clip.track(a).n_keys == n_a
     assert win.doc.undo_stack.count() == 0
+
+
+def test_key_table_editor_keeps_full_precision(win, qtbot):
+    # Opening a cell editor and pressing Enter must not round the value (the default float editor
+    # had 2 decimals: qw 0.99992 -> 1.0, time 1/6 s -> 0.17 s); typing a value commits it exactly.
+    load(win, qtbot, sample_path())
+    tr = next(t for t in win.doc.clip.tracks if t.kind == "quaternion")
+    win.doc.select_paths([tr.path])
+    win.docks["Keys"].raise_()
+    view, m = win.keys.view, win.keys.model
+    names = [c[0] for c in m._cols]
+    qw, tcol = names.index("qw"), names.index("Time (s)")
+
+    def edit(row, col, typed=None):
+        rect = view.visualRect(m.index(row, col))
+        QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        if typed is None:
+            QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+            editor = view.focusWidget()
+        else:
+            QTest.keyClick(view, typed[0])  # the first key opens the editor, which takes the focus
+            editor = view.focusWidget()
+            QTest.keyClicks(editor, typed[1:])
+        QTest.keyClick(editor, Qt.Key.Key_Return)
+        qtbot.wait(10)
+
+    edit(2, qw)
+    edit(1, tcol)
+    assert win.doc.clip.track(tr.path).curve.equals(tr.curve)
+    assert win.doc.undo_stack.count() == 0
+    edit(2, qw, typed="0.123456789")
+    assert win.doc.clip.track(tr.path).curve.value[2, 3] == 0.123456789
+    assert win.doc.undo_stack.count() == 1
