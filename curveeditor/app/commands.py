@@ -69,9 +69,13 @@ class ReplaceClipCommand(QUndoCommand):
         self.merge_token = merge_token
 
     def redo(self) -> None:
+        # Undo/redo pressed mid-drag: end the drag first, else its release would push a command on
+        # top of the undone state and cut the earlier history off.
+        self._doc.cancel_live_edit()
         self._doc._set_clip(self.after, self.paths, self.keys_after)
 
     def undo(self) -> None:
+        self._doc.cancel_live_edit()
         self._doc._set_clip(self.before, self.paths, self.keys_before)
 
     def id(self) -> int:  # noqa: A003 - Qt API name

@@ -1060,6 +1060,9 @@ class GraphPanel(QWidget):
         d = self._drag
         if d is None:
             return
+        if d.kind in ("keys", "handle") and not self.doc.in_live_edit():
+            self._drag = None  # the edit was cancelled under the drag (undo/redo mid-drag)
+            return
         if d.kind == "scrub":
             self.doc.set_time(self.doc.snap_time(p1.x()))
         elif d.kind == "keys":

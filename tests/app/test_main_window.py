@@ -619,3 +619,38 @@ def test_key_table_editor_keeps_full_precision(win, qtbot):
     edit(2, qw, typed="0.123456789")
     assert win.doc.clip.track(tr.path).curve.value[2, 3] == 0.123456789
     assert win.doc.undo_stack.count() == 1
+
+
+def test_undo_pressed_during_a_key_drag_keeps_the_history_reachable(win, qtbot):
+    # Ctrl+Z while the mouse button is still down used to undo under the drag, whose release then
+    # pushed a command on top of the undone state: the earlier edit could no longer be undone.
+    load(win, qtbot, sample_path())
+    original = win.doc.clip
+    tr = euler_track_with_keys(original, 4)
+    win.doc.select_paths([tr.path])
+    win.doc.select_keys({tr.path: {0}})
+    win.delete_keys()  # an earlier edit on the undo stack
+    win.graphs.frame_all()
+    qtbot.wait(20)
+    tr = win.doc.clip.track(tr.path)
+    plot = win.graphs.euler_plots[0]
+    span = plot.getViewBox().viewRange()[1]
+    start = view_pos(win, plot, float(tr.times[1]), float(tr.curve.value[1, 0]))
+    end = view_pos(win, plot, float(tr.times[1]), float(tr.curve.value[1, 0]) + 0.1 * (span[1] - span[0]))
+    vp = win.graphs.glw.viewport()
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    mouse(vp, QEvent.Type.MouseMove, start, none, none)
+    mouse(vp, QEvent.Type.MouseButtonPress, start, left, left)
+    for k in range(1, 4):
+        qtbot.wait(15)
+        mouse(vp, QEvent.Type.MouseMove, start + (end - start) * (k / 3), none, left)
+    assert win.doc.in_live_edit()
+    QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    for k in range(3):
+        qtbot.wait(15)
+        mouse(vp, QEvent.Type.MouseMove, end + QPoint(0, 5 * k), none, left)
+    mouse(vp, QEvent.Type.MouseButtonRelease, end, left, none)
+    qtbot.wait(10)
+    while win.doc.undo_stack.canUndo():
+        win.doc.undo_stack.undo()
+    assert win.doc.clip is original
