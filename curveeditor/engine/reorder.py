@@ -124,10 +124,12 @@ def rekey(
     curve = source.curve
     times, _ = densify(source, max_step_deg)
     src_t = np.asarray(curve.time)
-    grid, _ = dense_check_grid(src_t)
-    q_src = played(source, grid)
     stepped_src = stepped_intervals(curve)
     for _ in range(_MAX_ROUNDS):
+        # The checker grid follows the new keys too: on the source's grid alone, keys added ~1 ms
+        # apart near gimbal lock sat between grid points and played 0.85 deg off (kick_normal_001 Hips).
+        grid, _ = dense_check_grid(times)
+        q_src = played(source, grid)
         val, ins, outs = values_on_path(source, times, kind, order)
         # Source keys keep their exact pose (the path value there is the key itself, up to rounding);
         # stepped source intervals stay stepped.
