@@ -152,3 +152,34 @@ def test_rotation_order_out_of_range_on_any_curve(tmp_path):
     lines[i] = lines[i].replace("m_RotationOrder: 4", "m_RotationOrder: 6")
     err = expect_error(tmp_path, "".join(lines))
     assert err.line == i + 1 and "0..5" in err.reason and "got 6" in err.reason
+
+
+def test_value_past_float32_range_is_one_typed_error_without_numpy_warnings(tmp_path):
+    import warnings
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[2] / "resources" / "samples" / "demo.anim"
+    lines = demo.read_text().splitlines(keepends=True)
+    i = next(k for k, ln in enumerate(lines) if ln.strip().startswith("value: {x: "))
+    lines[i] = re.sub(r"x: [^,]+,", "x: 1e39,", lines[i], count=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's 'overflow encountered in cast' used to leak to stderr
+        err = expect_error(tmp_path, "".join(lines))
+    assert err.line == i + 1 and "infinite" in err.reason
+
+
+def test_writing_a_value_past_float32_range_is_refused(tmp_path):
+    # 1e39 deg read from a CSV was written as 'Infinity' (exit 0), a file our reader then rejects.
+    import os
+    import warnings
+
+    from curveeditor.io import read_clip, write_clip
+    from curveeditor.io.errors import ClipWriteError
+
+    src = tmp_path / "big.csv"
+    src.write_text("time,x,y,z\n0,0,0,0\n1,1e39,0,0\n")
+    clip = read_clip(src)
+    with warnings.catch_warnings(), pytest.raises(ClipWriteError, match="float32"):
+        warnings.simplefilter("error")
+        write_clip(clip, tmp_path / "big.anim")
+    assert os.listdir(tmp_path) == ["big.csv"]

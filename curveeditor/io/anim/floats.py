@@ -83,7 +83,13 @@ def format_floats(values, style: str = "modern") -> list[str]:
     a = np.asarray(values, dtype=np.float64).reshape(-1)
     if np.any(np.isnan(a)):
         raise ValueError("cannot write NaN")
-    f32 = a.astype(np.float32)
+    with np.errstate(over="ignore"):
+        f32 = a.astype(np.float32)
+    over = np.isinf(f32) & np.isfinite(a)
+    if np.any(over):
+        # Infinity is a real slope (stepped keys), but a finite number past float32's range would be
+        # written as Infinity: a file the reader (and Unity) takes for something else.
+        raise ValueError(f"value {a[over][0]:g} is outside float32's range (Unity stores float32)")
     if style == "g9":
         return [_g9(float(x)) for x in f32]
     # numpy's float32 -> str is the shortest round-trip spelling (Dragon4), done in C; only the

@@ -165,7 +165,10 @@ def parse_key_block(lines: Lines, k0: int, k1: int, path, want_components=None) 
     if not ok:
         flat = _slow_tokens(lines, starts, k1, fields, widths, path)
     # Unity holds every key number as float32: read them as exactly those values.
-    table = flat.astype(np.float32).astype(np.float64).reshape(n, per_tok)
+    # Values past float32's range become inf here and are reported below as a typed error; numpy's
+    # overflow warning would only add lines to that one-line error.
+    with np.errstate(over="ignore"):
+        table = flat.astype(np.float32).astype(np.float64).reshape(n, per_tok)
     cols = {}
     c = 0
     for f, w in zip(fields, widths, strict=True):
