@@ -533,6 +533,42 @@ def track_rows(track: RotationTrack) -> TrackRows:
     return TrackRows(track.path, track.times, key_euler(track), quats, angular_speed(track.times, quats))
 
 
+#: Played-motion change (degrees) above which ``write_csv`` warns that the tangents were lost.
+TANGENT_LOSS_WARN_DEG = 0.01
+
+
+def _tangent_loss_warnings(clip: Clip, blocks: Sequence[TrackRows]) -> list[str]:
+    """CSV keeps key values only; read back, the tracks get ClampedAuto tangents on the Euler columns.
+    Say when what Unity plays would change by more than ``TANGENT_LOSS_WARN_DEG`` (authored tangents,
+    quaternion tracks), so a round trip through CSV does not alter the motion silently."""
+    from ..engine.diff import diff_tracks
+    from ..engine.tangents import make_curve
+    from ..engine.unwrap import unwrap_track
+
+    lost = []
+    for t, rows in zip(clip.tracks, blocks, strict=True):
+        if t.n_keys < 2:
+            continue
+        if t.kind == QUATERNION:
+            # The rows are hemisphere-continuous on purpose (a flip Unity plays the long way is a
+            # defect); measure only what the tangents change.
+            t = unwrap_track(t)
+        back = RotationTrack(
+            t.path, EULER, make_curve(rows.times, rows.euler, mode="clamped_auto"), order=t.order
+        )
+        err = diff_tracks(t, back).max_error
+        if err > TANGENT_LOSS_WARN_DEG:
+            lost.append((err, t.path))
+    if not lost:
+        return []
+    err, where = max(lost)
+    return [
+        f"{len(lost)} track(s) lose their tangents in CSV (key values only): read back, the played "
+        f"motion differs by up to {err:.3g} deg ({where or '(root)'}); use .anim to keep it, or "
+        "`sample` to bake it densely"
+    ]
+
+
 def _order_warnings(clip: Clip, keys_only: bool) -> list[str]:
     """CSV files carry no rotation order: say which order a reader must be given (``--order``)."""
     orders = {t.order for t in clip.tracks if t.kind == EULER or not keys_only}
@@ -576,9 +612,12 @@ def write_csv(
         ]
         text = format_csv(blocks, with_speed=False)
     else:
-        text = format_csv((track_rows(t) for t in clip.tracks), with_speed=True)
+        blocks = [track_rows(t) for t in clip.tracks]
+        text = format_csv(blocks, with_speed=True)
     atomic_write_text(path, text, protect=protect)
     warnings = _order_warnings(clip, keys_only)
+    if not keys_only:
+        warnings.extend(_tangent_loss_warnings(clip, blocks))
     if clip.other_tracks:
         warnings.append(
             f"{len(clip.other_tracks)} non-rotation curve(s) not written (CSV holds rotation tracks only)"

@@ -188,7 +188,13 @@ def _clip() -> Clip:
 
 def test_written_columns_and_values(tmp_path):
     out = tmp_path / "out.csv"
-    assert write_csv(_clip(), out) == []
+    warnings = write_csv(_clip(), out)
+    # Hand's Auto slopes were computed across its hemisphere flip: read back they are recomputed.
+    assert (
+        len(warnings) == 1
+        and warnings[0].startswith("1 track(s) lose their tangents")
+        and "(Hand)" in warnings[0]
+    )
     lines = out.read_text().splitlines()
     assert lines[0] == ",".join(WRITE_COLUMNS)
     assert len(lines) == 1 + 4 + 3
@@ -346,3 +352,20 @@ def test_memory_error_becomes_a_typed_error(tmp_path, monkeypatch):
     monkeypatch.setattr(csv_io, "read_csv", boom)
     with pytest.raises(ClipReadError, match="not enough memory"):
         read_clip(path)
+
+
+def test_write_csv_warns_when_the_tangents_it_cannot_hold_change_the_motion(tmp_path):
+    # CSV keeps key values only; an .anim track with authored tangents (CurveFitTest: 13 deg) used to
+    # change what Unity plays on the way through CSV without a word.
+    from curveeditor.io.csv_io import write_csv
+
+    times = np.array([0.0, 0.5, 1.0])
+    values = np.array([[0.0, 0.0, 0.0], [0.0, 45.0, 0.0], [0.0, 90.0, 0.0]])
+    smooth = make_curve(times, values, mode="clamped_auto")
+    steep = smooth.with_keys(out_slope=np.full((3, 3), 400.0), in_slope=np.full((3, 3), 400.0))
+    clip = Clip("c", 30.0, [RotationTrack("a", "euler", smooth), RotationTrack("b", "euler", steep)])
+    warnings = write_csv(clip, tmp_path / "o.csv")
+    lost = [w for w in warnings if "lose their tangents" in w]
+    assert len(lost) == 1 and lost[0].startswith("1 track(s)") and "(b)" in lost[0]
+    back = read_csv(tmp_path / "o.csv")
+    assert back.track("a").curve.equals(smooth)
