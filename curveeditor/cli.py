@@ -65,21 +65,22 @@ class _VersionAction(argparse.Action):
         parser.exit(0)
 
 
-def _positive_float(text: str) -> float:
+def _parse_float(text: str) -> float:
     try:
-        v = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def _positive_float(text: str) -> float:
+    v = _parse_float(text)
     if not (v > 0 and v != float("inf")):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return v
 
 
 def _finite_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    v = _parse_float(text)
     if v != v or v in (float("inf"), float("-inf")):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
     return v

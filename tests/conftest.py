@@ -13,6 +13,23 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+#: The keys of one track in ``inspect --json`` (issue 2), in order: the schema both the engine's
+#: ``TrackReport.as_dict`` and the CLI must produce exactly.
+INSPECT_TRACK_KEYS = [
+    "path",
+    "kind",
+    "order",
+    "keys",
+    "start",
+    "end",
+    "wrap_jumps",
+    "euler_flips",
+    "hemisphere_flips",
+    "gimbal_keys",
+    "spikes",
+    "max_angular_speed",
+]
+
 
 def corpus_root() -> Path | None:
     env = os.environ.get("CURVEEDITOR_CORPUS")

@@ -19,23 +19,10 @@ from curveeditor.cli import SHORTHAND_ORDER, _clean_recipe, build_parser, main
 from curveeditor.engine.clip import played
 from curveeditor.engine.rotations import geodesic_angle
 from curveeditor.io import read_clip
+from tests.conftest import INSPECT_TRACK_KEYS
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "resources" / "samples" / "demo.csv"
-REPORT_KEYS = [
-    "path",
-    "kind",
-    "order",
-    "keys",
-    "start",
-    "end",
-    "wrap_jumps",
-    "euler_flips",
-    "hemisphere_flips",
-    "gimbal_keys",
-    "spikes",
-    "max_angular_speed",
-]
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -104,7 +91,7 @@ def test_inspect_json_schema_and_values(capsys, sample):
         "Prop",
     ]
     for t in data["tracks"]:
-        assert list(t) == REPORT_KEYS
+        assert list(t) == INSPECT_TRACK_KEYS
         assert t["order"] == "zxy" and t["start"] == 0.0 and t["end"] == 4.0
     assert tracks["Character"]["wrap_jumps"] > 0 and tracks["Character"]["kind"] == "euler"
     assert tracks["Character/Spine"]["euler_flips"] > 0

@@ -18,22 +18,7 @@ from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import Curve
 from curveeditor.engine.rotations import axis_angle_quat, euler_to_quat, quat_mul
 from curveeditor.engine.tangents import make_curve
-from tests.conftest import corpus_files
-
-KEYS = [
-    "path",
-    "kind",
-    "order",
-    "keys",
-    "start",
-    "end",
-    "wrap_jumps",
-    "euler_flips",
-    "hemisphere_flips",
-    "gimbal_keys",
-    "spikes",
-    "max_angular_speed",
-]
+from tests.conftest import INSPECT_TRACK_KEYS, corpus_files
 
 
 def euler_track(values, fps=30.0, order="zxy", path="bone"):
@@ -57,7 +42,7 @@ def test_clean_track_reports_nothing_and_dict_keys():
     rep = inspect_track(tr)
     assert isinstance(rep, TrackReport)
     d = rep.as_dict()
-    assert list(d) == KEYS
+    assert list(d) == INSPECT_TRACK_KEYS
     assert d["keys"] == 60 and d["start"] == 0.0 and d["end"] == pytest.approx(59 / 30)
     assert (d["wrap_jumps"], d["euler_flips"], d["hemisphere_flips"], d["gimbal_keys"], d["spikes"]) == (
         0,
