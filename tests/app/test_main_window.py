@@ -495,7 +495,7 @@ def test_layout_toggles_overlay_and_strips(win, qtbot):
         qtbot.wait(10)
         k = tr.n_keys // 2
         pos = view_pos(win, g.euler_plots[0], float(tr.times[k]), float(g.cache.get(tr).key_values[k, 2]))
-        hit = g._key_hit(g.euler_plots[0].getViewBox(), g.glw.mapToScene(pos))
+        hit = g.input.key_hit(g.euler_plots[0].getViewBox(), g.glw.mapToScene(pos))
         assert hit is not None and hit[0] == path and abs(hit[1] - k) <= 1
     finally:
         win.act_overlay.setChecked(False)

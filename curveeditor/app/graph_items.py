@@ -1,0 +1,336 @@
+"""Graphics items the graphs are drawn with (nothing here handles input or knows the document).
+
+* :func:`curve_item` / :func:`set_if_changed`: one pyqtgraph curve of one track channel.
+* :class:`KeyMarkers`: many key points from numpy arrays in one ``drawPixmapFragments`` call.
+* :class:`MultiCurveItem`: the curves of many tracks in one item (a 60-track selection).
+* :class:`LegendOverlay`: the track legend pinned to a plot's corner.
+* :func:`track_colors`: one hue family per track (X/Y/Z shades of the track's hue).
+"""
+
+from __future__ import annotations
+
+import colorsys
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
+
+__all__ = ["curve_item", "set_if_changed", "KeyMarkers", "MultiCurveItem", "LegendOverlay", "track_colors"]
+
+
+def track_colors(i: int, dark: bool) -> tuple[str, str, str]:
+    """X, Y, Z colours of the ``i``-th drawn track: three shades of one hue (golden-ratio spaced
+    hues, so neighbours in the selection differ most); Y is the track's main colour."""
+    h = (0.02 + i * 0.618034) % 1.0
+    base_l = 0.62 if dark else 0.42
+    out = []
+    for dl in (0.16, 0.0, -0.14):
+        r, g, b = colorsys.hls_to_rgb(h, min(max(base_l + dl, 0.15), 0.85), 0.75)
+        out.append(QColor.fromRgbF(r, g, b).name())
+    return out[0], out[1], out[2]
+
+
+def curve_item(**kw) -> pg.PlotDataItem:
+    """A curve item; its plot makes it draw only the visible part, downsampled to the pixel grid
+    (peaks kept) -- see ``GraphPanel``. Give it data only after it is in a plot."""
+    item = pg.PlotDataItem(skipFiniteCheck=True, **kw)
+    # Any change repaints the whole region it dirties, and every curve crossing it is stroked again
+    # (a 2-px, 2400-segment curve costs 2-4 ms in the raster engine). As device pixmaps, curves that
+    # did not change are blitted: a recipe preview redraw of a 50 s track went from ~60 to ~40 ms.
+    item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    return item
+
+
+def set_if_changed(item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
+    """``setData`` unless the item already shows exactly these arrays (skips the repaint)."""
+    old = getattr(item, "_ce_xy", None)
+    if old is not None and old[0] is x and np.array_equal(old[1], y):
+        return
+    if (
+        old is not None
+        and old[0].shape == x.shape
+        and np.array_equal(old[1], y)
+        and np.array_equal(old[0], x)
+    ):
+        item._ce_xy = (x, y)
+        return
+    item.setData(x, y)
+    item._ce_xy = (x, y)
+
+
+class KeyMarkers(pg.GraphicsObject):
+    """Key points as fixed-size screen markers, drawn from numpy arrays in one ``drawPoints`` call.
+
+    pyqtgraph's ScatterPlotItem keeps a Python record per point; with 3000 keys its ``setData`` took
+    ~2.7 ms and its hit bookkeeping more on every drag step. This item stores the arrays only and
+    draws the visible ones (keys are sorted in time, so the visible slice is two ``searchsorted``).
+    """
+
+    def __init__(self, size: float, fill: str, outline: str | None = None):
+        super().__init__()
+        self._x = np.zeros(0)
+        self._y = np.zeros(0)
+        self._rect = QRectF()
+        self._br: QRectF | None = None
+        self.size = float(size)
+        self.fill = QColor(fill)
+        self.outline = QColor(outline) if outline else None
+        self._sprite_pm: QPixmap | None = None
+        self._sprite_key: tuple | None = None
+        self._frags = pg.Qt.internals.PrimitiveArray(QPainter.PixmapFragment, 10)
+        #: draw nothing when more than this many keys per pixel column are visible (None = always)
+        self.max_per_px: float | None = None
+
+    def setData(self, x, y) -> None:  # noqa: N802 - pyqtgraph naming
+        self.prepareGeometryChange()
+        self._x = np.asarray(x, dtype=np.float64)
+        self._y = np.asarray(y, dtype=np.float64)
+        if self._x.size:
+            x0, x1 = float(self._x.min()), float(self._x.max())
+            y0, y1 = float(self._y.min()), float(self._y.max())
+            self._rect = QRectF(x0, y0, max(x1 - x0, 1e-9), max(y1 - y0, 1e-9))
+        else:
+            self._rect = QRectF()
+        self._br = None
+        self.informViewBoundsChanged()
+        self.update()
+
+    def clear(self) -> None:
+        self.setData(np.zeros(0), np.zeros(0))
+
+    def getData(self):  # noqa: N802
+        return self._x, self._y
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):  # noqa: N802,N803
+        if self._x.size == 0:
+            return None, None
+        d = self._x if ax == 0 else self._y
+        return float(d.min()), float(d.max())
+
+    def pixelPadding(self) -> float:  # noqa: N802
+        return self.size
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        # Qt asks for this dozens of times per frame: computed once per data or view change.
+        if self._br is None:
+            self._br = self._compute_bounds()
+        return self._br
+
+    def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
+        self.prepareGeometryChange()
+        self._br = None
+
+    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
+        self.prepareGeometryChange()
+        self._br = None
+
+    def _compute_bounds(self) -> QRectF:
+        if self._x.size == 0:
+            return QRectF()
+        px = self.pixelLength(QPointF(1, 0)) or 0.0
+        py = self.pixelLength(QPointF(0, 1)) or 0.0
+        pad = self.size
+        rect = self._rect.adjusted(-pad * px, -pad * py, pad * px, pad * py)
+        # Keep the dirty region inside the visible part: a 50 s track must not repaint the axes.
+        vr = self.viewRect()
+        if vr is not None and vr.isValid():
+            rect = rect.intersected(vr.adjusted(-pad * px, -pad * py, pad * px, pad * py))
+        return rect
+
+    def _sprite(self, dpr: float) -> QPixmap:
+        """The marker as a pixmap (outline square, fill square inside), rebuilt when its look changes."""
+        key = (self.size, self.fill.rgba(), None if self.outline is None else self.outline.rgba(), dpr)
+        if self._sprite_key != key:
+            side = self.size + (2.0 if self.outline is not None else 0.0)
+            px = max(1, int(np.ceil(side * dpr)))
+            pm = QPixmap(px, px)
+            pm.fill(Qt.GlobalColor.transparent)
+            p = QPainter(pm)
+            if self.outline is not None:
+                p.fillRect(QRectF(0, 0, px, px), self.outline)
+            inset = (px - self.size * dpr) / 2.0
+            p.fillRect(QRectF(inset, inset, px - 2 * inset, px - 2 * inset), self.fill)
+            p.end()
+            self._sprite_pm, self._sprite_key = pm, key
+        return self._sprite_pm
+
+    def paint(self, painter, *args) -> None:
+        n = self._x.size
+        if n == 0:
+            return
+        vr = self.viewRect()
+        if vr is not None and n > 64:
+            lo = int(np.searchsorted(self._x, vr.left(), side="left"))
+            hi = int(np.searchsorted(self._x, vr.right(), side="right"))
+            x, y = self._x[max(lo - 1, 0) : hi + 1], self._y[max(lo - 1, 0) : hi + 1]
+        else:
+            x, y = self._x, self._y
+        if x.size == 0:
+            return
+        if self.max_per_px is not None and vr is not None:
+            px = self.pixelLength(QPointF(1, 0)) or 0.0
+            if px > 0 and x.size > self.max_per_px * vr.width() / px:
+                return
+        # One pre-rendered sprite blitted per key (drawPixmapFragments), in device pixels: stroking
+        # wide square-capped points cost ~0.13 ms per call, twice per item, ~2 ms per drag step.
+        dev = painter.device()
+        dpr = float(dev.devicePixelRatioF()) if dev is not None else 1.0
+        pm = self._sprite(dpr)
+        xy = pg.functions.transformCoordinates(painter.transform(), np.vstack([x, y]))
+        xy = np.clip(xy, -(2.0**30), 2.0**30)
+        painter.save()
+        painter.resetTransform()
+        self._frags.resize(x.size)
+        frags = self._frags.ndarray()
+        frags[:, 0:2] = xy.T
+        frags[:, 2:6] = (0.0, 0.0, pm.width(), pm.height())
+        frags[:, 6:10] = (1.0 / dpr, 1.0 / dpr, 0.0, 1.0)
+        painter.drawPixmapFragments(*self._frags.drawargs(), pm)
+        painter.restore()
+
+
+class MultiCurveItem(pg.GraphicsObject):
+    """The curves of many tracks in one item: each ``(x (M,), y (M,), colour)`` is cut to the visible
+    time range, reduced to a min/max pair per pixel column (peaks kept) and stroked with a 1-px
+    cosmetic pen.
+
+    Why not one PlotDataItem per curve: creating and adding one costs ~3 ms (its own ScatterPlotItem,
+    curve item, signals), so 60 tracks x 3 channels took ~0.6 s before a single pixel was drawn.
+    """
+
+    def __init__(self, style=Qt.PenStyle.SolidLine):
+        super().__init__()
+        self.style = style
+        self._curves: list[tuple[np.ndarray, np.ndarray, QColor]] = []
+        self._rect = QRectF()
+        self._br: QRectF | None = None
+        self._paths: list[tuple[QPainterPath, QPen]] | None = None
+        self._paths_key: tuple | None = None
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def setCurves(self, curves) -> None:  # noqa: N802 - pyqtgraph naming
+        """``curves``: iterable of ``(x, y, colour)``; x sorted (seconds), y in view units."""
+        self.prepareGeometryChange()
+        self._curves = [(np.asarray(x, float), np.asarray(y, float), QColor(c)) for x, y, c in curves]
+        xs = [(float(x[0]), float(x[-1])) for x, _y, _c in self._curves if x.size]
+        ys = [(float(np.nanmin(y)), float(np.nanmax(y))) for x, y, _c in self._curves if x.size]
+        if xs:
+            x0, x1 = min(a for a, _ in xs), max(b for _, b in xs)
+            y0, y1 = min(a for a, _ in ys), max(b for _, b in ys)
+            self._rect = QRectF(x0, y0, max(x1 - x0, 1e-9), max(y1 - y0, 1e-9))
+        else:
+            self._rect = QRectF()
+        self._br = None
+        self._paths = None
+        self.informViewBoundsChanged()
+        self.update()
+
+    def curves(self) -> list[tuple[np.ndarray, np.ndarray, QColor]]:
+        return list(self._curves)
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):  # noqa: N802,N803
+        if not self._curves:
+            return None, None
+        r = self._rect
+        return (r.left(), r.right()) if ax == 0 else (r.top(), r.bottom())
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        if self._br is None:
+            vr = self.viewRect()
+            rect = QRectF(self._rect)
+            if vr is not None and vr.isValid() and not rect.isNull():
+                rect = rect.intersected(vr)
+            self._br = rect
+        return self._br
+
+    def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
+        self.prepareGeometryChange()
+        self._br = None
+
+    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
+        self.prepareGeometryChange()
+        self._br = None
+
+    def _build_paths(self, vr: QRectF, width_px: int) -> list[tuple[QPainterPath, QPen]]:
+        out = []
+        x0, x1 = vr.left(), vr.right()
+        bins = max(int(width_px), 1)
+        for x, y, colour in self._curves:
+            if x.size == 0:
+                continue
+            lo = max(int(np.searchsorted(x, x0)) - 1, 0)
+            hi = min(int(np.searchsorted(x, x1, side="right")) + 1, x.size)
+            xv, yv = x[lo:hi], y[lo:hi]
+            if xv.size > 3 * bins:
+                # min/max per pixel column: the same picture as every sample, ~2 points per pixel
+                edges = np.searchsorted(xv, np.linspace(xv[0], xv[-1], bins + 1)[:-1])
+                edges = np.unique(edges)
+                mn = np.minimum.reduceat(yv, edges)
+                mx = np.maximum.reduceat(yv, edges)
+                xm = xv[edges]
+                xv = np.repeat(xm, 2)
+                yv = np.column_stack([mn, mx]).reshape(-1)
+            pen = QPen(colour)
+            pen.setCosmetic(True)
+            pen.setWidthF(1.0)
+            pen.setStyle(self.style)
+            out.append((pg.arrayToQPath(xv, yv, connect="finite"), pen))
+        return out
+
+    def paint(self, painter, *args) -> None:
+        if not self._curves:
+            return
+        vr = self.viewRect()
+        if vr is None or not vr.isValid():
+            return
+        px = self.pixelLength(QPointF(1, 0)) or 1.0
+        width_px = int(vr.width() / px) if px else 1000
+        key = (vr.left(), vr.right(), width_px)
+        if self._paths is None or self._paths_key != key:
+            self._paths = self._build_paths(vr, width_px)
+            self._paths_key = key
+        for path, pen in self._paths:
+            painter.setPen(pen)
+            painter.drawPath(path)
+
+
+class LegendOverlay(QGraphicsTextItem):
+    """Track legend in a plot's top-right corner (fixed on screen, not in data coordinates): one line
+    per track with its colour swatch(es); at most ``max_rows`` lines, then "+N more"."""
+
+    def __init__(self, view_box: pg.ViewBox, max_rows: int = 16):
+        super().__init__()
+        self.vb = view_box
+        self.max_rows = max_rows
+        self.entries: list[tuple[str, tuple[str, ...]]] = []
+        self.setParentItem(view_box)
+        self.setZValue(1e8)
+        view_box.sigResized.connect(self._place)
+
+    def set_entries(self, entries, fg: str, bg: str, note: str = "") -> None:
+        """``entries``: ``(label, (colour, ...))`` per track; ``note``: an extra first line."""
+        self.entries = list(entries)
+        rows = []
+        if note:
+            rows.append(f"<i>{html.escape(note)}</i>")
+        for label, colours in self.entries[: self.max_rows]:
+            sw = "".join(f'<span style="color:{c}">&#9632;</span>' for c in colours)
+            rows.append(f"{sw}&nbsp;{html.escape(label)}")
+        if len(self.entries) > self.max_rows:
+            rows.append(f"+{len(self.entries) - self.max_rows} more")
+        self.setHtml(
+            f'<div style="color:{fg}; background-color:{bg}; font-size:8pt">' + "<br>".join(rows) + "</div>"
+        )
+        self.setVisible(bool(rows))
+        self._place()
+
+    def text_lines(self) -> list[str]:
+        return self.toPlainText().splitlines()
+
+    def _place(self, *_):
+        r = self.vb.boundingRect()
+        w = self.boundingRect().width()
+        self.setPos(max(r.right() - w - 4, 0), 2)

@@ -1,0 +1,165 @@
+"""One plot ("strip") of the graph panel: its PlotItem and view box, time cursor, axes, and the
+items shared by all the tracks it shows (batched curves of the secondary tracks, their keys, the
+selected keys, the tangent handles, the legend and a note line).
+
+Axes never rescale degrees or seconds with SI prefixes ("(x0.001)"); the time axis shows seconds
+or frames (:class:`TimeAxis`).
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
+
+from .graph_input import CHANNEL_NAMES, CurveViewBox, GraphInput
+from .graph_items import KeyMarkers, LegendOverlay, MultiCurveItem
+from .theme import Theme
+
+__all__ = ["Strip", "TimeAxis"]
+
+
+class TimeAxis(pg.AxisItem):
+    """Bottom axis in seconds, or in frames of ``frame_rate`` (whole-frame tick spacing)."""
+
+    def __init__(self, *a, **kw):
+        super().__init__("bottom", *a, **kw)
+        self.frames = False
+        self.frame_rate = 30.0
+        self.enableAutoSIPrefix(False)
+
+    def set_mode(self, frames: bool, frame_rate: float) -> None:
+        self.frames, self.frame_rate = bool(frames), float(frame_rate) or 30.0
+        self.picture = None
+        self.update()
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
+        if not self.frames:
+            return super().tickSpacing(minVal, maxVal, size)
+        fr = self.frame_rate
+        levels = super().tickSpacing(minVal * fr, maxVal * fr, size)
+        out = []
+        for spacing, offset in levels:
+            s = max(round(spacing), 1)
+            if not out or s != round(out[-1][0] * fr):
+                out.append((s / fr, offset / fr))
+        return out
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph API
+        if not self.frames:
+            return super().tickStrings(values, scale, spacing)
+        return [f"{round(v * self.frame_rate):d}" for v in values]
+
+
+class Strip:
+    """A plot of role ``("euler", ch)``, ``("euler", None)`` (overlay), ``("speed", None)`` or
+    ``("quat", None)``, added to ``glw`` at ``row``."""
+
+    def __init__(self, glw: pg.GraphicsLayoutWidget, handler: GraphInput, role, row: int, link=None):
+        self.role = role
+        self.vb = CurveViewBox(handler, role)
+        self.time_axis = TimeAxis()
+        self.plot: pg.PlotItem = glw.addPlot(
+            row=row, col=0, viewBox=self.vb, axisItems={"bottom": self.time_axis}
+        )
+        p = self.plot
+        p.getAxis("left").setWidth(62)
+        p.getAxis("left").enableAutoSIPrefix(False)
+        p.setMenuEnabled(False)
+        p.hideButtons()
+        # 12k-sample curves: draw only what is visible, at most ~2 samples per pixel (peaks kept).
+        p.setClipToView(True)
+        p.setDownsampling(auto=True, mode="peak")
+        # Replaying an axis' cached QPicture costs ~2 ms per axis; a curve edit dirties a region that
+        # overlaps the axes, so keep them as device pixmaps (redrawn only when the range changes).
+        for name in ("left", "bottom"):
+            p.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        if link is not None:
+            p.setXLink(link)
+        if role[0] == "euler":
+            label = "Euler (deg)" if role[1] is None else f"{CHANNEL_NAMES[role[1]]} (deg)"
+        else:
+            label = {"speed": "speed (deg/s)", "quat": "quaternion"}[role[0]]
+        p.setLabel("left", label)
+        self.cursor = pg.InfiniteLine(angle=90, movable=True)
+        self.cursor.setZValue(1e6)
+        p.addItem(self.cursor, ignoreBounds=True)
+        # shared items: secondary tracks (batched), their keys, selected keys, handles
+        self.multi = MultiCurveItem()
+        self.multi.setZValue(4)
+        p.addItem(self.multi)
+        self.preview_multi = MultiCurveItem(style=Qt.PenStyle.DashLine)
+        self.preview_multi.setZValue(14)
+        p.addItem(self.preview_multi)
+        self.multi_keys = KeyMarkers(3, "#808080")
+        self.multi_keys.setZValue(19)
+        self.multi_keys.max_per_px = 0.5  # hide dense secondary keys (mocap: one per frame) until zoomed
+        p.addItem(self.multi_keys)
+        self.selected = KeyMarkers(6, "#e08e00", "#000000")
+        self.selected.setZValue(30)
+        p.addItem(self.selected, ignoreBounds=True)
+        self.handle_line = pg.PlotCurveItem(connect="pairs")
+        self.handle_line.setZValue(25)
+        self.handle_pts = KeyMarkers(6, "#ffffff", "#404040")
+        self.handle_pts.setZValue(26)
+        p.addItem(self.handle_line, ignoreBounds=True)
+        p.addItem(self.handle_pts, ignoreBounds=True)
+        self.legend = LegendOverlay(self.vb)
+        self.legend.setVisible(False)
+        self.note = pg.TextItem(anchor=(0, 0))
+        self.note.setParentItem(self.vb)
+        self.note.setPos(4, 2)
+        self.note.setZValue(1e8)
+        self.hover_label = pg.TextItem(anchor=(0, 1))
+        self.hover_label.setZValue(1e8)
+        self.hover_label.setVisible(False)
+        p.addItem(self.hover_label, ignoreBounds=True)
+        self.fixed = {
+            self.cursor,
+            self.multi,
+            self.preview_multi,
+            self.multi_keys,
+            self.selected,
+            self.handle_line,
+            self.handle_pts,
+            self.hover_label,
+        }
+
+    @property
+    def is_euler(self) -> bool:
+        return self.role[0] == "euler"
+
+    def channels(self):
+        return self.vb.channels()
+
+    def clear_track_items(self, keep=()) -> None:
+        """Remove every per-track item (keeps the shared ones and ``keep``)."""
+        keep = set(keep)
+        for item in list(self.plot.items):
+            if item not in self.fixed and item not in keep:
+                self.plot.removeItem(item)
+
+    def set_note(self, text: str, theme: Theme) -> None:
+        self.note.setText(text, color=theme.plot_fg)
+        self.note.setVisible(bool(text))
+
+    def apply_theme(self, theme: Theme) -> None:
+        fg = theme.plot_fg
+        for ax in ("left", "bottom"):
+            a = self.plot.getAxis(ax)
+            a.setPen(fg)
+            a.setTextPen(fg)
+        self.plot.showGrid(x=True, y=True, alpha=theme.grid_alpha)
+        self.cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
+        self.cursor.setHoverPen(pg.mkPen(theme.key_selected, width=2.5))
+        self.selected.fill = QColor(theme.key_selected)
+        self.selected.outline = QColor(theme.cursor)
+        self.handle_line.setPen(pg.mkPen(theme.handle, width=1))
+        self.handle_pts.fill = QColor(theme.plot_bg)
+        self.handle_pts.outline = QColor(theme.handle)
+        kc = QColor(theme.plot_fg)
+        kc.setAlpha(150)
+        self.multi_keys.fill = kc
+        self.hover_label.setColor(fg)
+        self.hover_label.fill = pg.mkBrush(QColor(theme.plot_bg))
