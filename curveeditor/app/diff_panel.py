@@ -19,7 +19,6 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QLabel,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from curveeditor.engine.diff import diff_tracks
 
+from .elided import ElidedLabel
 from .workers import LatestRunner
 
 __all__ = ["DiffPanel", "changed_pairs"]
@@ -94,8 +94,7 @@ class DiffPanel(QWidget):
         self.theme = None
         self.computed = 0  # diff refreshes that (re)started a comparison (tests)
 
-        self.title = QLabel(self)
-        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title = ElidedLabel("", self)
 
         self.plot = pg.PlotWidget(self)
         self.plot.setMinimumHeight(110)
@@ -123,8 +122,14 @@ class DiffPanel(QWidget):
         self.cursor.setToolTip("Current time: drag to scrub")
         self.cursor.sigPositionChanged.connect(self._cursor_dragged)
         self.plot.addItem(self.cursor)
+        # The message sits at the plot's centre in screen space (it used to sit at the time cursor in
+        # data coordinates and ran off the plot's edge when the cursor was near the end).
         self.empty_text = pg.TextItem("", color="#999", anchor=(0.5, 0.5))
-        self.plot.addItem(self.empty_text, ignoreBounds=True)
+        vb = self.plot.getPlotItem().getViewBox()
+        self.empty_text.setParentItem(vb)
+        vb.sigResized.connect(self._place_empty_text)
+        for ax in ("left", "bottom"):
+            self.plot.getPlotItem().getAxis(ax).enableAutoSIPrefix(False)  # never "(x0.001)" degrees
 
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -275,6 +280,10 @@ class DiffPanel(QWidget):
             rows.append((cells[0], int(cells[1]), int(cells[2]), cells[3], cells[4]))
         return rows
 
+    def _place_empty_text(self, *_):
+        vb = self.plot.getPlotItem().getViewBox()
+        self.empty_text.setPos(vb.boundingRect().center())
+
     def _plot_selected(self) -> None:
         sel = self.document.selected_paths
         d = self._by_path.get(sel[0]) if sel else None
@@ -286,7 +295,7 @@ class DiffPanel(QWidget):
             else:
                 msg = "selected track unchanged" if sel else "select a track"
             self.empty_text.setText(msg)
-            self.empty_text.setPos(float(self.document.current_time), 0.5)
+            self._place_empty_text()
             self.empty_text.show()
             self.plot.setYRange(0, 1)
             return

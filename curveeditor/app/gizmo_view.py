@@ -54,6 +54,8 @@ from curveeditor.engine import display
 from curveeditor.engine.clip import played
 from curveeditor.engine.rotations import UNITY_ORDER
 
+from .elided import ElidedLabel
+
 __all__ = ["GizmoView", "AXIS_COLORS"]
 
 #: RGBA 0..1 of the Unity axes X, Y, Z (Unity's own gizmo colours).
@@ -404,11 +406,9 @@ class GizmoView(QWidget):
         self.main_tripod = _Tripod(self._scene, alpha=1.0, labels=True)
 
         # ---- chrome: title, legend, reset view
-        self._title = QLabel(self)
-        self._title.setTextFormat(Qt.TextFormat.RichText)
-        self._legend = QLabel(self)
-        self._legend.setTextFormat(Qt.TextFormat.RichText)
-        self._legend.setWordWrap(True)
+        # Elided labels: a long bone path must never force the dock (and squeeze the graphs) wider.
+        self._title = ElidedLabel("", self)
+        self._legend = ElidedLabel("", self)
         self._gimbal_label = QLabel(self)
         self.reset_action = QAction("Reset view", self)
         self.reset_action.setToolTip("Reset the 3D camera (Home)")
@@ -431,6 +431,8 @@ class GizmoView(QWidget):
         lay.addWidget(self.view_widget, 1)
         lay.addWidget(self._legend)
         self._legend.setContentsMargins(6, 0, 6, 4)
+        # two lines, always: the view must not change size (and re-frame) when the text arrives
+        self._legend.setFixedHeight(2 * self._legend.fontMetrics().lineSpacing() + 6)
 
         self.reset_view()
         document.timeChanged.connect(self._on_time)

@@ -12,10 +12,9 @@ import platform
 
 import numpy as np
 from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -29,6 +28,7 @@ from curveeditor.engine import edit as ed
 from .compare import CompareDialog
 from .diff_panel import DiffPanel
 from .document import ClipDocument
+from .elided import ElidedLabel
 from .files import Autosaver, FileController, sample_path
 from .gizmo_view import GizmoView
 from .graphs import GraphPanel
@@ -40,7 +40,12 @@ from .theme import ThemeManager
 from .timeline import Timeline
 from .track_tree import TrackTree
 
-__all__ = ["MainWindow", "versions_text"]
+__all__ = ["MainWindow", "versions_text", "LAYOUT_VERSION"]
+
+#: Saved dock layouts carry this number; a layout saved by another version is dropped (a layout
+#: from before versioning could hold a 3D dock squeezing the graphs to ~200 px, forever).
+LAYOUT_VERSION = 2
+DEFAULT_SIZE = (1500, 940)
 
 
 def versions_text() -> str:
@@ -94,8 +99,11 @@ class MainWindow(QMainWindow):
         self.graphs.show_speed = self.settings.get_bool("view/speed", True)
         self.graphs.show_quat = self.settings.get_bool("view/quat", False)
         self.graphs.show_original = self.settings.get_bool("view/original", True)
+        self.graphs.normalize = self.settings.get_bool("view/normalize", False)
+        self.graphs.time_in_frames = self.settings.get_bool("view/frames", False)
         self.graphs.set_layout()
         self.timeline = Timeline(self.doc)
+        self.timeline.set_time_in_frames(self.graphs.time_in_frames)
         self.timeline.act_loop.setChecked(self.settings.get_bool("play/loop", True))
         self.timeline.set_speed(self.settings.get_float("play/speed", 1.0))
         central = QWidget()
@@ -130,11 +138,9 @@ class MainWindow(QMainWindow):
         self.docks["Keys"].raise_()
         self.splitDockWidget(self.docks["3D view"], self.docks["Recipe"], Qt.Orientation.Vertical)
         self.splitDockWidget(self.docks["Tracks"], self.docks["History"], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["Tracks"]], [300], Qt.Orientation.Horizontal)
-        if "3D view" in self.docks:
-            self.resizeDocks([self.docks["3D view"]], [340], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["Keys"]], [220], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["Tracks"], self.docks["History"]], [520, 160], Qt.Orientation.Vertical)
+        self._default_dock_sizes()
+        self._default_state = self.saveState(LAYOUT_VERSION)
+        self._maximized_docks: list[QDockWidget] | None = None
 
         self._build_actions()
         self._build_menus()
@@ -153,12 +159,77 @@ class MainWindow(QMainWindow):
         self.files.loaded.connect(lambda p: self.statusBar().showMessage(f"Opened {p}", 5000))
         self.files.saved.connect(lambda p: self.statusBar().showMessage(f"Wrote {p}", 5000))
         self.themes.changed.connect(self._apply_theme)
-        self.resize(1500, 940)
+        self._fit_to_screen()
         self._restore_layout()
         self._apply_theme(self.themes.apply())
         self._update_title()
         self._update_actions()
         self.autosaver.start()
+
+    # ------------------------------------------------------------------ layout
+    def _default_dock_sizes(self) -> None:
+        self.resizeDocks([self.docks["Tracks"]], [300], Qt.Orientation.Horizontal)
+        if "3D view" in self.docks:
+            self.resizeDocks([self.docks["3D view"]], [340], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["Keys"]], [220], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["Tracks"], self.docks["History"]], [520, 160], Qt.Orientation.Vertical)
+
+    def available_screen(self):
+        """The available geometry (QRect) of the screen the window is on (or the primary one)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
+
+    def _fit_to_screen(self) -> None:
+        """The default size, shrunk to the available screen (a 1000 px screen got a 1040 px window)."""
+        avail = self.available_screen()
+        w = min(DEFAULT_SIZE[0], avail.width())
+        h = min(DEFAULT_SIZE[1], avail.height())
+        self.resize(w, h)
+        fg = self.frameGeometry()
+        # the frame (title bar) comes on top of the client size
+        extra_w, extra_h = max(fg.width() - self.width(), 0), max(fg.height() - self.height(), 0)
+        if w + extra_w > avail.width() or h + extra_h > avail.height():
+            self.resize(min(w, avail.width() - extra_w), min(h, avail.height() - extra_h))
+        self.move(avail.left() + max((avail.width() - self.frameGeometry().width()) // 2, 0), avail.top())
+
+    def fits_screen(self) -> bool:
+        avail = self.available_screen()
+        return self.width() <= avail.width() and self.height() <= avail.height()
+
+    def reset_layout(self) -> None:
+        """View > Reset layout: every dock back where it starts, default sizes, window fitted."""
+        self._maximized_docks = None
+        self.restoreState(self._default_state, LAYOUT_VERSION)
+        for d in self.docks.values():
+            d.show()
+        self._fit_to_screen()
+        self._default_dock_sizes()
+        self.statusBar().showMessage("Layout reset", 3000)
+
+    def toggle_maximize_graphs(self) -> None:
+        """Ctrl+Space (as in Blender): hide every dock so the graphs take the window; again restores."""
+        if self._maximized_docks is None:
+            self._maximized_docks = [d for d in self.docks.values() if d.isVisible()]
+            for d in self._maximized_docks:
+                d.hide()
+        else:
+            for d in self._maximized_docks:
+                d.show()
+            self._maximized_docks = None
+        self.act_maximize.blockSignals(True)
+        self.act_maximize.setChecked(self._maximized_docks is not None)
+        self.act_maximize.blockSignals(False)
+
+    def graph_share(self) -> float:
+        """Width of the graph area / width of the window."""
+        return self.centralWidget().width() / max(self.width(), 1)
+
+    def resizeEvent(self, ev):  # noqa: N802 - Qt API
+        super().resizeEvent(ev)
+        # No dock may push the graphs under half the window: the central widget's minimum width
+        # makes QMainWindow's splitters stop there.
+        self.centralWidget().setMinimumWidth(max(self.width() // 2, 200))
+        self.status_label.setMaximumWidth(max(int(self.width() * 0.5), 100))
 
     # ------------------------------------------------------------------ construction
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
@@ -184,9 +255,7 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         S = QKeySequence.StandardKey  # noqa: N806
-        self.act_open = self._act(
-            "&Open…", self.files.open_dialog, S.Open, "Open an .anim, .bvh or .csv clip"
-        )
+        self.act_open = self._act("&Open…", self.open_dialog, S.Open, "Open an .anim, .bvh or .csv clip")
         self.act_save = self._act("&Save", self.files.save, S.Save, "Save back to the .anim (minimal diff)")
         self.act_save_as = self._act("Save &As…", self.files.save_as, "Ctrl+Shift+S", "Save to a new .anim")
         self.act_exp_euler = self._act(
@@ -266,7 +335,40 @@ class MainWindow(QMainWindow):
             checkable=True,
             checked=self.graphs.show_original,
         )
+        self.act_normalize = self._act(
+            "&Normalize curves",
+            lambda on: self._set_view("normalize", on),
+            "N",
+            "Scale every Euler curve to [-1, 1] (shape comparison; edits stay in degrees)",
+            checkable=True,
+            checked=self.graphs.normalize,
+        )
+        self.act_frames = self._act(
+            "Time in &frames",
+            lambda on: self._set_view("frames", on),
+            "Ctrl+T",
+            "Time axis in frames instead of seconds",
+            checkable=True,
+            checked=self.graphs.time_in_frames,
+        )
+        self.act_reset_layout = self._act(
+            "&Reset layout", self.reset_layout, None, "Put every panel back where it starts"
+        )
+        self.act_maximize = self._act(
+            "&Maximize graphs",
+            lambda _on: self.toggle_maximize_graphs(),
+            "Ctrl+Space",
+            "Hide the panels so the graphs fill the window (again to restore)",
+            checkable=True,
+        )
         self.act_filter = self._act("Filter tracks", self._focus_filter, "Ctrl+F", "Filter the track list")
+        # Up / Down in the graphs walk the track tree (the tree's own arrow keys stay the tree's).
+        self.act_prev_track = self._act("Previous track", lambda: self.tracks.step(-1), Qt.Key.Key_Up)
+        self.act_next_track = self._act("Next track", lambda: self.tracks.step(1), Qt.Key.Key_Down)
+        for a in (self.act_prev_track, self.act_next_track):
+            self.removeAction(a)
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.graphs.addAction(a)
         self.act_cancel = self._act("Cancel drag", self.graphs.cancel_drag, Qt.Key.Key_Escape, "Cancel")
         # Escape only cancels drags in the graphs; elsewhere it must keep closing editors and popups.
         self.removeAction(self.act_cancel)
@@ -345,6 +447,11 @@ class MainWindow(QMainWindow):
             self.act_speed,
             self.act_quat,
             self.act_original,
+            self.act_normalize,
+            self.act_frames,
+            None,
+            self.act_maximize,
+            self.act_reset_layout,
             None,
             self.act_filter,
         ):
@@ -393,7 +500,7 @@ class MainWindow(QMainWindow):
                 sub.addAction(a)
 
     def _build_status(self) -> None:
-        self.status_label = QLabel()
+        self.status_label = ElidedLabel()
         self.statusBar().addPermanentWidget(self.status_label)
         self.statusBar().showMessage(
             "Click keys to select, drag to move (Shift constrains), K adds a key, F frames the selection",
@@ -441,6 +548,7 @@ class MainWindow(QMainWindow):
 
     def _apply_theme(self, theme) -> None:
         self.graphs.set_theme(theme)
+        self.timeline.set_theme(theme)
         self.tracks.set_theme(theme)
         self.problems.set_theme(theme)
         for w in (self.gizmo, self.recipe, self.diff, self._compare):
@@ -455,6 +563,11 @@ class MainWindow(QMainWindow):
         self.settings.set(f"view/{what}", on)
         if what == "original":
             self.graphs.set_show_original(on)
+        elif what == "frames":
+            self.graphs.set_time_in_frames(on)
+            self.timeline.set_time_in_frames(on)
+        elif what == "normalize":
+            self.graphs.set_layout(normalize=on)
         else:
             self.graphs.set_layout(**{"overlay" if what == "overlay" else what: on})
 
@@ -464,6 +577,12 @@ class MainWindow(QMainWindow):
         self.tracks.filter.selectAll()
 
     # ------------------------------------------------------------------ files
+    def open_dialog(self) -> None:
+        """File > Open: ask about unsaved edits first (as Recent files and drag-and-drop do)."""
+        if not self.maybe_save():
+            return
+        self.files.open_dialog()
+
     def open_file(self, path: str) -> None:
         if not self.maybe_save():
             return
@@ -565,19 +684,39 @@ class MainWindow(QMainWindow):
                 return
 
     def _save_layout(self) -> None:
+        if self._maximized_docks is not None:
+            self.toggle_maximize_graphs()  # never save the maximised state as the layout
+        self.settings.set("window/layout_version", LAYOUT_VERSION)
         self.settings.set("window/geometry", self.saveGeometry())
-        self.settings.set("window/state", self.saveState())
+        self.settings.set("window/state", self.saveState(LAYOUT_VERSION))
         self.settings.set("play/loop", self.timeline.act_loop.isChecked())
         self.settings.set("play/speed", self.timeline.speed)
         self.settings.sync()
 
     def _restore_layout(self) -> None:
+        """The saved layout, unless it is from another layout version or does not fit the screen
+        (then the defaults stay and the saved one is dropped)."""
         g = self.settings.store.value("window/geometry")
         s = self.settings.store.value("window/state")
+        try:
+            version = int(self.settings.store.value("window/layout_version", 0) or 0)
+        except (TypeError, ValueError):
+            version = 0
+        if version != LAYOUT_VERSION:
+            self._drop_saved_layout()
+            return
         if isinstance(g, QByteArray) and not g.isEmpty():
             self.restoreGeometry(g)
+            if not self.fits_screen():
+                self._drop_saved_layout()
+                self._fit_to_screen()
+                return
         if isinstance(s, QByteArray) and not s.isEmpty():
-            self.restoreState(s)
+            self.restoreState(s, LAYOUT_VERSION)
+
+    def _drop_saved_layout(self) -> None:
+        for k in ("window/geometry", "window/state", "window/layout_version"):
+            self.settings.store.remove(k)
 
     # ------------------------------------------------------------------ key edits
     def _selected(self) -> dict[str, set[int]]:

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 
 from curveeditor.engine.recipe import OPS, REQUIRED, ParamSpec, Recipe, RecipeError, run_recipe
 
+from .elided import ElidedLabel
 from .workers import LatestRunner, run_in_thread
 
 __all__ = ["RecipePanel", "StepState", "GUI_DEFAULTS"]
@@ -634,8 +635,9 @@ class RecipePanel(QWidget):
             return
         s = self.steps[row]
         self.params_box.setTitle(f"{row + 1}. {_OP_TITLES.get(s.op, s.op)}")
-        self.op_doc = QLabel(OPS[s.op].doc, self.params_box)
-        self.op_doc.setWordWrap(True)
+        # one elided line (full text in the tooltip): a word-wrapped label in the form was cut off
+        # at the bottom in a short dock
+        self.op_doc = ElidedLabel(OPS[s.op].doc, self.params_box, elide=Qt.TextElideMode.ElideRight)
         self.params_form.addRow(self.op_doc)
         if not OPS[s.op].params:
             self.params_form.addRow(QLabel("No parameters.", self.params_box))

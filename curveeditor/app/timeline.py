@@ -9,16 +9,16 @@ the quaternion and the angular speed — all computed by the engine.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QElapsedTimer, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPalette, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
-    QLabel,
     QSizePolicy,
     QSlider,
     QStyle,
+    QStyleOptionSlider,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -28,19 +28,25 @@ from curveeditor.engine import display
 from curveeditor.engine.rotations import equivalent_euler
 
 from .document import ClipDocument
+from .elided import ElidedLabel
 
-__all__ = ["Timeline", "readout_text"]
+__all__ = ["Timeline", "readout_text", "frame_text", "transport_icon", "JumpSlider"]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
 
 
-def readout_text(document: ClipDocument) -> str:
+def frame_text(t: float, frame_rate: float) -> str:
+    """The frame number at ``t`` seconds: whole on (within 1e-3 of) a frame boundary, else 2 decimals."""
+    frame = t * frame_rate
+    return f"{round(frame)}" if abs(frame - round(frame)) < 1e-3 else f"{frame:.2f}"
+
+
+def readout_text(document: ClipDocument, frames_first: bool = False) -> str:
     """One-line description of the primary track's pose at the current time (HTML)."""
     tr = document.current_track()
     t = document.current_time
-    frame = t * document.frame_rate
-    ftxt = f"{round(frame)}" if abs(frame - round(frame)) < 1e-3 else f"{frame:.2f}"
-    head = f"<b>{t:.3f} s</b> · frame {ftxt}"
+    ftxt = frame_text(t, document.frame_rate)
+    head = f"<b>frame {ftxt}</b> · {t:.3f} s" if frames_first else f"<b>{t:.3f} s</b> · frame {ftxt}"
     if tr is None or tr.n_keys == 0:
         return head
     s = display.sample_track(tr, np.array([t, t + 1e-3]))
@@ -54,6 +60,76 @@ def readout_text(document: ClipDocument) -> str:
         f"≡ ({eq[0]:.2f}, {eq[1]:.2f}, {eq[2]:.2f})° · q ({q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f}, {q[3]:.3f}) "
         f"· <b>{speed:.1f} °/s</b>"
     )
+
+
+def transport_icon(kind: str, colour: str, size: int = 32) -> QIcon:
+    """Transport glyphs drawn in ``colour`` (the theme's text colour): the style's standard icons
+    are dark grey and all but vanish on the dark theme. ``kind``: play, pause, start, end, prev,
+    next, loop."""
+    pm = QPixmap(size, size)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    c = QColor(colour)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(c)
+    s = size
+
+    def tri(x0, x1):  # a triangle pointing from x0 towards x1
+        p.drawPolygon(QPolygonF([QPointF(x0, 0.22 * s), QPointF(x1, 0.5 * s), QPointF(x0, 0.78 * s)]))
+
+    if kind == "play":
+        tri(0.3 * s, 0.78 * s)
+    elif kind == "pause":
+        p.drawRect(QRectF(0.28 * s, 0.22 * s, 0.15 * s, 0.56 * s))
+        p.drawRect(QRectF(0.57 * s, 0.22 * s, 0.15 * s, 0.56 * s))
+    elif kind in ("start", "end"):
+        flip = kind == "start"
+        bar_x = 0.2 * s if flip else 0.7 * s
+        p.drawRect(QRectF(bar_x, 0.22 * s, 0.1 * s, 0.56 * s))
+        if flip:
+            tri(0.7 * s, 0.3 * s)
+        else:
+            tri(0.3 * s, 0.7 * s)
+    elif kind in ("prev", "next"):
+        if kind == "prev":
+            tri(0.5 * s, 0.18 * s)
+            tri(0.82 * s, 0.5 * s)
+        else:
+            tri(0.18 * s, 0.5 * s)
+            tri(0.5 * s, 0.82 * s)
+    elif kind == "loop":
+        pen = QPen(c, 0.09 * s)
+        p.setPen(pen)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawArc(QRectF(0.2 * s, 0.25 * s, 0.6 * s, 0.5 * s), 30 * 16, 300 * 16)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(c)
+        head = [QPointF(0.66 * s, 0.14 * s), QPointF(0.9 * s, 0.3 * s), QPointF(0.64 * s, 0.42 * s)]
+        p.drawPolygon(QPolygonF(head))
+    p.end()
+    return QIcon(pm)
+
+
+class JumpSlider(QSlider):
+    """A slider that jumps to the clicked position (QSlider pages by its pageStep instead)."""
+
+    def mousePressEvent(self, ev):  # noqa: N802 - Qt API
+        if ev.button() == Qt.MouseButton.LeftButton:
+            opt = QStyleOptionSlider()
+            self.initStyleOption(opt)
+            handle = self.style().subControlRect(
+                QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderHandle, self
+            )
+            if not handle.contains(ev.position().toPoint()):
+                groove = self.style().subControlRect(
+                    QStyle.ComplexControl.CC_Slider, opt, QStyle.SubControl.SC_SliderGroove, self
+                )
+                x = ev.position().x() - groove.left() - handle.width() / 2
+                span = max(groove.width() - handle.width(), 1)
+                v = QStyle.sliderValueFromPosition(self.minimum(), self.maximum(), int(round(x)), int(span))
+                self.setValue(v)
+        super().mousePressEvent(ev)
 
 
 class Timeline(QWidget):
@@ -90,21 +166,26 @@ class Timeline(QWidget):
         self.act_end = QAction("Go to end", self)
         self.act_end.setShortcut(QKeySequence(Qt.Key.Key_End))
         self.act_end.triggered.connect(lambda: self.doc.set_time(self.doc.clip.end))
-        sp = QStyle.StandardPixmap
-        style = self.style()
-        self._icon_play = style.standardIcon(sp.SP_MediaPlay)
-        self._icon_pause = style.standardIcon(sp.SP_MediaPause)
-        for a, tip, icon in (
-            (self.act_start, "Go to the first key", sp.SP_MediaSkipBackward),
-            (self.act_prev, "Step one frame back", sp.SP_MediaSeekBackward),
-            (self.act_play, "Play / pause", sp.SP_MediaPlay),
-            (self.act_next, "Step one frame forward", sp.SP_MediaSeekForward),
-            (self.act_end, "Go to the last key", sp.SP_MediaSkipForward),
-            (self.act_loop, "Loop playback", sp.SP_BrowserReload),
+        self.time_in_frames = False
+        self._icon_kinds = {
+            self.act_start: "start",
+            self.act_prev: "prev",
+            self.act_play: "play",
+            self.act_next: "next",
+            self.act_end: "end",
+            self.act_loop: "loop",
+        }
+        for a, tip in (
+            (self.act_start, "Go to the first key"),
+            (self.act_prev, "Step one frame back"),
+            (self.act_play, "Play / pause"),
+            (self.act_next, "Step one frame forward"),
+            (self.act_end, "Go to the last key"),
+            (self.act_loop, "Loop playback"),
         ):
             a.setToolTip(f"{tip} ({a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)})")
             a.setStatusTip(tip)
-            a.setIcon(style.standardIcon(icon))
+        self.set_icon_colour(self.palette().color(QPalette.ColorRole.WindowText).name())
 
         row = QHBoxLayout()
         row.setContentsMargins(4, 2, 4, 2)
@@ -127,19 +208,18 @@ class Timeline(QWidget):
         self.time_box.setSingleStep(1.0 / 30)
         self.time_box.setToolTip("Current time (seconds)")
         self.time_box.setKeyboardTracking(False)
-        self.time_box.valueChanged.connect(lambda v: self.doc.set_time(v))
+        self.time_box.valueChanged.connect(self._on_time_box)
         row.addWidget(self.time_box)
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setToolTip("Scrub (frames)")
+        self.slider = JumpSlider(Qt.Orientation.Horizontal)
+        self.slider.setToolTip("Scrub (frames): click jumps there, drag scrubs")
         self.slider.valueChanged.connect(self._on_slider)
         self.slider.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         row.addWidget(self.slider, 1)
-        self.readout = QLabel()
+        # Long readouts never resize the window or shift the graphs while scrubbing: elided in the
+        # middle, so the time at the start and the speed with its unit at the end stay readable.
+        self.readout = ElidedLabel()
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.readout.setTextFormat(Qt.TextFormat.RichText)
-        # Long readouts must never resize the window or shift the graphs while scrubbing.
         self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self.readout.setMinimumWidth(0)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
@@ -150,6 +230,24 @@ class Timeline(QWidget):
         document.timeChanged.connect(self._on_time)
         document.clipChanged.connect(self._on_clip)
         document.selectionChanged.connect(self._update_readout)
+        self._on_clip()
+
+    # ------------------------------------------------------------------ look
+    def set_icon_colour(self, colour: str) -> None:
+        """Draw the transport icons in ``colour``."""
+        self.icon_colour = colour
+        self._icon_play = transport_icon("play", colour)
+        self._icon_pause = transport_icon("pause", colour)
+        for a, kind in self._icon_kinds.items():
+            a.setIcon(transport_icon(kind, colour))
+        self.act_play.setIcon(self._icon_pause if self.is_playing() else self._icon_play)
+
+    def set_theme(self, theme) -> None:
+        self.set_icon_colour(theme.text)
+
+    def set_time_in_frames(self, on: bool) -> None:
+        """The time box and the readout lead with frames (True) or seconds (False)."""
+        self.time_in_frames = bool(on)
         self._on_clip()
 
     # ------------------------------------------------------------------ playback
@@ -208,10 +306,23 @@ class Timeline(QWidget):
         self.slider.setRange(int(np.floor(min(0.0, start) * fr)), int(np.ceil(end * fr)))
         self.slider.blockSignals(False)
         self.time_box.blockSignals(True)
-        self.time_box.setRange(min(0.0, start), max(end, 0.0))
-        self.time_box.setSingleStep(1.0 / fr)
+        if self.time_in_frames:
+            self.time_box.setSuffix(" f")
+            self.time_box.setDecimals(2)
+            self.time_box.setRange(min(0.0, start) * fr, max(end, 0.0) * fr)
+            self.time_box.setSingleStep(1.0)
+            self.time_box.setToolTip("Current time (frames)")
+        else:
+            self.time_box.setSuffix(" s")
+            self.time_box.setDecimals(3)
+            self.time_box.setRange(min(0.0, start), max(end, 0.0))
+            self.time_box.setSingleStep(1.0 / fr)
+            self.time_box.setToolTip("Current time (seconds)")
         self.time_box.blockSignals(False)
         self._on_time(self.doc.current_time)
+
+    def _on_time_box(self, v: float) -> None:
+        self.doc.set_time(v / self.doc.frame_rate if self.time_in_frames else v)
 
     def _on_slider(self, frame: int) -> None:
         self.doc.set_time(frame / self.doc.frame_rate)
@@ -221,16 +332,15 @@ class Timeline(QWidget):
         self.slider.setValue(int(round(t * self.doc.frame_rate)))
         self.slider.blockSignals(False)
         self.time_box.blockSignals(True)
-        self.time_box.setValue(t)
+        self.time_box.setValue(t * self.doc.frame_rate if self.time_in_frames else t)
         self.time_box.blockSignals(False)
         self._update_readout()
 
     def _update_readout(self) -> None:
-        self.readout.setText(readout_text(self.doc))
+        self.readout.setText(readout_text(self.doc, self.time_in_frames))
         tr = self.doc.current_track()
-        self.readout.setToolTip(
-            f"{tr.path}: the pose Unity plays at the cursor, its equivalent Euler triple, quaternion "
-            "(x, y, z, w) and angular speed"
-            if tr
-            else ""
-        )
+        if tr:
+            self.readout.setToolTip(
+                f"{self.readout.toolTip()}\n\n{tr.path}: the pose Unity plays at the cursor, its "
+                "equivalent Euler triple, quaternion (x, y, z, w) and angular speed"
+            )

@@ -1,9 +1,13 @@
 """The track list: the clip's tracks as a tree by path, with a filter box and problem badges.
 
-Rotation tracks come first (their path split at ``/``; a transform can be both a track and the parent
-of other tracks), then a "Read-only curves" group with positions, scales and float curves. Column 1
-shows key counts, column 2 a badge per problem kind (from :class:`~.problems.ProblemIndex`).
-Selecting rows selects rotation tracks in the document (first = primary).
+Rotation tracks come first, one row per bone: the path is split at ``/`` only (``mixamorig:Hips``
+stays whole) and a track is its own parent node (``Hips`` holds ``Hips/Spine``). Then a "Read-only
+curves" group with positions, scales and float curves. Column 0 is the bone name (compact
+indentation so a 12-level Biped bone's name shows at the default dock width; the full path is the
+tooltip), column 1 key counts, column 2 a badge per problem kind (from
+:class:`~.problems.ProblemIndex`). "Problems only" keeps the tracks with problems (and their parents).
+Selecting rows selects rotation tracks in the document (first = primary); :meth:`TrackTree.step`
+moves the selection to the previous / next track in tree order (Up / Down from the graphs).
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtGui import QAction, QColor, QFont, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
     QHeaderView,
     QLineEdit,
     QStyledItemDelegate,
@@ -38,10 +44,12 @@ from .theme import LIGHT, PROBLEM_KINDS, Theme
 
 _NO_PARENT = QModelIndex()
 
-__all__ = ["TrackNode", "TrackTreeModel", "TrackTree", "PATH_ROLE", "TRACK_ROLE"]
+__all__ = ["TrackNode", "TrackTreeModel", "TrackTree", "PATH_ROLE", "TRACK_ROLE", "HAS_PROBLEMS_ROLE"]
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # full path (str) of the node
 TRACK_ROLE = Qt.ItemDataRole.UserRole + 2  # rotation track path or None
+HAS_PROBLEMS_ROLE = Qt.ItemDataRole.UserRole + 3  # bool: a rotation track with problems
+INDENT_PX = 8  # 12 levels = 96 px (Qt's default 20 px left no room for deep names)
 SHORT = {"wrap": "W", "flip": "F", "hemisphere": "H", "gimbal": "G", "spike": "S"}
 
 
@@ -61,8 +69,9 @@ class TrackNode:
         return self.parent.children.index(self) if self.parent else 0
 
     def child(self, name: str, full: str, readonly: bool) -> TrackNode:
+        """The child node ``name`` (a bone: track or not), created when missing."""
         for c in self.children:
-            if c.name == name and c.track is None and not c.kind:
+            if c.name == name and not c.group and (c.track is not None or not c.kind):
                 return c
         c = TrackNode(name, full, self, readonly=readonly)
         self.children.append(c)
@@ -70,10 +79,7 @@ class TrackNode:
 
 
 def _split(path: str) -> list[str]:
-    """``Hips/Spine`` -> [Hips, Spine]; humanoid ``PATH:RootQ`` keeps ``RootQ`` as the leaf."""
-    if ":" in path:
-        head, leaf = path.rsplit(":", 1)
-        return [*(p for p in head.split("/") if p), leaf]
+    """``Hips/Spine`` -> [Hips, Spine]; ``mixamorig:Hips/mixamorig:Spine`` keeps the namespaces."""
     parts = [p for p in path.split("/") if p]
     return parts or [path or "(root)"]
 
@@ -107,7 +113,7 @@ class TrackTreeModel(QAbstractItemModel):
                 node = node.child(part, "/".join(acc), False)
             leaf = None
             for c in node.children:  # a parent created earlier by a deeper track becomes this track
-                if c.name == parts[-1] and c.track is None and not c.group:
+                if c.name == parts[-1] and c.track is None and not c.group and not c.kind:
                     leaf = c
             if leaf is None:
                 leaf = TrackNode(parts[-1], tr.path, node)
@@ -242,8 +248,8 @@ class TrackTreeModel(QAbstractItemModel):
             f = QFont()
             f.setItalic(True)
             return f
-        if role == Qt.ItemDataRole.DecorationRole and col == 0 and node.track:
-            return QColor(self.theme.channels[2] if node.kind == "quaternion" else self.theme.channels[1])
+        if role == HAS_PROBLEMS_ROLE:
+            return bool(node.track) and sum(self.problems.counts(node.track).values()) > 0
         return None
 
 
@@ -297,12 +303,26 @@ class BadgeDelegate(QStyledItemDelegate):
 
 
 class _Filter(QSortFilterProxyModel):
+    """Text filter on the full path, optionally only tracks with problems (parents kept)."""
+
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.problems_only = False
         self.setRecursiveFilteringEnabled(True)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterRole(PATH_ROLE)
         self.setFilterKeyColumn(0)
+
+    def set_problems_only(self, on: bool) -> None:
+        self.problems_only = bool(on)
+        self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, row, parent):  # noqa: N802 - Qt API
+        if self.problems_only:
+            idx = self.sourceModel().index(row, 0, parent)
+            if not idx.data(HAS_PROBLEMS_ROLE):
+                return False
+        return super().filterAcceptsRow(row, parent)
 
 
 class TrackTree(QWidget):
@@ -318,7 +338,12 @@ class TrackTree(QWidget):
         self.filter.setPlaceholderText("Filter tracks (Ctrl+F)")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._on_filter)
+        self.problems_only = QCheckBox("Problems only")
+        self.problems_only.setToolTip("Show only the tracks with wraps, flips, gimbal lock or spikes")
+        self.problems_only.toggled.connect(self._on_problems_only)
+        problems.updated.connect(self._on_problems_updated)
         self.view = QTreeView()
+        self.view.setIndentation(INDENT_PX)
         self.view.setModel(self.proxy)
         self.view.setUniformRowHeights(True)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -330,10 +355,22 @@ class TrackTree(QWidget):
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         hh.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
-        hh.resizeSection(2, 110)
+        hh.resizeSection(2, 44)
+        # The name takes the width: key counts are in the tooltip and the key table (the column is
+        # back from the header's context menu), problem badges get a narrow column.
+        self.view.setColumnHidden(1, True)
+        hh.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        show_keys = QAction("Show key counts", hh)
+        show_keys.setCheckable(True)
+        show_keys.toggled.connect(lambda on: self.view.setColumnHidden(1, not on))
+        hh.addAction(show_keys)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
-        lay.addWidget(self.filter)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.problems_only)
+        lay.addLayout(top)
         lay.addWidget(self.view)
         self._syncing = False
         self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
@@ -344,6 +381,40 @@ class TrackTree(QWidget):
     def set_theme(self, theme: Theme) -> None:
         self.model.theme = theme
         self.view.viewport().update()
+
+    def _on_problems_only(self, on: bool) -> None:
+        self.proxy.set_problems_only(on)
+        self._expand(collapse_readonly=not self.filter.text().strip())
+        self._sync_from_doc()
+
+    def _on_problems_updated(self, _paths) -> None:
+        if self.proxy.problems_only:
+            self.proxy.invalidateRowsFilter()
+            self._expand(collapse_readonly=not self.filter.text().strip())
+
+    def track_order(self) -> list[str]:
+        """Rotation track paths in the order the (filtered) tree shows them."""
+        out: list[str] = []
+
+        def walk(parent):
+            for r in range(self.proxy.rowCount(parent)):
+                idx = self.proxy.index(r, 0, parent)
+                p = idx.data(TRACK_ROLE)
+                if p:
+                    out.append(p)
+                walk(idx)
+
+        walk(QModelIndex())
+        return out
+
+    def step(self, delta: int) -> None:
+        """Select the track ``delta`` rows after the primary one in tree order (Up = -1, Down = +1)."""
+        order = self.track_order()
+        if not order:
+            return
+        cur = self.doc.selected_paths[0] if self.doc.selected_paths else None
+        i = order.index(cur) + delta if cur in order else 0
+        self.doc.select_paths([order[max(0, min(i, len(order) - 1))]])
 
     def _on_filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text.strip())

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication
 from curveeditor.app import graphs as graphs_mod
 from curveeditor.app.main_window import MainWindow
 from curveeditor.app.settings import Settings
-from curveeditor.engine.clip import Clip
 from tests.app.rig_clips import biped_clip, many_tracks_clip
 
 pytestmark = pytest.mark.gui

@@ -1,0 +1,83 @@
+"""A label that never forces its layout wider: text that does not fit is elided in the middle
+(``Bip001/Bip001 Pelvis/…/Bip001 L Clavicle``) and the full text is the tooltip.
+
+Rich text is kept as long as it fits; a line that does not fit is shown as elided plain text (line
+by line, split at ``<br>``), so the end of a line (its units, the bone name) stays visible.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QTextDocumentFragment
+from PySide6.QtWidgets import QLabel, QSizePolicy
+
+__all__ = ["ElidedLabel", "plain_text"]
+
+
+def plain_text(text: str) -> str:
+    """``text`` without markup (rich text) -- what a user reads."""
+    if "<" not in text and "&" not in text:
+        return text
+    return QTextDocumentFragment.fromHtml(text).toPlainText()
+
+
+class ElidedLabel(QLabel):
+    """QLabel eliding its text (middle) to its width; ``full_text()`` is the whole text."""
+
+    def __init__(self, text: str = "", parent=None, elide=Qt.TextElideMode.ElideMiddle):
+        super().__init__(parent)
+        self._full = ""
+        self._mode = elide
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(0)
+        self.setText(text)
+
+    def full_text(self) -> str:
+        return self._full
+
+    def shown_text(self) -> str:
+        """The plain text as displayed (elided lines contain "…")."""
+        return plain_text(super().text())
+
+    def text(self) -> str:  # noqa: D102 - QLabel API: the full (rich) text, as set
+        return self._full
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt API
+        self._full = text or ""
+        tip = plain_text(self._full.replace("<br>", "\n"))
+        self.setToolTip(tip)
+        self._relayout()
+
+    def is_elided(self) -> bool:
+        return "…" in self.shown_text() and "…" not in plain_text(self._full)
+
+    def _relayout(self) -> None:
+        m = self.contentsMargins()
+        width = self.width() - m.left() - m.right() - 2
+        fm = self.fontMetrics()
+        lines = self._full.split("<br>")
+        out = []
+        for line in lines:
+            plain = plain_text(line)
+            if width <= 0 or fm.horizontalAdvance(plain) <= width:
+                out.append(line)
+            else:
+                out.append(html.escape(fm.elidedText(plain, self._mode, width)))
+        shown = "<br>".join(out)
+        if shown != super().text():  # an unchanged text must not re-run the layout
+            super().setText(shown)
+
+    def resizeEvent(self, ev):  # noqa: N802 - Qt API
+        super().resizeEvent(ev)
+        self._relayout()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        s = super().minimumSizeHint()
+        return QSize(0, s.height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        s = super().sizeHint()
+        return QSize(min(s.width(), 200), s.height())

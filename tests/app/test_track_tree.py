@@ -1,0 +1,148 @@
+"""The track tree on production rigs (issue 9): one row per bone (a track is its own parent),
+``namespace:Bone`` names kept whole, a 12-level-deep Biped bone's name readable at the default dock
+width, the full path in the tooltip, the "Problems only" filter, Up/Down from the graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtTest import QTest
+
+from curveeditor.app.main_window import MainWindow
+from curveeditor.app.settings import Settings
+from curveeditor.app.track_tree import TRACK_ROLE
+from curveeditor.io import read_clip
+from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip, namespaced_clip
+from tests.conftest import corpus_files
+
+pytestmark = pytest.mark.gui
+
+MIXAMO = [p for p in corpus_files("anim", "*.anim") if p.name == "Tiotao__PlastAR__Assets_mixamo.com.anim"]
+
+
+@pytest.fixture(scope="module")
+def win(qapp, tmp_path_factory):
+    from PySide6.QtCore import QSettings
+
+    folder = tmp_path_factory.mktemp("tree")
+    store = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(Settings(store), autosave_folder=str(folder / "autosave"))
+    w.resize(1400, 900)
+    w.show()
+    QTest.qWaitForWindowExposed(w)
+    yield w
+    w.doc.undo_stack.setClean()
+    w.close()
+
+
+def rows(tree):
+    """(name, track path or None, depth) of every row of the proxy, depth first."""
+    out = []
+
+    def walk(p, depth):
+        for r in range(tree.proxy.rowCount(p)):
+            idx = tree.proxy.index(r, 0, p)
+            out.append((idx.data(), idx.data(TRACK_ROLE), depth))
+            walk(idx, depth + 1)
+
+    walk(QModelIndex(), 0)
+    return out
+
+
+def test_one_row_per_bone_on_a_biped_rig(win, qtbot):
+    clip = biped_clip(30)
+    win.doc.load(clip, None)
+    qtbot.wait(10)
+    got = rows(win.tracks)
+    assert len(got) == len(clip.tracks) == 99  # no group row repeating a bone's name
+    assert sorted(p for _n, p, _d in got) == sorted(t.path for t in clip.tracks)
+    deep = next(r for r in got if r[1] == DEEP_BIPED_BONE)
+    assert deep[0] == "Bip001 L Finger12" and deep[2] == 12
+
+
+def test_namespaced_names_stay_whole(win, qtbot):
+    clip = namespaced_clip(20)
+    win.doc.load(clip, None)
+    qtbot.wait(10)
+    got = rows(win.tracks)
+    assert len(got) == len(clip.tracks)
+    assert got[0][0] == "mixamorig:Hips" and got[1][0] == "mixamorig:Spine"
+    assert not any(n == "mixamorig" or n == "Hips" for n, _p, _d in got)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not MIXAMO, reason="corpus clip absent")
+def test_mixamo_corpus_clip_has_one_row_per_track(win, qtbot):
+    clip = read_clip(MIXAMO[0])
+    win.doc.load(clip, str(MIXAMO[0]))
+    qtbot.wait(10)
+    got = [r for r in rows(win.tracks) if r[1] is not None]
+    assert len(got) == len(clip.tracks)
+    assert all(":" in n for n, p, _d in got if p.rsplit("/", 1)[-1].startswith("mixamorig:"))
+    all_rows = rows(win.tracks)
+    ro = next(i for i, r in enumerate(all_rows) if r[0].startswith("Read-only"))
+    tracks_only = [r for r in all_rows[:ro] if r[1] is None]  # rotation part: no group rows at all
+    assert tracks_only == []
+    rot_names = {p.rsplit("/", 1)[-1] for p in (t.path for t in clip.tracks)}
+    assert not any(n in rot_names for n, _p, _d in tracks_only)
+
+
+def test_deep_bone_name_visible_at_default_width_with_full_path_tooltip(win, qtbot):
+    win.reset_layout()
+    clip = biped_clip(30)
+    win.doc.load(clip, None)
+    win.doc.select_paths([DEEP_BIPED_BONE])
+    qtbot.wait(50)
+    tree = win.tracks
+    idx = tree.proxy.mapFromSource(tree.model.index_for_track(DEEP_BIPED_BONE))
+    tree.view.scrollTo(idx)
+    qtbot.wait(10)
+    rect = tree.view.visualRect(idx)
+    fm = tree.view.fontMetrics()
+    name = "Bip001 L Finger12"
+    # the name column starts after 12 compact indents and still holds the whole name
+    assert rect.width() >= fm.horizontalAdvance(name) + 6, (rect, tree.view.width())
+    assert rect.right() <= tree.view.viewport().width()
+    assert tree.proxy.data(idx, Qt.ItemDataRole.ToolTipRole).splitlines()[0] == DEEP_BIPED_BONE
+
+
+def test_problems_only_filter(win, qtbot):
+    clip = biped_clip(60)
+    # one track with a 360 degree wrap between two keys
+    tr = clip.tracks[40]
+    v = np.array(tr.curve.value)
+    v[30:, 0] += 360.0
+    from curveeditor.engine.tangents import make_curve
+
+    bad = tr.with_curve(make_curve(tr.curve.time, v))
+    clip = clip.with_track(bad)
+    win.doc.load(clip, None)
+    qtbot.waitUntil(lambda: sum(win.problem_index.counts(bad.path).values()) > 0, timeout=10000)
+    win.tracks.problems_only.setChecked(True)
+    try:
+        qtbot.wait(10)
+        shown = [p for _n, p, _d in rows(win.tracks) if p]
+        assert bad.path in shown
+        flagged = {t.path for t in clip.tracks if sum(win.problem_index.counts(t.path).values())}
+        assert flagged <= set(shown) and len(shown) < len(clip.tracks)
+        # the others shown are the flagged tracks' parents (context), nothing else
+        assert all(any(f.startswith(p + "/") for f in flagged) for p in set(shown) - flagged)
+    finally:
+        win.tracks.problems_only.setChecked(False)
+
+
+def test_up_down_from_the_graphs_walk_the_tree(win, qtbot):
+    clip = biped_clip(20)
+    win.doc.load(clip, None)
+    win.activateWindow()
+    QTest.qWaitForWindowActive(win)
+    order = win.tracks.track_order()
+    win.doc.select_paths([order[5]])
+    win.graphs.glw.setFocus()
+    qtbot.wait(10)
+    QTest.keyClick(win.graphs.glw, Qt.Key.Key_Down)
+    assert win.doc.selected_paths == [order[6]]
+    QTest.keyClick(win.graphs.glw, Qt.Key.Key_Up)
+    QTest.keyClick(win.graphs.glw, Qt.Key.Key_Up)
+    assert win.doc.selected_paths == [order[4]]
