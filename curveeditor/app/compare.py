@@ -40,6 +40,7 @@ from curveeditor.engine import display
 from curveeditor.engine.diff import diff_tracks
 from curveeditor.engine.resample import METHODS, resample_track
 
+from .elided import ELIDE_PATH, ElidedLabel
 from .workers import JobCancelled, LatestRunner
 
 __all__ = ["CompareDialog", "MethodResult", "compare_methods", "METHOD_LABELS", "METHOD_COLORS"]
@@ -153,7 +154,7 @@ class CompareDialog(QDialog):
         self._track_key = None
 
         # ---- controls
-        self.track_label = QLabel(self)
+        self.track_label = ElidedLabel("", self, elide=ELIDE_PATH)
         self.track_label.setTextFormat(Qt.TextFormat.RichText)
         self.rate = QDoubleSpinBox(self)
         self.rate.setRange(1.0, 1000.0)

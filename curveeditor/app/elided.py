@@ -13,7 +13,10 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-__all__ = ["ElidedLabel", "plain_text"]
+__all__ = ["ElidedLabel", "plain_text", "elide_path"]
+
+#: ``elide`` value of :class:`ElidedLabel` for bone paths (see :func:`elide_path`)
+ELIDE_PATH = "path"
 
 
 def plain_text(text: str) -> str:
@@ -23,8 +26,31 @@ def plain_text(text: str) -> str:
     return QTextDocumentFragment.fromHtml(text).toPlainText()
 
 
+def elide_path(text: str, fm, width: int) -> str:
+    """A ``/`` path fitted to ``width`` pixels keeping the bone's own name whole when it can:
+    the whole path, else ``root/…/Bone``, else ``…/Bone``, else the name elided on its left."""
+    if fm.horizontalAdvance(text) <= width:
+        return text
+    parts = text.split("/")
+    if len(parts) > 1:
+        # drop middle parts first: root/a/…/y/Bone, then fewer, then root/…/Bone
+        for keep in range(len(parts) - 2, 0, -1):
+            for head in (1,):
+                tail = keep - head + 1
+                if tail < 1 or head + tail >= len(parts):
+                    continue
+                cand = "/".join(parts[:head]) + "/…/" + "/".join(parts[-tail:])
+                if fm.horizontalAdvance(cand) <= width:
+                    return cand
+        cand = "…/" + parts[-1]
+        if fm.horizontalAdvance(cand) <= width:
+            return cand
+    return fm.elidedText(text, Qt.TextElideMode.ElideLeft, width)
+
+
 class ElidedLabel(QLabel):
-    """QLabel eliding its text (middle) to its width; ``full_text()`` is the whole text."""
+    """QLabel eliding its text (middle) to its width; ``full_text()`` is the whole text.
+    ``elide=ELIDE_PATH`` elides a bone path by whole parts (:func:`elide_path`)."""
 
     def __init__(self, text: str = "", parent=None, elide=Qt.TextElideMode.ElideMiddle):
         super().__init__(parent)
@@ -50,9 +76,10 @@ class ElidedLabel(QLabel):
         tip = plain_text(self._full.replace("<br>", "\n"))
         self.setToolTip(tip)
         self._relayout()
+        self.updateGeometry()  # the size hint follows the full text, even when the shown one is equal
 
     def is_elided(self) -> bool:
-        return "…" in self.shown_text() and "…" not in plain_text(self._full)
+        return self.shown_text() != plain_text(self._full.replace("<br>", "\n"))
 
     def _relayout(self) -> None:
         m = self.contentsMargins()
@@ -64,6 +91,8 @@ class ElidedLabel(QLabel):
             plain = plain_text(line)
             if width <= 0 or fm.horizontalAdvance(plain) <= width:
                 out.append(line)
+            elif self._mode == ELIDE_PATH:
+                out.append(html.escape(elide_path(plain, fm, width)))
             else:
                 out.append(html.escape(fm.elidedText(plain, self._mode, width)))
         shown = "<br>".join(out)
@@ -79,5 +108,10 @@ class ElidedLabel(QLabel):
         return QSize(0, s.height())
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        """The whole text's width (capped by the maximum width): layouts that honour size hints
+        (a status bar) give the label what it needs, and it elides when they give less."""
         s = super().sizeHint()
-        return QSize(min(s.width(), 200), s.height())
+        m = self.contentsMargins()
+        lines = plain_text(self._full.replace("<br>", "\n")).splitlines() or [""]
+        w = max(self.fontMetrics().horizontalAdvance(line) for line in lines) + m.left() + m.right() + 4
+        return QSize(min(w, self.maximumWidth()), s.height())

@@ -28,6 +28,7 @@ The GL view is a :class:`GLViewWindow` (pyqtgraph's ``GLViewMixin`` on a ``QOpen
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,7 +55,7 @@ from curveeditor.engine import display
 from curveeditor.engine.clip import played
 from curveeditor.engine.rotations import UNITY_ORDER
 
-from .elided import ElidedLabel
+from .elided import ELIDE_PATH, ElidedLabel
 
 __all__ = ["GizmoView", "AXIS_COLORS"]
 
@@ -407,8 +408,9 @@ class GizmoView(QWidget):
 
         # ---- chrome: title, legend, reset view
         # Elided labels: a long bone path must never force the dock (and squeeze the graphs) wider.
-        self._title = ElidedLabel("", self)
+        self._title = ElidedLabel("", self, elide=ELIDE_PATH)
         self._legend = ElidedLabel("", self)
+        self._kind_label = QLabel(self)
         self._gimbal_label = QLabel(self)
         self.reset_action = QAction("Reset view", self)
         self.reset_action.setToolTip("Reset the 3D camera (Home)")
@@ -419,15 +421,21 @@ class GizmoView(QWidget):
         reset_btn = QToolButton(self)
         reset_btn.setDefaultAction(self.reset_action)
 
+        # the path gets a row of its own (the dock's whole width), the rest a second row
         top = QHBoxLayout()
         top.setContentsMargins(4, 2, 4, 0)
         top.addWidget(self._title, 1)
-        top.addWidget(self._gimbal_label)
-        top.addWidget(reset_btn)
+        second = QHBoxLayout()
+        second.setContentsMargins(4, 0, 4, 0)
+        second.addWidget(self._kind_label)
+        second.addWidget(self._gimbal_label)
+        second.addStretch(1)
+        second.addWidget(reset_btn)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addLayout(top)
+        lay.addLayout(second)
         lay.addWidget(self.view_widget, 1)
         lay.addWidget(self._legend)
         self._legend.setContentsMargins(6, 0, 6, 4)
@@ -536,6 +544,7 @@ class GizmoView(QWidget):
         doc = self.document
         if main is None or main.n_keys == 0:
             self._title.setText("<i>No rotation track selected</i>")
+            self._kind_label.setText("")
             for item in (self._trail_fwd, self._trail_up, self._trail_fwd_before, self._trail_up_before):
                 item.hide()
             self._trail_dots.hide()
@@ -561,9 +570,11 @@ class GizmoView(QWidget):
         else:
             self._trail_fwd_before.hide()
             self._trail_up_before.hide()
-        self._title.setText(
-            f"<b>{main.path}</b> &nbsp;<span style='color:#999'>{main.kind}"
-            f"{', order ' + main.order.upper() if main.kind == 'euler' else ''}</span>"
+        # the path alone (elided in the middle: root and bone name stay); kind and order apart
+        self._title.setText(f"<b>{html.escape(main.path)}</b>")
+        self._kind_label.setText(
+            f"<span style='color:#999'>{main.kind}"
+            f"{', ' + main.order.upper() if main.kind == 'euler' else ''}</span>"
         )
         self._legend.setText(self._legend_html(before is not None))
         self._on_time(doc.current_time)

@@ -8,11 +8,14 @@ selection mirrors ``document.selected_keys`` for the track.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -26,6 +29,7 @@ from curveeditor.engine import edit as ed
 from curveeditor.engine.clip import RotationTrack
 
 from .document import ClipDocument
+from .elided import ELIDE_PATH, ElidedLabel
 
 __all__ = ["KeyTableModel", "KeyTable"]
 
@@ -247,7 +251,9 @@ class KeyTable(QWidget):
         super().__init__(parent)
         self.doc = document
         self.model = KeyTableModel(document, self)
-        self.caption = QLabel()
+        # the path elided by parts (a long Biped path grew the window past the screen), kind apart
+        self.caption = ElidedLabel("", self, elide=ELIDE_PATH)
+        self.caption_info = QLabel()
         self.view = QTableView()
         self.view.setModel(self.model)
         self.view.setItemDelegate(_ExactEditDelegate(self.view))
@@ -264,7 +270,11 @@ class KeyTable(QWidget):
         )
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
-        lay.addWidget(self.caption)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.caption_info)
+        lay.addLayout(top)
         lay.addWidget(self.view)
         self._syncing = False
         self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
@@ -276,9 +286,12 @@ class KeyTable(QWidget):
         tr = self.model.track
         if tr is None:
             self.caption.setText("No rotation track selected")
+            self.caption_info.setText("")
         else:
             kind = "Euler " + tr.order.upper() if tr.kind == "euler" else "Quaternion"
-            self.caption.setText(f"<b>{tr.path}</b> — {kind}, {tr.n_keys} keys (double-click a cell to edit)")
+            self.caption.setText(f"<b>{html.escape(tr.path)}</b>")
+            self.caption_info.setText(f"— {kind}, {tr.n_keys} keys")
+            self.caption_info.setToolTip("Double-click a cell to edit")
         self.view.setColumnWidth(
             self.model.columnCount() and [c[1] for c in self.model._cols].index("mode"), 150
         )

@@ -11,13 +11,14 @@ import os
 import platform
 
 import numpy as np
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QEvent, Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QSizePolicy,
     QUndoView,
     QVBoxLayout,
     QWidget,
@@ -121,6 +122,8 @@ class MainWindow(QMainWindow):
         self.undo_view = QUndoView(self.doc.undo_stack)
         self.undo_view.setEmptyLabel("<opened file>")
         self.docks: dict[str, QDockWidget] = {}
+        self._dock_set: set[QDockWidget] = set()
+        self._limiting = False
         self._compare: CompareDialog | None = None
         self._dock("Tracks", self.tracks, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.gizmo = GizmoView(self.doc, self)
@@ -224,11 +227,44 @@ class MainWindow(QMainWindow):
         """Width of the graph area / width of the window."""
         return self.centralWidget().width() / max(self.width(), 1)
 
+    def _side_docks(self, area) -> list[QDockWidget]:
+        return [
+            d
+            for d in self.docks.values()
+            if d.isVisible() and not d.isFloating() and self.dockWidgetArea(d) == area
+        ]
+
+    def limit_dock_widths(self) -> None:
+        """No dock pushes the graphs under half the window: the left and right dock areas share at
+        most half its width (each side's docks get a maximum width from what the other side uses).
+        Maximum widths never grow the window (a minimum width on the graphs did: 800 -> 1683 px)."""
+        if self._limiting:
+            return
+        self._limiting = True
+        try:
+            half = self.width() // 2
+            left = self._side_docks(Qt.DockWidgetArea.LeftDockWidgetArea)
+            right = self._side_docks(Qt.DockWidgetArea.RightDockWidgetArea)
+            lw = max((d.width() for d in left), default=0)
+            rw = max((d.width() for d in right), default=0)
+            for docks, other in ((left, rw), (right, lw)):
+                cap = max(half - other - 8, 60)
+                for d in docks:
+                    d.setMaximumWidth(max(cap, d.minimumSizeHint().width()))
+            for d in self.docks.values():
+                if d not in left and d not in right:
+                    d.setMaximumWidth(16777215)
+        finally:
+            self._limiting = False
+
+    def eventFilter(self, obj, ev):  # noqa: N802 - Qt API
+        if ev.type() in (QEvent.Type.Resize, QEvent.Type.Show, QEvent.Type.Hide) and obj in self._dock_set:
+            self.limit_dock_widths()
+        return False
+
     def resizeEvent(self, ev):  # noqa: N802 - Qt API
         super().resizeEvent(ev)
-        # No dock may push the graphs under half the window: the central widget's minimum width
-        # makes QMainWindow's splitters stop there.
-        self.centralWidget().setMinimumWidth(max(self.width() // 2, 200))
+        self.limit_dock_widths()
         self.status_label.setMaximumWidth(max(int(self.width() * 0.5), 100))
 
     # ------------------------------------------------------------------ construction
@@ -237,6 +273,8 @@ class MainWindow(QMainWindow):
         d.setObjectName(f"dock_{title.replace(' ', '_')}")
         d.setWidget(widget)
         self.addDockWidget(area, d)
+        d.installEventFilter(self)
+        self._dock_set.add(d)
         self.docks[title] = d
         return d
 
@@ -501,6 +539,7 @@ class MainWindow(QMainWindow):
 
     def _build_status(self) -> None:
         self.status_label = ElidedLabel()
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.statusBar().addPermanentWidget(self.status_label)
         self.statusBar().showMessage(
             "Click keys to select, drag to move (Shift constrains), K adds a key, F frames the selection",
@@ -516,9 +555,10 @@ class MainWindow(QMainWindow):
         clip = self.doc.clip
         nsel = sum(len(s) for s in self.doc.selected_keys.values())
         tr = self.doc.current_track()
+        # the path last: middle elision keeps the counts and the bone's name
         self.status_label.setText(
-            f"{len(clip.tracks)} rotation tracks · {clip.frame_rate:g} fps · "
-            f"{tr.path if tr else 'no track'} · {nsel} key(s) selected"
+            f"{len(clip.tracks)} rotation tracks · {clip.frame_rate:g} fps · {nsel} key(s) selected · "
+            f"{tr.path if tr else 'no track'}"
         )
 
     def _update_actions(self) -> None:

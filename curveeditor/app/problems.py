@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
 from curveeditor.engine import analysis
 
 from .document import ClipDocument
+from .elided import ElidedLabel
 from .theme import LIGHT, PROBLEM_KINDS, Theme
 
 _NO_PARENT = QModelIndex()
@@ -200,7 +200,7 @@ class ProblemsPanel(QWidget):
         for k in PROBLEM_KINDS:
             self.kind_box.addItem(KIND_LABELS[k], k)
         self.kind_box.currentIndexChanged.connect(lambda _i: self.proxy.set_kind(self.kind_box.currentData()))
-        self.summary = QLabel()
+        self.summary = ElidedLabel()
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)

@@ -294,12 +294,17 @@ class RecipePanel(QWidget):
         scope_row = QHBoxLayout()
         scope_row.addWidget(QLabel("Run on:", self))
         scope_row.addWidget(self.scope, 1)
-        apply_row = QHBoxLayout()
-        apply_row.addWidget(self.apply_button)
-        apply_row.addWidget(self.discard_button)
-        apply_row.addStretch(1)
-        apply_row.addWidget(self.load_button)
-        apply_row.addWidget(self.save_button)
+        # Apply/Discard and Load/Save in two rows: four buttons in one row made the dock's minimum
+        # width 346 px, which on a small screen squeezed the graphs under half the window.
+        apply_row = QVBoxLayout()
+        first, second = QHBoxLayout(), QHBoxLayout()
+        first.addWidget(self.apply_button)
+        first.addWidget(self.discard_button)
+        second.addStretch(1)
+        second.addWidget(self.load_button)
+        second.addWidget(self.save_button)
+        apply_row.addLayout(first)
+        apply_row.addLayout(second)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -630,7 +635,7 @@ class RecipePanel(QWidget):
         self._clear_form()
         if not (0 <= row < len(self.steps)):
             self.params_box.setTitle("Parameters")
-            placeholder = QLabel("Select a step to edit its parameters.", self.params_box)
+            placeholder = ElidedLabel("Select a step to edit its parameters.", self.params_box)
             self.params_form.addRow(placeholder)
             return
         s = self.steps[row]

@@ -1,0 +1,172 @@
+"""Layout on production rigs (issue 9): long paths elide (middle) with the full text as tooltip,
+the graphs keep at least half the window, saved layouts are versioned and dropped when they do not
+fit, View > Reset layout, Ctrl+Space maximises the graphs, the window fits the screen."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect, QSettings, Qt
+from PySide6.QtTest import QTest
+
+from curveeditor.app.main_window import LAYOUT_VERSION, MainWindow
+from curveeditor.app.settings import Settings
+from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip
+
+pytestmark = pytest.mark.gui
+
+# pytest-xvfb's screen is 800 x 600; the issue's case is a 1000 px high screen (1600 x 1000).
+SCREEN = QRect(0, 0, 1600, 1000)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def thousand_px_screen():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(MainWindow, "available_screen", lambda self: SCREEN)
+        yield
+
+
+def make_window(folder, name="settings.ini", show=True):
+    store = QSettings(str(folder / name), QSettings.Format.IniFormat)
+    w = MainWindow(Settings(store), autosave_folder=str(folder / "autosave"))
+    if show:
+        w.show()
+        QTest.qWaitForWindowExposed(w)
+    return w
+
+
+@pytest.fixture(scope="module")
+def win(qapp, tmp_path_factory):
+    w = make_window(tmp_path_factory.mktemp("layout"))
+    w.doc.load(biped_clip(60), None)
+    w.doc.select_paths([DEEP_BIPED_BONE])
+    QTest.qWait(50)
+    yield w
+    w.doc.undo_stack.setClean()
+    w.close()
+
+
+def _fits(label) -> bool:
+    return label.fontMetrics().horizontalAdvance(label.shown_text().splitlines()[0]) <= label.width()
+
+
+def test_long_path_labels_elide_with_the_full_text_in_the_tooltip(win, qtbot):
+    title = win.gizmo._title
+    assert DEEP_BIPED_BONE in title.toolTip()
+    assert title.is_elided() and _fits(title)
+    # the start of the path and the bone's own name stay readable
+    assert title.shown_text().endswith("/Bip001 L Finger12")
+    assert "euler" in win.gizmo._kind_label.text()
+    legend = win.gizmo._legend
+    assert legend.shown_text().startswith("Unity axes")  # the first line is not clipped at its start
+    assert all(
+        legend.fontMetrics().horizontalAdvance(line) <= legend.width()
+        for line in legend.shown_text().splitlines()
+    )
+    readout = win.timeline.readout
+    assert readout.shown_text().rstrip().endswith("°/s")  # the speed keeps its unit
+    assert "Finger12" in readout.toolTip() and _fits(readout)
+    status = win.status_label
+    assert DEEP_BIPED_BONE in status.toolTip() and _fits(status)
+    assert status.width() <= win.width() // 2 + 1  # leaves the left half to status messages
+
+
+def test_recipe_parameter_text_and_diff_message_stay_inside(win, qtbot):
+    win.recipe.add_step("smooth", {"method": "gaussian", "sigma": 0.05})
+    qtbot.wait(20)
+    try:
+        doc_label = win.recipe.op_doc
+        from curveeditor.engine.recipe import OPS
+
+        assert doc_label.toolTip() == OPS["smooth"].doc
+        assert _fits(doc_label)
+    finally:
+        win.recipe.discard()
+    win.docks["Diff"].show()
+    win.docks["Diff"].raise_()
+    qtbot.wait(50)
+    vb = win.diff.plot.getPlotItem().getViewBox()
+    text = win.diff.empty_text
+    if text.isVisible():
+        r = text.mapRectToItem(vb, text.boundingRect())
+        assert vb.boundingRect().contains(r), (r, vb.boundingRect())
+
+
+def test_no_dock_pushes_the_graphs_under_half_the_window(win, qtbot):
+    assert win.graph_share() >= 0.5
+    win.resizeDocks([win.docks["3D view"]], [win.width()], Qt.Orientation.Horizontal)
+    win.resizeDocks([win.docks["Tracks"]], [win.width()], Qt.Orientation.Horizontal)
+    qtbot.wait(20)
+    assert win.graph_share() >= 0.49
+    win.reset_layout()
+    qtbot.wait(20)
+    assert win.graph_share() >= 0.5
+
+
+def test_reset_layout_and_maximize_graphs(win, qtbot):
+    win.docks["Tracks"].hide()
+    win.docks["3D view"].hide()
+    win.act_reset_layout.trigger()
+    qtbot.wait(20)
+    assert all(d.isVisible() for d in win.docks.values())
+    win.act_maximize.trigger()
+    qtbot.wait(20)
+    assert not any(d.isVisible() for d in win.docks.values())
+    assert win.graph_share() > 0.95
+    win.act_maximize.trigger()
+    qtbot.wait(20)
+    assert all(d.isVisible() for d in win.docks.values())
+
+
+def test_main_window_fits_the_available_screen(qapp, tmp_path):
+    w = make_window(tmp_path)
+    try:
+        w.doc.load(biped_clip(30), None)
+        w.doc.select_paths([DEEP_BIPED_BONE])  # long labels everywhere must not grow the window
+        QTest.qWait(50)
+        assert w.width() <= SCREEN.width() and w.height() <= SCREEN.height()
+        assert w.minimumSizeHint().width() <= SCREEN.width() // 2
+        assert w.graph_share() >= 0.5
+    finally:
+        w.close()
+
+
+def test_saved_layouts_are_versioned_and_dropped_when_they_do_not_fit(qapp, tmp_path):
+    # a squeezed layout saved by the old editor (no version): dropped, defaults used
+    w = make_window(tmp_path, "old.ini")
+    w.resizeDocks([w.docks["3D view"]], [900], Qt.Orientation.Horizontal)
+    state = w.saveState()
+    w.close()
+    store = QSettings(str(tmp_path / "old.ini"), QSettings.Format.IniFormat)
+    store.clear()
+    store.setValue("window/state", state)
+    store.sync()
+    w = make_window(tmp_path, "old.ini")
+    try:
+        assert w.settings.store.value("window/state") is None
+        assert w.graph_share() >= 0.5
+    finally:
+        w.close()
+    # a versioned layout whose window is larger than the screen: dropped, window fitted
+    w = make_window(tmp_path, "big.ini", show=False)
+    avail = w.available_screen()
+    w.setGeometry(0, 0, avail.width() + 600, avail.height() + 400)
+    geo = w.saveGeometry()
+    w.close()
+    store = QSettings(str(tmp_path / "big.ini"), QSettings.Format.IniFormat)
+    store.setValue("window/layout_version", LAYOUT_VERSION)
+    store.setValue("window/geometry", geo)
+    store.sync()
+    w = make_window(tmp_path, "big.ini", show=False)
+    try:
+        assert w.fits_screen()
+    finally:
+        w.close()
+    # a layout saved by this version round-trips
+    w = make_window(tmp_path, "ok.ini")
+    w.docks["History"].hide()
+    w.close()
+    w = make_window(tmp_path, "ok.ini")
+    try:
+        assert not w.docks["History"].isVisible() and w.docks["Tracks"].isVisible()
+    finally:
+        w.close()
