@@ -196,9 +196,12 @@ class FileController(QObject):
     def export_dialog(self, kind: str) -> bool:
         """``kind``: ``"anim-euler"``, ``"anim-quaternion"`` or ``"csv"``."""
         ext = ".csv" if kind == "csv" else ".anim"
-        base = os.path.splitext(self.doc.path or os.path.join(self.settings.last_dir(), self.doc.clip.name))[
-            0
-        ]
+        # the folder of the last export (else the clip's own folder, else the last folder used)
+        name = os.path.splitext(os.path.basename(self.doc.path or self.doc.clip.name))[0]
+        folder = self.settings.get_str("files/last_export_dir", "") or (
+            os.path.dirname(self.doc.path) if self.doc.path else self.settings.last_dir()
+        )
+        base = os.path.join(folder, name)
         suffix = {"anim-euler": "_euler", "anim-quaternion": "_quat", "csv": ""}[kind]
         filt = "CSV (*.csv)" if kind == "csv" else "Unity animation (*.anim)"
         path, _ = QFileDialog.getSaveFileName(self.widget, "Export", base + suffix + ext, filt)
@@ -207,7 +210,10 @@ class FileController(QObject):
         if not path.lower().endswith(ext):
             path += ext
         mode = {"anim-euler": "euler", "anim-quaternion": "quaternion", "csv": None}[kind]
-        return self.write(path, mode, mark_saved=False)
+        ok = self.write(path, mode, mark_saved=False)
+        if ok:
+            self.settings.set("files/last_export_dir", os.path.dirname(os.path.abspath(path)))
+        return ok
 
     def write(self, path: str, mode: str | None, *, mark_saved: bool, confirm=None) -> bool:
         """Check, confirm warnings, write. ``confirm(warnings) -> bool`` overrides the dialog (tests)."""

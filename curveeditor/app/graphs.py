@@ -607,7 +607,27 @@ class GraphPanel(QWidget):
                         km.setData(s.key_times, self.to_display(path, s.key_values[:, ch], ch))
                         it.preview.append((km, "keys", ch))
                 self.preview_redraws += 1
+            if ptr is not None:
+                self._frame_preview(path, ptr)
         self._update_batched_preview()
+
+    def _frame_preview(self, path: str, ptr: RotationTrack) -> None:
+        """Grow the Euler plots' value range to hold the preview (an unwrap moving a curve by
+        360 degrees left it outside the view): the preview is framed, the view never shrinks."""
+        s = self.cache.get(ptr)
+        for strip in self.strips:
+            if not strip.is_euler:
+                continue
+            vals = np.concatenate(
+                [self.to_display(path, s.samples.euler[:, ch], ch) for ch in strip.channels()]
+            )
+            lo, hi = float(np.nanmin(vals)), float(np.nanmax(vals))
+            vlo, vhi = strip.vb.viewRange()[1]
+            if lo < vlo or hi > vhi:
+                nlo, nhi = min(lo, vlo), max(hi, vhi)
+                pad = 0.05 * (nhi - nlo)
+                lo_pad, hi_pad = (pad if lo < vlo else 0.0), (pad if hi > vhi else 0.0)
+                strip.plot.setYRange(nlo - lo_pad, nhi + hi_pad, padding=0)
 
     def _update_batched_preview(self) -> None:
         """Dashed "after" curves of the secondary tracks, batched per plot."""

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from curveeditor.engine import edit as ed
+from curveeditor.engine.curves import evaluate
 
 from .compare import CompareDialog
 from .diff_panel import DiffPanel
@@ -67,6 +68,31 @@ def versions_text() -> str:
         f"pyqtgraph {pyqtgraph.__version__}\nnumpy {np.__version__}\nscipy {scipy.__version__}\n"
         f"{platform.system()} {platform.machine()}"
     )
+
+
+def insert_key_keeping_shape(track, t: float):
+    """K: a key at ``t`` s on the curve as it plays whose tangents take the curve's slope there
+    (Blender's insert), so the neighbouring segments keep their shape. Free Smooth tangents (mode 0);
+    an existing key at ``t`` is left as is. Returns ``(track, index)``."""
+    c = track.curve
+    if c.n_keys >= 2 and float(c.time[0]) < t < float(c.time[-1]):
+        existed = bool(np.any(np.abs(c.time - t) < 1e-9))
+        new, i = ed.insert_key(track, t)
+        if existed:
+            return new, i
+        h = 1e-4 * max(float(c.time[-1] - c.time[0]), 1e-3)
+        slope = (evaluate(c, np.array([t + h])) - evaluate(c, np.array([t - h])))[0] / (2 * h)
+        for comp in range(new.curve.value.shape[1]):
+            new = ed.set_slope(new, i, comp, "in", float(slope[comp]))
+        # A cubic segment split at t with the curve's value and slope there is the same curve, as
+        # long as the neighbours keep their slopes: insert_key recomputed their auto tangents.
+        nc = new.curve
+        ins, outs = np.array(nc.in_slope), np.array(nc.out_slope)
+        outs[i - 1] = c.out_slope[i - 1]
+        ins[i + 1] = c.in_slope[i]
+        new = new.with_curve(nc.with_keys(in_slope=ins, out_slope=outs))
+        return new, i
+    return ed.insert_key(track, t)
 
 
 def _sc(action: QAction, seq, tip: str | None = None) -> QAction:
@@ -156,6 +182,8 @@ class MainWindow(QMainWindow):
         self.doc.selectionChanged.connect(self._update_status)
         self.doc.undo_stack.canUndoChanged.connect(lambda _c: self._update_actions())
         self.doc.keySelectionChanged.connect(self._update_actions)
+        self.doc.keySelectionChanged.connect(self._mark_tangent_mode)
+        self.doc.clipChanged.connect(self._mark_tangent_mode)
         self.graphs.statusMessage.connect(lambda m: self.statusBar().showMessage(m, 3000))
         self.graphs.contextMenuRequested.connect(self._show_key_menu)
         self.files.recentChanged.connect(self._rebuild_recent)
@@ -426,6 +454,7 @@ class MainWindow(QMainWindow):
             a = self._act(
                 preset, lambda _c=False, p=preset: self.set_tangent_preset(p), None, f"Tangents: {preset}"
             )
+            a.setCheckable(True)  # checked = the selected keys' current mode (see _mark_tangent_mode)
             self.tangent_actions.append(a)
         self.side_actions: dict[str, list[QAction]] = {}
         for side, label in (("in", "Left Tangent"), ("out", "Right Tangent"), ("both", "Both Tangents")):
@@ -792,7 +821,7 @@ class MainWindow(QMainWindow):
         keys = {}
         tracks = {}
         for p in paths:
-            tr, i = ed.insert_key(clip.track(p), t)
+            tr, i = insert_key_keeping_shape(clip.track(p), t)
             tracks[p] = tr
             keys[p] = {i}
         new = clip.with_tracks(tracks.get(tr.path, tr) for tr in clip.tracks)
@@ -847,7 +876,28 @@ class MainWindow(QMainWindow):
         label = {"in": "Left", "out": "Right", "both": "Both"}[side]
         self._edit_tracks(lambda tr, idx: ed.set_side_mode(tr, idx, side, mode), f"{label} tangent: {mode}")
 
+    def selected_tangent_mode(self) -> str | None:
+        """The selected keys' tangent mode (``ed.describe_mode`` of channel 0), when they share one."""
+        names = set()
+        for p, idx in self._selected().items():
+            c = self.doc.clip.track(p).curve
+            for i in idx:
+                names.update(
+                    ed.describe_mode(int(c.tangent_mode[i, k]), int(c.weighted_mode[i, k]))
+                    for k in range(c.value.shape[1])
+                )
+        return names.pop() if len(names) == 1 else None
+
+    def _mark_tangent_mode(self) -> None:
+        mode = self.selected_tangent_mode()
+        for a in self.tangent_actions:
+            name = a.text().replace("&", "")
+            broken = name == "Broken" and mode is not None and mode.startswith("Broken")
+            a.setChecked(mode is not None and (mode == name or broken))
+        self.key_menu.setToolTip(f"Selected keys: {mode}" if mode else "")
+
     def _show_key_menu(self, global_pos) -> None:
+        self._mark_tangent_mode()
         m = QMenu(self)
         self._fill_key_menu(m)
         m.addSeparator()

@@ -272,7 +272,7 @@ def test_add_delete_copy_paste_keys(win, qtbot):
     j = int(np.argmin(np.abs(new.times - t)))
     assert new.times[j] == pytest.approx(t)
     assert win.doc.selected_keys == {tr.path: {j}}
-    assert int(new.curve.tangent_mode[j, 0]) == 136
+    assert int(new.curve.tangent_mode[j, 0]) == 0  # Free Smooth at the curve's slope (keeps its shape)
     # Del removes it again
     QTest.keyClick(win, Qt.Key.Key_Delete)
     assert win.doc.clip.track(tr.path).n_keys == n

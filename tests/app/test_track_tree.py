@@ -21,8 +21,18 @@ pytestmark = pytest.mark.gui
 MIXAMO = [p for p in corpus_files("anim", "*.anim") if p.name == "Tiotao__PlastAR__Assets_mixamo.com.anim"]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def thousand_px_screen():
+    """pytest-xvfb's screen is 800 x 600; the issue's default layout is on a 1600 x 1000 one."""
+    from PySide6.QtCore import QRect
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(MainWindow, "available_screen", lambda self: QRect(0, 0, 1600, 1000))
+        yield
+
+
 @pytest.fixture(scope="module")
-def win(qapp, tmp_path_factory):
+def win(qapp, tmp_path_factory, thousand_px_screen):
     from PySide6.QtCore import QSettings
 
     folder = tmp_path_factory.mktemp("tree")
