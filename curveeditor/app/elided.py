@@ -55,6 +55,7 @@ class ElidedLabel(QLabel):
     def __init__(self, text: str = "", parent=None, elide=Qt.TextElideMode.ElideMiddle):
         super().__init__(parent)
         self._full = ""
+        self._lines: list[tuple[str, str]] = []
         self._mode = elide
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -73,22 +74,22 @@ class ElidedLabel(QLabel):
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt API
         self._full = text or ""
-        tip = plain_text(self._full.replace("<br>", "\n"))
+        # plain text of each line, once: sizeHint/resize run often and must not build Qt documents
+        self._lines = [(line, plain_text(line)) for line in self._full.split("<br>")]
+        tip = "\n".join(p for _l, p in self._lines)
         self.setToolTip(tip)
         self._relayout()
         self.updateGeometry()  # the size hint follows the full text, even when the shown one is equal
 
     def is_elided(self) -> bool:
-        return self.shown_text() != plain_text(self._full.replace("<br>", "\n"))
+        return self.shown_text() != "\n".join(p for _l, p in self._lines)
 
     def _relayout(self) -> None:
         m = self.contentsMargins()
         width = self.width() - m.left() - m.right() - 2
         fm = self.fontMetrics()
-        lines = self._full.split("<br>")
         out = []
-        for line in lines:
-            plain = plain_text(line)
+        for line, plain in self._lines:
             if width <= 0 or fm.horizontalAdvance(plain) <= width:
                 out.append(line)
             elif self._mode == ELIDE_PATH:
@@ -112,6 +113,6 @@ class ElidedLabel(QLabel):
         (a status bar) give the label what it needs, and it elides when they give less."""
         s = super().sizeHint()
         m = self.contentsMargins()
-        lines = plain_text(self._full.replace("<br>", "\n")).splitlines() or [""]
+        lines = [p for _l, p in self._lines] or [""]
         w = max(self.fontMetrics().horizontalAdvance(line) for line in lines) + m.left() + m.right() + 4
         return QSize(min(w, self.maximumWidth()), s.height())

@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import colorsys
 import html
+import weakref
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
-__all__ = ["curve_item", "set_if_changed", "KeyMarkers", "MultiCurveItem", "LegendOverlay", "track_colors"]
+__all__ = [
+    "curve_item",
+    "set_if_changed",
+    "KeyMarkers",
+    "MultiCurveItem",
+    "LegendOverlay",
+    "GridLines",
+    "track_colors",
+]
 
 
 def track_colors(i: int, dark: bool) -> tuple[str, str, str]:
@@ -334,3 +343,79 @@ class LegendOverlay(QGraphicsTextItem):
         r = self.vb.boundingRect()
         w = self.boundingRect().width()
         self.setPos(max(r.right() - w - 4, 0), 2)
+
+
+class GridLines(pg.GraphicsObject):
+    """The plot grid at the axes' tick positions, in one opaque colour (``blend`` of background and
+    foreground), drawn as 1-px device lines.
+
+    pyqtgraph's own grid (``showGrid``) lives in the axis items: each axis then caches a device
+    pixmap as large as the whole plot and blends it with alpha on every repaint -- 41 % of a wheel
+    zoom step on a 4-plot panel (1.2 s of 2.9 s for 10 steps, measured), ~3x slower zoom/pan/drag.
+    """
+
+    def __init__(self, plot: pg.PlotItem):
+        super().__init__()
+        # a weak reference: plot -> item -> plot would be a cycle of Qt wrappers that Python's GC
+        # may collect from a worker thread (Qt objects deleted off their thread crash)
+        self._plot = weakref.ref(plot)
+        self.major = QColor("#dddddd")
+        self.minor = QColor("#eeeeee")
+        self.setZValue(-100)
+
+    def set_colours(self, bg: str, fg: str, alpha: float) -> None:
+        b, f = QColor(bg), QColor(fg)
+
+        def mix(a):
+            return QColor.fromRgbF(
+                b.redF() + (f.redF() - b.redF()) * a,
+                b.greenF() + (f.greenF() - b.greenF()) * a,
+                b.blueF() + (f.blueF() - b.blueF()) * a,
+            )
+
+        self.major, self.minor = mix(alpha), mix(alpha * 0.45)
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        vr = self.viewRect()
+        return QRectF() if vr is None else vr
+
+    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
+        self.prepareGeometryChange()
+        self.update()
+
+    def _ticks(self, name: str, lo: float, hi: float, size: float):
+        plot = self._plot()
+        if plot is None:
+            return []
+        ax = plot.getAxis(name)
+        levels = ax.tickValues(lo, hi, size) if hi > lo else []
+        return [np.asarray(v, dtype=float) for _spacing, v in levels[:2]]
+
+    def paint(self, painter, *args) -> None:
+        vr = self.viewRect()
+        if vr is None or not vr.isValid():
+            return
+        tr = painter.transform()
+        dev = tr.mapRect(vr)
+        painter.save()
+        painter.resetTransform()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        xs = self._ticks("bottom", vr.left(), vr.right(), dev.width())
+        ys = self._ticks("left", vr.top(), vr.bottom(), dev.height())
+        for level in (1, 0):  # minor first, major on top
+            pen = QPen(self.major if level == 0 else self.minor)
+            pen.setWidth(0)
+            painter.setPen(pen)
+            lines = []
+            if level < len(xs):
+                for x in xs[level]:
+                    px = round(tr.map(QPointF(x, vr.top())).x()) + 0.5
+                    lines.append(QLineF(px, dev.top(), px, dev.bottom()))
+            if level < len(ys):
+                for y in ys[level]:
+                    py = round(tr.map(QPointF(vr.left(), y)).y()) + 0.5
+                    lines.append(QLineF(dev.left(), py, dev.right(), py))
+            if lines:
+                painter.drawLines(lines)
+        painter.restore()

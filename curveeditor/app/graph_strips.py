@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
 from .graph_input import CHANNEL_NAMES, CurveViewBox, GraphInput
-from .graph_items import KeyMarkers, LegendOverlay, MultiCurveItem
+from .graph_items import GridLines, KeyMarkers, LegendOverlay, MultiCurveItem
 from .theme import Theme
 
 __all__ = ["Strip", "TimeAxis"]
@@ -82,6 +82,8 @@ class Strip:
         else:
             label = {"speed": "speed (deg/s)", "quat": "quaternion"}[role[0]]
         p.setLabel("left", label)
+        self.grid = GridLines(p)
+        p.addItem(self.grid, ignoreBounds=True)
         self.cursor = pg.InfiniteLine(angle=90, movable=True)
         self.cursor.setZValue(1e6)
         p.addItem(self.cursor, ignoreBounds=True)
@@ -116,6 +118,7 @@ class Strip:
         self.hover_label.setVisible(False)
         p.addItem(self.hover_label, ignoreBounds=True)
         self.fixed = {
+            self.grid,
             self.cursor,
             self.multi,
             self.preview_multi,
@@ -150,7 +153,8 @@ class Strip:
             a = self.plot.getAxis(ax)
             a.setPen(fg)
             a.setTextPen(fg)
-        self.plot.showGrid(x=True, y=True, alpha=theme.grid_alpha)
+        self.plot.showGrid(x=False, y=False)  # GridLines draws it (see there: 3x faster repaints)
+        self.grid.set_colours(theme.plot_bg, theme.plot_fg, theme.grid_alpha)
         self.cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
         self.cursor.setHoverPen(pg.mkPen(theme.key_selected, width=2.5))
         self.selected.fill = QColor(theme.key_selected)
