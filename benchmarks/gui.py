@@ -270,6 +270,71 @@ def take_screenshots(app, out_dir: Path) -> None:
     shot("editor-preview.png", "light", True)
 
 
+def grab_screen(path: Path) -> None:
+    """The whole X screen as PNG: ImageMagick's ``import -window root`` when installed, else Qt's
+    ``QScreen.grabWindow(0)`` (the root window from the X server, native GL windows included)."""
+    import shutil
+
+    if shutil.which("import"):
+        subprocess.run(["import", "-window", "root", str(path)], check=True)
+        return
+    from PySide6.QtGui import QGuiApplication
+
+    if not QGuiApplication.primaryScreen().grabWindow(0).save(str(path)):
+        raise SystemExit(f"could not write {path}")
+
+
+def take_rig_screenshots(app, out_dir: Path) -> None:
+    """Issue 9 screenshots of the real window (1600 x 1000 screen, ``import -window root``):
+    ``rig-biped-deep-bone.png`` (the generated Biped rig, a 13-level-deep finger bone selected) and
+    ``rig-mocap-15-overlay.png`` (15 tracks of the CMU mocap BVH overlaid, with the legend)."""
+    from PySide6.QtTest import QTest
+
+    from curveeditor.app.main_window import MainWindow
+    from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def window():
+        w = MainWindow(autosave_folder="/tmp/curveeditor-shot-autosave")
+        w.set_theme("light")
+        w.setGeometry(0, 0, 1600, 960)
+        w.reset_layout()
+        w.show()
+        QTest.qWaitForWindowExposed(w)
+        _wait(app, 300)
+        return w
+
+    w = window()
+    w.doc.load(biped_clip(300, 30.0), None)
+    w.doc.select_paths([DEEP_BIPED_BONE])
+    w.doc.select_keys({DEEP_BIPED_BONE: {120}})
+    w.doc.set_time(4.0)
+    _wait(app, 800)
+    grab_screen(out_dir / "rig-biped-deep-bone.png")
+    print(f"wrote {out_dir / 'rig-biped-deep-bone.png'}")
+    w.doc.undo_stack.setClean()
+    w.close()
+    _wait(app, 100)
+
+    cmu = CORPUS / "bvh" / "FORTH-ModelBasedTracker__MocapNET__dataset_CMU_Sample_05_01.bvh"
+    w = window()
+    w.files.open_path(str(cmu))
+    _loop_until(app, w.files.loaded, 60000)
+    clip = w.doc.clip
+    w.graphs.set_layout(overlay=True)
+    w.act_overlay.setChecked(True)
+    paths = [t.path for t in clip.tracks if t.n_keys > 2][:15]
+    w.doc.select_paths(paths)
+    w.doc.set_time(clip.start + 0.4 * (clip.end - clip.start))
+    _wait(app, 1000)
+    grab_screen(out_dir / "rig-mocap-15-overlay.png")
+    print(f"wrote {out_dir / 'rig-mocap-15-overlay.png'}")
+    w.doc.undo_stack.setClean()
+    w.close()
+    _wait(app, 100)
+
+
 def synthetic_main(app) -> int:
     """The first wave's table: a synthetic 60 x 3000 clip (drag, recipe preview, cold start)."""
     pg.setConfigOptions(mouseRateLimit=-1)
@@ -671,6 +736,7 @@ def main() -> int:
     ap.add_argument("--clip", action="append", help="measure this clip (repeatable; 'biped' = generated rig)")
     ap.add_argument("--synthetic", action="store_true", help="the first wave's synthetic 60 x 3000 table")
     ap.add_argument("--screenshots", metavar="DIR", help="write the README screenshots to DIR")
+    ap.add_argument("--rig-screenshots", metavar="DIR", help="write the issue 9 rig screenshots to DIR")
     args = ap.parse_args()
     QStandardPaths.setTestModeEnabled(True)
     QSettings.setPath(
@@ -679,6 +745,9 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     if args.screenshots:
         take_screenshots(app, Path(args.screenshots))
+        return 0
+    if args.rig_screenshots:
+        take_rig_screenshots(app, Path(args.rig_screenshots))
         return 0
     if args.synthetic:
         return synthetic_main(app)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QTextDocumentFragment
+from PySide6.QtGui import QFont, QFontMetrics, QTextDocumentFragment
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 __all__ = ["ElidedLabel", "plain_text", "elide_path"]
@@ -87,9 +87,14 @@ class ElidedLabel(QLabel):
     def _relayout(self) -> None:
         m = self.contentsMargins()
         width = self.width() - m.left() - m.right() - 2
-        fm = self.fontMetrics()
+        fm_plain = self.fontMetrics()
+        bold = QFont(self.font())
+        bold.setBold(True)
+        fm_bold = QFontMetrics(bold)
         out = []
         for line, plain in self._lines:
+            # a line with bold markup is measured bold (conservative), as it is drawn
+            fm = fm_bold if "<b>" in line else fm_plain
             if width <= 0 or fm.horizontalAdvance(plain) <= width:
                 out.append(line)
             elif self._mode == ELIDE_PATH:
