@@ -8,16 +8,24 @@ edits themselves are pure functions in :mod:`curveeditor.engine.edit`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtGui import QUndoCommand
 
 from curveeditor.engine.clip import Clip
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .document import ClipDocument
 
-__all__ = ["ReplaceClipCommand", "changed_track_paths", "DRAG_COMMAND_ID"]
+class ClipHolder(Protocol):
+    """What a command needs of the document (``ClipDocument`` is one). A protocol, not an import:
+    document.py imports this module, so importing it back made a cycle."""
+
+    selected_keys: dict[str, set[int]]
+
+    def cancel_live_edit(self) -> None: ...
+
+    def _set_clip(self, clip: Clip, paths, keys) -> None: ...
+
+__all__ = ["ReplaceClipCommand", "changed_track_paths", "DRAG_COMMAND_ID", "ClipHolder"]
 
 #: Merge id of drag commands (QUndoCommand.id); consecutive drags with the same token merge.
 DRAG_COMMAND_ID = 4201
@@ -50,7 +58,7 @@ class ReplaceClipCommand(QUndoCommand):
 
     def __init__(
         self,
-        document: ClipDocument,
+        document: ClipHolder,
         before: Clip,
         after: Clip,
         text: str,
