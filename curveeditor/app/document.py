@@ -45,6 +45,7 @@ class ClipDocument(QObject):
     keySelectionChanged = Signal()
     dirtyChanged = Signal(bool)
     pathChanged = Signal()
+    otherSelectionChanged = Signal()  # read-only curves shown as graphs (view only)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -57,6 +58,7 @@ class ClipDocument(QObject):
         self.current_time: float = 0.0
         self.selected_paths: list[str] = []
         self.selected_keys: dict[str, set[int]] = {}
+        self.selected_other: list[str] = []  # OtherTrack.name of read-only curves shown (view only)
         self.changed_paths: frozenset[str] | None = None
         self._live_before: Clip | None = None
         self._live_keys: dict[str, set[int]] | None = None
@@ -79,6 +81,8 @@ class ClipDocument(QObject):
         self.selected_keys = {}
         first = next((t.path for t in clip.tracks if t.n_keys), None)
         self.selected_paths = [first] if first is not None else []
+        had_other = bool(self.selected_other)
+        self.selected_other = []
         self.current_time = float(clip.start)
         self.changed_paths = None
         self.clipChanged.emit()
@@ -87,6 +91,8 @@ class ClipDocument(QObject):
         self.keySelectionChanged.emit()
         self.timeChanged.emit(self.current_time)
         self.pathChanged.emit()
+        if had_other:
+            self.otherSelectionChanged.emit()
         if was_dirty:
             self.dirtyChanged.emit(False)
 
@@ -154,6 +160,17 @@ class ClipDocument(QObject):
             self.selectionChanged.emit()
             if keys_changed:
                 self.keySelectionChanged.emit()
+
+    def select_other(self, names) -> None:
+        """Show these read-only curves (``OtherTrack.name``) as graphs; numeric ones only."""
+        known = {o.name for o in self.clip.other_tracks if o.curve is not None}
+        new = [n for n in dict.fromkeys(names) if n in known]
+        if new != self.selected_other:
+            self.selected_other = new
+            self.otherSelectionChanged.emit()
+
+    def other_track(self, name: str):
+        return next(o for o in self.clip.other_tracks if o.name == name)
 
     def current_track(self) -> RotationTrack | None:
         """The primary selected rotation track, or ``None``."""

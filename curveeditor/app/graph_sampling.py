@@ -15,7 +15,7 @@ import numpy as np
 from curveeditor.engine import display
 from curveeditor.engine.clip import RotationTrack
 
-__all__ = ["Sampled", "SampleCache", "dense_times", "normalize_scale"]
+__all__ = ["Sampled", "SampleCache", "dense_times", "dense_times_of", "normalize_scale"]
 
 
 FULL_BUDGET = 6000
@@ -30,7 +30,11 @@ def dense_times(track: RotationTrack, budget: int = FULL_BUDGET) -> np.ndarray:
     ``budget`` is the sample count aimed at: the secondary tracks of a 60-track selection are drawn
     from ``COARSE_BUDGET`` (sampling 60 CMU tracks at the full budget took 0.6 s of a 1.5 s selection).
     """
-    t = np.asarray(track.times, dtype=np.float64)
+    return dense_times_of(np.asarray(track.times, dtype=np.float64), budget)
+
+
+def dense_times_of(t: np.ndarray, budget: int = FULL_BUDGET) -> np.ndarray:
+    """:func:`dense_times` of key times ``t (N,)`` (seconds, sorted)."""
     n = t.shape[0]
     if n == 0:
         return np.zeros(1)

@@ -80,7 +80,7 @@ class Strip:
         if role[0] == "euler":
             label = "Euler (deg)" if role[1] is None else f"{CHANNEL_NAMES[role[1]]} (deg)"
         else:
-            label = {"speed": "speed (deg/s)", "quat": "quaternion"}[role[0]]
+            label = {"speed": "speed (deg/s)", "quat": "quaternion", "other": "read-only (view)"}[role[0]]
         p.setLabel("left", label)
         self.grid = GridLines(p)
         p.addItem(self.grid, ignoreBounds=True)

@@ -24,11 +24,12 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QVBoxLayout, QWidget
 
 from curveeditor.engine.clip import RotationTrack
+from curveeditor.engine.curves import evaluate
 
 from .document import ClipDocument
 from .graph_input import CurveViewBox, Drag, GraphInput
 from .graph_items import KeyMarkers, curve_item, set_if_changed, track_colors
-from .graph_sampling import SampleCache, Sampled, dense_times, normalize_scale
+from .graph_sampling import SampleCache, Sampled, dense_times, dense_times_of, normalize_scale
 from .graph_strips import Strip
 from .problems import KIND_LABELS, ProblemIndex
 from .theme import LIGHT, Theme
@@ -108,6 +109,7 @@ class GraphPanel(QWidget):
         self.doc.keySelectionChanged.connect(self._update_selection)
         self.doc.timeChanged.connect(self._on_time)
         self.doc.previewChanged.connect(self._update_preview)
+        self.doc.otherSelectionChanged.connect(self._on_other_selection)
         if self.problems is not None:
             self.problems.updated.connect(lambda _p: self._update_markers())
 
@@ -151,6 +153,8 @@ class GraphPanel(QWidget):
             roles.append(("speed", None))
         if self.show_quat:
             roles.append(("quat", None))
+        if self.doc.selected_other:
+            roles.append(("other", None))  # read-only curves, view only (drags scrub time)
         for row, role in enumerate(roles):
             s = Strip(self.glw, self.input, role, row, link=self.strips[0].plot if self.strips else None)
             s.vb.sigRangeChanged.connect(self._on_range_changed)
@@ -295,7 +299,7 @@ class GraphPanel(QWidget):
                     yield path, ch, t, self.to_display(path, s.samples.euler[:, ch], ch)
             elif strip.role[0] == "speed":
                 yield path, 0, t, s.samples.speed
-            else:
+            elif strip.role[0] == "quat":
                 for k in range(4):
                     yield path, k, t, s.samples.quat[:, k]
 
@@ -331,10 +335,48 @@ class GraphPanel(QWidget):
         self._update_markers()
         self._update_selection()
         self._update_legend()
+        self._update_other()
         self._on_time(self.doc.current_time)
         self._apply_time_axis()
         if frame:
             self.frame_all()
+
+    def _on_other_selection(self) -> None:
+        has = self._strip("other") is not None
+        if has != bool(self.doc.selected_other):
+            self.set_layout()
+        else:
+            self._update_other()
+            s = self._strip("other")
+            if s is not None:
+                s.plot.enableAutoRange(axis=pg.ViewBox.YAxis)
+                s.vb.updateAutoRange()
+                s.plot.disableAutoRange()
+
+    def _update_other(self) -> None:
+        """The selected read-only curves (positions, scales, floats, muscles), one curve per
+        component, from the engine's ``evaluate``; they cannot be edited (view only)."""
+        s = self._strip("other")
+        if s is None:
+            return
+        curves = []
+        for k, name in enumerate(self.doc.selected_other):
+            try:
+                ot = self.doc.other_track(name)
+            except StopIteration:
+                continue
+            t = dense_times_of(np.asarray(ot.curve.time, dtype=float))
+            v = evaluate(ot.curve, t)
+            for comp in range(v.shape[1]):
+                colour = (
+                    self.theme.channels[comp % 4]
+                    if len(self.doc.selected_other) == 1
+                    else (track_colors(k, self.theme.dark)[comp % 3])
+                )
+                curves.append((t, v[:, comp], colour))
+        s.multi.setCurves(curves)
+        names = ", ".join(n.rsplit("/", 1)[-1] for n in self.doc.selected_other)
+        s.set_note(f"read-only, view only: {names}", self.theme)
 
     def _track_items(self, path: str, primary: bool) -> _TrackItems:
         """The primary track's items: the pooled ones re-coloured, or new ones the first time."""
@@ -388,7 +430,7 @@ class GraphPanel(QWidget):
                 it.speed = curve_item(pen=pg.mkPen(c, width=1.4 if primary else 1.0))
                 it.speed.setZValue(10)
                 p.addItem(it.speed)
-            else:
+            elif s.role[0] == "quat":
                 for k in range(4):
                     c = QColor(self.theme.channels[k])
                     if not primary:
@@ -454,10 +496,12 @@ class GraphPanel(QWidget):
                         keys[id(s)][1].append(kv[:, ch])
                 elif s.role[0] == "speed":
                     per[id(s)].append((t, smp.samples.speed, cols[1]))
-                else:
+                elif s.role[0] == "quat":
                     for k in range(4):
                         per[id(s)].append((t, smp.samples.quat[:, k], self.theme.channels[k]))
         for s in self.strips:
+            if s.role[0] == "other":
+                continue  # drawn by _update_other
             s.multi.setCurves(per[id(s)])
             kx, ky = keys[id(s)]
             if kx:
@@ -538,7 +582,7 @@ class GraphPanel(QWidget):
                 p.addItem(item)
                 item.setData(s.samples.times, s.samples.speed)
                 out.append((item, "speed", 0))
-            else:
+            elif strip.role[0] == "quat":
                 for k in range(4):
                     pen = pg.mkPen(color or self.theme.channels[k], width=width, style=style)
                     item = curve_item(pen=pen)
@@ -650,7 +694,7 @@ class GraphPanel(QWidget):
                         per[id(s)].append((t, y, cols[ch] if self.overlay else cols[1]))
                 elif s.role[0] == "speed":
                     per[id(s)].append((t, smp.samples.speed, cols[1]))
-                else:
+                elif s.role[0] == "quat":
                     for k in range(4):
                         per[id(s)].append((t, smp.samples.quat[:, k], self.theme.channels[k]))
         for s in self.strips:

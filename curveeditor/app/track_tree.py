@@ -49,6 +49,7 @@ __all__ = ["TrackNode", "TrackTreeModel", "TrackTree", "PATH_ROLE", "TRACK_ROLE"
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # full path (str) of the node
 TRACK_ROLE = Qt.ItemDataRole.UserRole + 2  # rotation track path or None
 HAS_PROBLEMS_ROLE = Qt.ItemDataRole.UserRole + 3  # bool: a rotation track with problems
+OTHER_ROLE = Qt.ItemDataRole.UserRole + 4  # OtherTrack.name of a numeric read-only curve, or None
 INDENT_PX = 8  # 12 levels = 96 px (Qt's default 20 px left no room for deep names)
 SHORT = {"wrap": "W", "flip": "F", "hemisphere": "H", "gimbal": "G", "spike": "S"}
 
@@ -64,6 +65,7 @@ class TrackNode:
     keys: int = 0
     readonly: bool = False
     group: bool = False
+    other: str | None = None  # OtherTrack.name of a numeric read-only curve (viewable as a graph)
 
     def row(self) -> int:
         return self.parent.children.index(self) if self.parent else 0
@@ -133,6 +135,7 @@ class TrackTreeModel(QAbstractItemModel):
                     node = node.child(part, "/".join(acc), True)
                 n = len(ot.times) if ot.times is not None else 0
                 leaf = TrackNode(ot.attribute, ot.name, node, kind=ot.kind, keys=n, readonly=True)
+                leaf.other = ot.name if ot.curve is not None else None
                 node.children.append(leaf)
         self.root = root
         self._by_track = by_track
@@ -210,7 +213,7 @@ class TrackTreeModel(QAbstractItemModel):
             return Qt.ItemFlag.NoItemFlags
         node = index.internalPointer()
         f = Qt.ItemFlag.ItemIsEnabled
-        if node.track is not None:
+        if node.track is not None or node.other is not None:
             f |= Qt.ItemFlag.ItemIsSelectable
         return f
 
@@ -223,6 +226,8 @@ class TrackTreeModel(QAbstractItemModel):
             return node.full
         if role == TRACK_ROLE:
             return node.track
+        if role == OTHER_ROLE:
+            return node.other
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return node.name
@@ -240,7 +245,8 @@ class TrackTreeModel(QAbstractItemModel):
                 probs = ", ".join(f"{c[k]} {KIND_LABELS[k].lower()}" for k in PROBLEM_KINDS if c[k])
                 return f"{node.track}\n{node.kind} rotation, {node.keys} keys\n{probs or 'no problems'}"
             if node.readonly and node.kind:
-                return f"{node.full}\n{node.kind} curve, {node.keys} keys (read-only)"
+                view = " - select to view as a graph" if node.other else ""
+                return f"{node.full}\n{node.kind} curve, {node.keys} keys (read-only{view})"
             return node.full or None
         if role == Qt.ItemDataRole.ForegroundRole and node.readonly:
             return QColor("#8a8d93")
@@ -314,8 +320,20 @@ class _Filter(QSortFilterProxyModel):
         self.setFilterKeyColumn(0)
 
     def set_problems_only(self, on: bool) -> None:
-        self.problems_only = bool(on)
-        self.invalidateRowsFilter()
+        self.refilter(lambda: setattr(self, "problems_only", bool(on)))
+
+    def refilter(self, change=None) -> None:
+        """Re-run the row filter around ``change()`` (Qt >= 6.9: begin/endFilterChange; before:
+        invalidateRowsFilter, deprecated since)."""
+        if hasattr(self, "beginFilterChange"):
+            self.beginFilterChange()
+            if change is not None:
+                change()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            if change is not None:
+                change()
+            self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, row, parent):  # noqa: N802 - Qt API
         if self.problems_only:
@@ -389,7 +407,7 @@ class TrackTree(QWidget):
 
     def _on_problems_updated(self, _paths) -> None:
         if self.proxy.problems_only:
-            self.proxy.invalidateRowsFilter()
+            self.proxy.refilter()
             self._expand(collapse_readonly=not self.filter.text().strip())
 
     def track_order(self) -> list[str]:
@@ -441,6 +459,7 @@ class TrackTree(QWidget):
         rows = [i for i in sm.selectedRows(0)]
         paths = [self.proxy.data(i, TRACK_ROLE) for i in rows]
         paths = [p for p in paths if p]
+        self.doc.select_other([n for n in (self.proxy.data(i, OTHER_ROLE) for i in rows) if n])
         cur = (
             self.proxy.data(sm.currentIndex().siblingAtColumn(0), TRACK_ROLE)
             if sm.currentIndex().isValid()

@@ -154,3 +154,59 @@ def test_normalize_view_scales_each_curve_to_unit_range_and_edits_in_degrees(win
         win.doc.undo_stack.undo()
     finally:
         g.set_layout(normalize=False)
+
+
+def test_read_only_curves_can_be_shown_as_graphs_view_only(win, qtbot):
+    from curveeditor.app.track_tree import OTHER_ROLE
+    from curveeditor.engine.clip import Clip, OtherTrack
+    from curveeditor.engine.curves import Curve, evaluate
+
+    base = many_tracks_clip(3, 60, 30.0)
+    t = np.linspace(0, 2, 7)
+    pos = Curve.make(t, np.stack([t, 2 * t, np.sin(t)], axis=1))
+    muscle = Curve.make(t, np.cos(t)[:, None])
+    others = (
+        OtherTrack("Root", "m_LocalPosition", "position", pos, t),
+        OtherTrack("", "LeftHand.Thumb.1 Stretched", "float", muscle, t),
+    )
+    clip = Clip("ro", 30.0, base.tracks, other_tracks=others)
+    win.doc.load(clip, None)
+    qtbot.wait(10)
+    tree = win.tracks
+    # find the muscle curve's row in the (expanded on demand) read-only group
+    found = []
+
+    def walk(parent):
+        for r in range(tree.proxy.rowCount(parent)):
+            idx = tree.proxy.index(r, 0, parent)
+            if idx.data(OTHER_ROLE) == others[1].name:
+                found.append(idx)
+            walk(idx)
+
+    from PySide6.QtCore import QItemSelectionModel, QModelIndex
+
+    walk(QModelIndex())
+    assert found, "the muscle curve is selectable in the tree"
+    primary = list(win.doc.selected_paths)
+    tree.view.selectionModel().select(
+        found[0], QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+    )
+    qtbot.wait(10)
+    assert win.doc.selected_other == [others[1].name]
+    assert win.doc.selected_paths == primary  # rotation selection unchanged
+    strip = win.graphs._strip("other")
+    assert strip is not None and "view only" in strip.note.textItem.toPlainText()
+    ((x, y, _c),) = strip.multi.curves()
+    np.testing.assert_allclose(np.interp(t, x, y), np.cos(t), atol=1e-9)
+    np.testing.assert_allclose(y, evaluate(muscle, x)[:, 0])
+    # view only: a left drag there scrubs time, it never edits
+    assert (
+        win.graphs.input.begin_drag(
+            strip.vb, strip.vb.sceneBoundingRect().center(), Qt.KeyboardModifier.NoModifier
+        )
+        == "scrub"
+    )
+    assert win.doc.undo_stack.count() == 0
+    win.doc.select_other([])
+    qtbot.wait(10)
+    assert win.graphs._strip("other") is None
