@@ -664,6 +664,13 @@ class MainWindow(QMainWindow):
         target = path or (str(sample_path()) if sample_path() else None)
         if target:
             self.files.open_path(target)
+            return
+        # Installed with `pip install .` there is no resources/ folder next to the package: open the
+        # demo clip the package builds in code (curveeditor.samples), never an empty window.
+        from curveeditor.samples import demo_clip
+
+        self.doc.load(demo_clip(), None)
+        self.statusBar().showMessage("Opened the built-in demo clip", 5000)
 
     def offer_recovery(self, ask=None) -> bool:
         """Offer the newest orphaned autosave; True when one was recovered. ``ask(meta) -> bool``
