@@ -1,0 +1,102 @@
+"""Retiming keys: move or scale selected keys in time, keeping what each track plays between its keys.
+
+A key interval whose duration changes from ``dt`` to ``dt'`` plays the same values at the same
+*fraction* of the interval when the slopes at its ends are scaled by ``dt / dt'``: Unity's Hermite
+segment is ``h00 v0 + h10 dt m0 + h01 v1 + h11 dt m1`` in ``s = (t - t0) / dt``, so ``dt * m`` is what
+shapes it; weights are fractions of the interval and stay. So the out-slope of key i scales with its
+right interval and the in-slope with its left one (``m' = m dt / dt'``; infinite slopes stay
+infinite: stepped stays stepped). Keys whose slopes change get Free tangents (broken when in != out),
+since recomputing an Auto/ClampedAuto rule would change the motion; the others keep their modes.
+
+The time map of a retime is ``t' = pivot + scale (t - pivot) + offset`` (seconds), applied to the
+selected keys and snapped to the frame grid (``round(t' * frame_rate) / frame_rate``) when a frame
+rate is given. The result must keep every track's key times strictly increasing and >= 0: otherwise
+``ValueError`` (the editor keeps the last valid state of a drag).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .clip import Clip, RotationTrack
+from .curves import TangentMode, tangent_mode_bits
+
+__all__ = ["retime_track", "retime_clip", "map_times"]
+
+_FREE = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False)
+_FREE_BROKEN = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, True)
+
+
+def map_times(
+    times, offset: float = 0.0, scale: float = 1.0, pivot: float = 0.0, frame_rate=None
+) -> np.ndarray:
+    """``pivot + scale (times - pivot) + offset`` (seconds), snapped to frames of ``frame_rate`` Hz."""
+    t = float(pivot) + float(scale) * (np.asarray(times, dtype=np.float64) - float(pivot)) + float(offset)
+    if frame_rate:
+        t = np.round(t * float(frame_rate)) / float(frame_rate)
+    return t
+
+
+def retime_track(track: RotationTrack, new_times) -> RotationTrack:
+    """``track`` with its key times replaced by ``new_times (N,)`` (seconds), slopes scaled so each
+    interval plays the same shape (module docstring). Raises ``ValueError`` when the times are not
+    strictly increasing or start before 0 s."""
+    c = track.curve
+    new_t = np.asarray(new_times, dtype=np.float64).reshape(-1)
+    if new_t.shape[0] != c.n_keys:
+        raise ValueError(f"{new_t.shape[0]} new times for {c.n_keys} keys")
+    if c.n_keys == 0 or np.array_equal(new_t, c.time):
+        return track
+    if not np.all(np.isfinite(new_t)) or (new_t.shape[0] > 1 and not np.all(np.diff(new_t) > 0)):
+        raise ValueError("keys would overlap: key times must stay strictly increasing")
+    if new_t[0] < 0:
+        raise ValueError("keys would move before 0 s")
+    if c.n_keys == 1:
+        return track.with_curve(c.with_keys(time=new_t))
+    ratio = np.diff(c.time) / np.diff(new_t)  # (N-1,) dt / dt'
+    out_scale = np.ones(c.n_keys)
+    in_scale = np.ones(c.n_keys)
+    out_scale[:-1] = ratio
+    in_scale[1:] = ratio
+    with np.errstate(invalid="ignore"):
+        ins = np.where(np.isfinite(c.in_slope), c.in_slope * in_scale[:, None], c.in_slope)
+        outs = np.where(np.isfinite(c.out_slope), c.out_slope * out_scale[:, None], c.out_slope)
+    changed = (np.abs(in_scale - 1.0) > 1e-12) | (np.abs(out_scale - 1.0) > 1e-12)
+    mode = np.array(c.tangent_mode)
+    if changed.any():
+        broken = np.any(ins != outs, axis=1)
+        mode[changed] = np.where(broken[changed], _FREE_BROKEN, _FREE)[:, None]
+    return track.with_curve(c.with_keys(time=new_t, in_slope=ins, out_slope=outs, tangent_mode=mode))
+
+
+def retime_clip(
+    clip: Clip,
+    keys: Mapping[str, object],
+    offset: float = 0.0,
+    scale: float = 1.0,
+    pivot: float = 0.0,
+    snap: bool = True,
+) -> Clip:
+    """``clip`` with the selected keys (``keys``: track path -> key indices) moved by ``offset`` seconds
+    and scaled by ``scale`` about ``pivot`` seconds, snapped to the clip's frames when ``snap``; other
+    keys stay. Tracks without selected keys are the same objects. ``ValueError`` naming the track when
+    keys would overlap."""
+    by_path = {t.path: t for t in clip.tracks}
+    new_tracks = {}
+    for path, idx in keys.items():
+        tr = by_path[path]
+        sel = np.zeros(tr.n_keys, dtype=bool)
+        sel[np.asarray(sorted(idx), dtype=np.int64)] = True
+        if not sel.any():
+            continue
+        t = np.array(tr.curve.time)
+        t[sel] = map_times(t[sel], offset, scale, pivot, clip.frame_rate if snap else None)
+        try:
+            new_tracks[path] = retime_track(tr, t)
+        except ValueError as e:
+            raise ValueError(f"track {path!r}: {e}") from None
+    if not new_tracks:
+        return clip
+    return clip.with_tracks(new_tracks.get(t.path, t) for t in clip.tracks)
