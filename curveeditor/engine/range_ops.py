@@ -16,7 +16,8 @@ Keys. Keys before ``t0`` and after ``t1`` are the source's (values, slopes, mode
 ``t0``; quaternion tracks: hemisphere-continuous from the source's sign) and one-sided slopes of
 ``O`` (Free tangents, broken where in != out). The interval from the last key before ``t0`` to the key
 at ``t0`` is the source's Hermite segment cut at ``t0`` (same end values and slopes), so it plays as
-before (exactly for Hermite segments; a weighted side keeps its fraction of the shorter interval). If the range changed an Euler track's winding (an unwrap), the keys after ``t1`` are shifted
+before (exactly for Hermite segments; a weighted side keeps its fraction of the shorter interval).
+If the range changed an Euler track's winding (an unwrap), the keys after ``t1`` are shifted
 by the whole turns that make them continue it (same poses).
 """
 
