@@ -373,6 +373,7 @@ class GraphPanel(QWidget):
 
     contextMenuRequested = Signal(object)  # QPoint (global) -> the main window shows the key menu
     statusMessage = Signal(str)
+    rebuilt = Signal()  # after rebuild() re-created every item: overlay layers (curve_layers) re-add theirs
 
     def __init__(self, document: ClipDocument, problems: ProblemIndex | None = None, parent=None):
         super().__init__(parent)
@@ -544,6 +545,7 @@ class GraphPanel(QWidget):
         self._on_time(self.doc.current_time)
         if frame:
             self.frame_all()
+        self.rebuilt.emit()
 
     def _make_track_items(self, path: str, primary: bool) -> _TrackItems:
         it = _TrackItems()
