@@ -29,6 +29,7 @@ from curveeditor.engine import edit as ed
 from .compare import CompareDialog
 from .diff_panel import DiffPanel
 from .document import ClipDocument
+from .editing_tools import EditingTools
 from .files import Autosaver, FileController, sample_path
 from .gizmo_view import GizmoView
 from .graphs import GraphPanel
@@ -136,8 +137,10 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["Keys"]], [220], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["Tracks"], self.docks["History"]], [520, 160], Qt.Orientation.Vertical)
 
+        self.tools = EditingTools(self)  # issue 12: dope sheet, character view, key manipulators, ...
         self._build_actions()
         self._build_menus()
+        self.tools.add_menus(self.menuBar())
         self._build_status()
 
         self.doc.dirtyChanged.connect(lambda _d: self._update_title())
@@ -391,6 +394,7 @@ class MainWindow(QMainWindow):
             sub = m.addMenu(label)
             for a in acts:
                 sub.addAction(a)
+        self.tools.fill_key_menu(m)
 
     def _build_status(self) -> None:
         self.status_label = QLabel()

@@ -22,8 +22,9 @@ import numpy as np
 
 from .clip import Clip, RotationTrack
 from .curves import TangentMode, tangent_mode_bits
+from .tangents import recompute_tangents
 
-__all__ = ["retime_track", "retime_clip", "map_times"]
+__all__ = ["retime_track", "retime_clip", "map_times", "scale_key_values"]
 
 _FREE = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False)
 _FREE_BROKEN = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, True)
@@ -100,3 +101,46 @@ def retime_clip(
     if not new_tracks:
         return clip
     return clip.with_tracks(new_tracks.get(t.path, t) for t in clip.tracks)
+
+
+def scale_key_values(
+    track: RotationTrack, idx, channel: int, factor: float, pivot: float, snap: float | None = None
+):
+    """``track`` with display channel ``channel`` of keys ``idx`` scaled about ``pivot``:
+    ``v' = pivot + factor (v - pivot)`` (degrees), rounded to multiples of ``snap`` when given.
+
+    Euler tracks: the Euler column; the selected keys' slopes on that channel scale by ``factor`` too
+    (the same vertical scaling of the curve), then Auto/ClampedAuto keys are recomputed as Unity does.
+    Quaternion tracks: ``channel`` 0..2 is the continuous display Euler channel (converted back through
+    the engine, each key on its old hemisphere, as ``edit.move_keys`` does).
+    """
+    from . import edit
+
+    c = track.curve
+    sel = np.zeros(c.n_keys, dtype=bool)
+    sel[np.asarray(sorted(idx), dtype=np.int64)] = True
+    if not sel.any() or (factor == 1.0 and not snap):
+        return track
+    value = np.array(c.value)
+    if track.kind == "euler":
+        v = pivot + factor * (value[sel, channel] - pivot)
+        if snap:
+            v = np.round(v / snap) * snap
+        value[sel, channel] = v
+        ins, outs = np.array(c.in_slope), np.array(c.out_slope)
+        with np.errstate(invalid="ignore"):
+            ins[sel, channel] = np.where(
+                np.isfinite(ins[sel, channel]), ins[sel, channel] * factor, ins[sel, channel]
+            )
+            outs[sel, channel] = np.where(
+                np.isfinite(outs[sel, channel]), outs[sel, channel] * factor, outs[sel, channel]
+            )
+        curve = c.with_keys(value=value, in_slope=ins, out_slope=outs)
+    else:
+        e = edit._key_euler(track)[sel]
+        v = pivot + factor * (e[:, channel] - pivot)
+        if snap:
+            v = np.round(v / snap) * snap
+        e[:, channel] = v
+        curve = c.with_keys(value=edit._quat_keys_from_euler(value, sel, e, track.order))
+    return track.with_curve(recompute_tangents(curve, sel))
