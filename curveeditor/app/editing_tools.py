@@ -68,7 +68,7 @@ class EditingTools(QObject):
             a.setChecked(checked)
             a.toggled.connect(slot)
         else:
-            a.triggered.connect(slot)
+            a.triggered.connect(lambda _checked=False: slot())  # not slot(checked)
         if shortcut is not None:
             a.setShortcut(QKeySequence(shortcut))
         sc = a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)

@@ -80,6 +80,7 @@ class KeyManipulator(QObject):
         self.value_snap = False
         self.active_channel: int | None = 0
         self._modal = None
+        self._last_pos = None  # viewport position of the last mouse event
         panel.glw.viewport().installEventFilter(self)
 
     # ------------------------------------------------------------------ helpers
@@ -157,7 +158,12 @@ class KeyManipulator(QObject):
                 self._note("Select keys first")
             return False
         view = self.panel.glw
-        scene = view.mapToScene(view.viewport().mapFromGlobal(QCursor.pos()))
+        here = view.viewport().mapFromGlobal(QCursor.pos())
+        if self._last_pos is not None and not view.viewport().rect().contains(here):
+            here = self._last_pos
+        elif self._last_pos is not None:
+            here = self._last_pos  # the last mouse event: exact, where the cursor query can lag
+        scene = view.mapToScene(here)
         vb = self._vb_at(scene) or self.panel.euler_plots[0].getViewBox()
         chans = [0, 1, 2] if vb.role[1] is None else [vb.role[1]]
         clip = self.doc.clip
@@ -250,7 +256,8 @@ class KeyManipulator(QObject):
         et = ev.type()
         if self._modal is None:
             if et in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseMove):
-                vb = self._vb_at(self.panel.glw.mapToScene(ev.position().toPoint()))
+                self._last_pos = ev.position().toPoint()
+                vb = self._vb_at(self.panel.glw.mapToScene(self._last_pos))
                 if vb is not None:
                     self.active_channel = vb.role[1]
             return False
@@ -267,6 +274,9 @@ class KeyManipulator(QObject):
                 self.end_scale(False)
             return True
         if et in (QEvent.Type.MouseButtonRelease, QEvent.Type.MouseButtonDblClick):
+            return True
+        if et == QEvent.Type.ShortcutOverride:
+            ev.accept()  # while scaling, Escape / Enter / X / Y are ours, not the window's shortcuts
             return True
         if et == QEvent.Type.KeyPress:
             k = ev.key()

@@ -196,7 +196,11 @@ class SkeletonLayer(QObject):
         sel = self.doc.selected_paths[0] if self.doc.selected_paths else None
         state = ("on", sel, id(self.doc.preview), id(self.doc.original), self.skeleton)
         prev_state = getattr(self, "_drawn", None)
-        if prev_state == state and self._gl_points.shape == pts.shape and np.array_equal(self._gl_points, pts):
+        if (
+            prev_state == state
+            and self._gl_points.shape == pts.shape
+            and np.array_equal(self._gl_points, pts)
+        ):
             return  # the pose at the cursor did not move (ghosts neither): no GL repaint
         self._drawn = state
         self._gl_points = pts
