@@ -335,6 +335,9 @@ class SkeletonLayer(QObject):
                 path = self.bone_at(p.x(), p.y())
                 if path is not None:
                     self.doc.select_paths([path])
+        elif et == QEvent.Type.ShortcutOverride and ev.key() == Qt.Key.Key_F and self.active():
+            ev.accept()  # F in the 3D view frames the character, not the graphs' selection
+            return True
         elif et == QEvent.Type.KeyPress and ev.key() == Qt.Key.Key_F:
             self.frame_character()
             return True
