@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .clip import Clip, played
-from .curves import evaluate
-from .rotations import quat_mul
+from .clip import EULER, Clip, played
+from .curves import KEY_FIELDS, Curve, evaluate
+from .rotations import euler_to_quat, quat_mul, quat_normalize
 
 __all__ = ["Skeleton", "Pose", "skeleton_from_clip", "pose", "quat_rotate"]
 
@@ -82,13 +82,21 @@ class Pose:
 
 
 def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Vectors ``v (..., 3)`` rotated by unit quaternions ``q (..., 4)`` (x, y, z, w), broadcasting."""
+    """Vectors ``v (..., 3)`` rotated by unit quaternions ``q (..., 4)`` (x, y, z, w), broadcasting.
+
+    ``v + 2w (u x v) + 2 u x (u x v)`` written out per component: ``np.cross`` cost 0.4 ms per call
+    in axis handling, most of a 31-joint pose."""
     q = np.asarray(q, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
-    u = q[..., :3]
-    w = q[..., 3:4]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    vx, vy, vz = v[..., 0], v[..., 1], v[..., 2]
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    return np.stack(
+        [vx + w * tx + (y * tz - z * ty), vy + w * ty + (z * tx - x * tz), vz + w * tz + (x * ty - y * tx)],
+        axis=-1,
+    )
 
 
 def _bvh_skeleton(clip: Clip) -> Skeleton:
@@ -171,10 +179,57 @@ def local_rotations(skeleton: Skeleton, clip: Clip, times, overrides: dict | Non
     tracks = {tr.path: tr for tr in clip.tracks}
     if overrides:
         tracks.update(overrides)
-    for j, path in enumerate(skeleton.paths):
-        tr = tracks.get(path)
-        if tr is not None and tr.n_keys:
-            out[:, j] = played(tr, t)
+    joints = [(j, tracks.get(p)) for j, p in enumerate(skeleton.paths)]
+    joints = [(j, tr) for j, tr in joints if tr is not None and tr.n_keys]
+    for idx, merged, kind, order in _merged_groups(tuple(tr for _, tr in joints)):
+        js = np.array([joints[i][0] for i in idx])
+        if merged is None:  # a track of its own
+            out[:, js[0]] = played(joints[idx[0]][1], t)
+            continue
+        c = 3 if kind == EULER else 4
+        v = evaluate(merged, t).reshape(t.shape[0], len(idx), c)
+        if kind == EULER:
+            out[:, js] = euler_to_quat(v.reshape(-1, 3), order).reshape(t.shape[0], len(idx), 4)
+        else:
+            out[:, js] = quat_normalize(v.reshape(-1, 4)).reshape(t.shape[0], len(idx), 4)
+    return out
+
+
+_GROUP_CACHE: dict = {}
+
+
+def _merged_groups(tracks: tuple) -> list:
+    """Tracks with the same key times, kind, order and wrap modes merged into one many-component
+    curve, so a pose is one ``evaluate`` per group instead of one per joint (a BVH's joints share
+    their key times: 31 evaluations of a 2,752-key curve cost 15 ms, one of 93 components 0.6 ms).
+    Returns ``[(indices into tracks, merged Curve | None, kind, order)]``; cached per track objects."""
+    key = tuple(id(tr) for tr in tracks)
+    hit = _GROUP_CACHE.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], tracks, strict=True)):
+        return hit[1]
+    groups: dict = {}
+    for i, tr in enumerate(tracks):
+        c = tr.curve
+        gk = (tr.kind, tr.order, c.n_keys, c.start, c.end, c.pre_infinity, c.post_infinity)
+        for cand in groups.setdefault(gk, []):
+            if np.array_equal(tracks[cand[0]].curve.time, c.time):
+                cand.append(i)
+                break
+        else:
+            groups[gk].append([i])
+    out = []
+    for gk, lists in groups.items():
+        for idx in lists:
+            if len(idx) == 1:
+                out.append((idx, None, gk[0], gk[1]))
+                continue
+            cs = [tracks[i].curve for i in idx]
+            cat = {f: np.concatenate([getattr(c, f) for c in cs], axis=1) for f in KEY_FIELDS if f != "time"}
+            merged = Curve.make(cs[0].time, pre_infinity=gk[5], post_infinity=gk[6], **cat)
+            out.append((idx, merged, gk[0], gk[1]))
+    if len(_GROUP_CACHE) > 8:
+        _GROUP_CACHE.clear()
+    _GROUP_CACHE[key] = (tracks, out)
     return out
 
 
@@ -189,6 +244,15 @@ def local_positions(skeleton: Skeleton, clip: Clip, times) -> np.ndarray:
     return out
 
 
+def _levels(skeleton: Skeleton) -> list[np.ndarray]:
+    """Joint indices grouped by depth (roots first)."""
+    depth = np.zeros(skeleton.n_joints, dtype=np.int64)
+    for j in range(skeleton.n_joints):  # parents come first: one pass (tens of joints, not frames)
+        p = skeleton.parents[j]
+        depth[j] = 0 if p < 0 else depth[p] + 1
+    return [np.nonzero(depth == d)[0] for d in range(int(depth.max()) + 1 if depth.size else 0)]
+
+
 def pose(skeleton: Skeleton, clip: Clip, times, overrides: dict | None = None) -> Pose:
     """Forward kinematics at ``times (M,)`` seconds (module docstring). ``overrides``: path -> track to
     pose instead of the clip's (the recipe preview's or the original's tracks, for ghosts)."""
@@ -197,14 +261,15 @@ def pose(skeleton: Skeleton, clip: Clip, times, overrides: dict | None = None) -
     m, n = local_q.shape[:2]
     world_q = np.empty_like(local_q)
     world_p = np.empty_like(local_p)
-    for j in range(n):  # parents come first
-        p = skeleton.parents[j]
-        if p < 0:
-            world_q[:, j] = local_q[:, j]
-            world_p[:, j] = local_p[:, j]
-        else:
-            world_q[:, j] = quat_mul(world_q[:, p], local_q[:, j])
-            world_p[:, j] = world_p[:, p] + quat_rotate(world_q[:, p], local_p[:, j])
+    for js in _levels(skeleton):  # all joints of one depth at once: parents are done before
+        ps = skeleton.parents[js]
+        root = ps < 0
+        if root.all():
+            world_q[:, js] = local_q[:, js]
+            world_p[:, js] = local_p[:, js]
+            continue
+        world_q[:, js] = quat_mul(world_q[:, ps], local_q[:, js])
+        world_p[:, js] = world_p[:, ps] + quat_rotate(world_q[:, ps], local_p[:, js])
     tips = np.zeros((m, skeleton.tips.shape[0], 3))
     if skeleton.tips.shape[0]:
         j = skeleton.tips[:, 0]

@@ -63,7 +63,7 @@ def test_rows_summary_groups_and_tracks(sheet):
         ("Hips/Spine/Head",),
     ]
     g = w.canvas.rows[_row(w, "group")]
-    assert g.paths == ("Hips", "Hips/Spine", "Hips/Spine/Head") and g.times.size == 11
+    assert g.paths == ("Hips", "Hips/Spine", "Hips/Spine/Head") and w.canvas.row_times(g).size == 11
 
 
 def test_click_shift_ctrl_and_box_select_share_the_documents_selection(sheet, qtbot):

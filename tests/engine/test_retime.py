@@ -70,3 +70,21 @@ def test_retime_clip_moves_snapped_and_refuses_overlap():
     # Scaling about the cursor (pivot) by 2 doubles the distances from it.
     out = retime_clip(clip, {"B": {0, 1, 2, 3, 4}}, scale=2.0, pivot=0.0)
     np.testing.assert_allclose(out.track("B").times, np.arange(5) * 2 / 30.0)
+
+
+def test_retime_over_overwrites_covered_keys_and_keeps_the_moved_runs_shape():
+    from curveeditor.engine.retime import retime_over
+
+    t = np.arange(30) / 30.0  # a key per frame (mocap)
+    rng = np.random.default_rng(4)
+    tr = RotationTrack("A", "euler", make_curve(t, rng.normal(0, 10, (30, 3)).cumsum(axis=0)))
+    clip = Clip("c", 30.0, (tr,))
+    out, keys = retime_over(clip, {"A": set(range(10, 15))}, offset=3 / 30.0)
+    new = out.track("A")
+    # frames 10..14 moved to 13..17: the old 13..17 are overwritten, 10..12 are now empty
+    np.testing.assert_allclose(new.times * 30, [*range(10), *range(13, 30)])
+    assert keys == {"A": set(range(10, 15))}
+    np.testing.assert_allclose(new.curve.value[10:15], tr.curve.value[10:15])
+    _same_shape(tr.curve.select(slice(10, 15)), new.curve.select(slice(10, 15)))
+    back, keys = retime_over(clip, {"A": set(range(10, 15))}, offset=0.0)
+    assert back.track("A").curve.equals(tr.curve)
