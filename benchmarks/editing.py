@@ -277,7 +277,8 @@ def main() -> int:
                 f"skeleton playback, {s['joints']} joints ({clip.name})",
                 s["frame"],
                 goal_ms,
-                f"pose {s['pose']:.2f} + render {s['render']:.2f} ms = {s['fps']:.0f} fps (goal {s['goal_fps']:.0f})",
+                f"pose {s['pose']:.2f} + render {s['render']:.2f} ms = {s['fps']:.0f} fps "
+                f"(goal {s['goal_fps']:.0f})",
             )
         )
     print(f"{'figure':62} {'median ms':>10} {'goal ms':>8}  result  detail")
