@@ -203,7 +203,63 @@ def skeleton_playback(app, clip, frames: int = 120) -> dict:
     }
 
 
+def take_screenshots(out_dir: str) -> None:
+    """The dope sheet on the MocapNET CMU 05_01 mocap clip and the skeleton view on the CMU walk BVH."""
+    from curveeditor.app.main_window import MainWindow
+    from curveeditor.engine.recipe import Recipe, run_recipe
+    from curveeditor.io import read_clip
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    app = QApplication.instance() or QApplication([])
+    win = MainWindow()
+    win.resize(1600, 1000)
+    win.show()
+
+    def settle(n: int = 30) -> None:
+        for _ in range(n):
+            app.processEvents()
+            time.sleep(0.01)
+
+    clip = read_clip(LARGEST)
+    win.doc.load(clip, str(LARGEST))
+    dock = win.docks["Dope sheet"]
+    dock.setFloating(True)
+    dock.resize(1500, 620)
+    dock.show()
+    settle()
+    paths = [t.path for t in clip.tracks[:12]]
+    win.doc.select_paths(paths)
+    win.doc.select_keys({p: set(range(200, 260)) for p in paths})
+    win.tools.playback.set_in(150 / clip.frame_rate)
+    win.tools.playback.set_out(420 / clip.frame_rate)
+    win.doc.set_time(230 / clip.frame_rate)
+    win.tools.dope.canvas.frame_range(120 / clip.frame_rate, 330 / clip.frame_rate)
+    settle()
+    win.tools.dope.grab().save(str(out / "dope_sheet_mocap.png"))
+
+    dock.setFloating(False)
+    walk = read_clip(WALK)
+    win.doc.load(walk, str(WALK))
+    settle()
+    arm = next(t.path for t in walk.tracks if t.path.endswith("LeftArm"))
+    win.doc.select_paths([arm])
+    win.doc.set_preview(run_recipe(walk, Recipe.of({"op": "smooth", "sigma": 0.3})).clip)
+    win.doc.set_time(1.2)
+    win.gizmo.view_widget.setMinimumSize(760, 600)
+    win.resizeDocks([win.docks["3D view"]], [800], Qt.Orientation.Horizontal)
+    settle()
+    win.tools.skeleton.frame_character()
+    settle()
+    win.gizmo.view.render_image().save(str(out / "skeleton_bvh.png"))
+    win.doc.undo_stack.setClean()
+    win.close()
+
+
 def main() -> int:
+    if "--screenshots" in sys.argv:
+        take_screenshots(sys.argv[sys.argv.index("--screenshots") + 1])
+        return 0
     from curveeditor.app.document import ClipDocument
     from curveeditor.app.dope_sheet import DopeSheet
     from curveeditor.io import read_clip

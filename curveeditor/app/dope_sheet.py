@@ -418,6 +418,8 @@ class DopeCanvas(QWidget):
             except KeyError:
                 pass
         v0 = self.view[0]
+        # Ticks are at most 5 px wide and shrink on dense keys so neighbouring frames stay apart.
+        half = int(np.clip(0.3 * ppx / self.doc.frame_rate, 1, TICK_HALF))
 
         def mask_of(times: np.ndarray) -> np.ndarray:
             x = ((times - v0) * ppx + 0.5).astype(np.int64)
@@ -425,7 +427,7 @@ class DopeCanvas(QWidget):
             m = np.zeros(w, dtype=bool)
             m[x] = True
             out = m.copy()
-            for d in range(1, TICK_HALF):  # tick width: shifted ORs of the row, not a per-key loop
+            for d in range(1, half):  # tick width: shifted ORs of the row, not a per-key loop
                 out[d:] |= m[:-d]
                 out[:-d] |= m[d:]
             return out

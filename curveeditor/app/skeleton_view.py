@@ -33,7 +33,7 @@ __all__ = ["SkeletonLayer", "CHARACTER_SIZE"]
 #: Height of the drawn character in scene units.
 CHARACTER_SIZE = 3.0
 #: Size of the tripod / rings drawn on the selected joint, as a fraction of the character size.
-JOINT_GIZMO = 0.12
+JOINT_GIZMO = 0.07
 PICK_PX = 8.0
 
 
@@ -102,9 +102,10 @@ class SkeletonLayer(QObject):
             return item
 
         self.ghost_original = lines((0.75, 0.75, 0.8, 0.28), 2, ghost=True)
-        self.ghost_preview = lines((1.0, 0.62, 0.2, 0.45), 2, ghost=True)
+        self.ghost_preview = lines((0.55, 0.35, 0.95, 0.55), 2, ghost=True)
         self.bones = lines((0.88, 0.9, 0.95, 0.95), 3)
-        self.selected_bones = lines((1.0, 0.82, 0.25, 1.0), 6)
+        self.selected_bones = lines((1.0, 0.82, 0.25, 1.0), 7)
+        self.selected_bones.setDepthValue(1)  # over the other bones
         self.joints = gl.GLScatterPlotItem(
             pos=np.zeros((1, 3)), color=(0.95, 0.95, 1.0, 1.0), size=6, pxMode=True, parentItem=scene
         )
@@ -261,7 +262,7 @@ class SkeletonLayer(QObject):
         dark = float(bg.mean()) < 0.5
         bone = (0.88, 0.9, 0.95, 0.95) if dark else (0.16, 0.18, 0.24, 0.95)
         ghost = (0.75, 0.75, 0.8, 0.3) if dark else (0.3, 0.32, 0.4, 0.3)
-        sel = (1.0, 0.82, 0.25, 1.0) if dark else (0.9, 0.45, 0.0, 1.0)
+        sel = (1.0, 0.82, 0.25, 1.0) if dark else (0.95, 0.55, 0.0, 1.0)
         if getattr(self, "_colors", None) != (bone, ghost, sel):
             self._colors = (bone, ghost, sel)
             self.bones.setData(color=bone)

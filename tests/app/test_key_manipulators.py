@@ -213,3 +213,17 @@ def test_recipe_on_the_selected_keys_span_blends_in_and_out(loaded, qtbot):
     assert err[(grid > 0.9) & (grid < 1.1)].max() > 0.5
     for edge, d in ((20 / RATE, 1e-4), (40 / RATE, -1e-4)):
         assert geodesic_angle(played(after, [edge + d]), played(before, [edge + d]))[0] < 0.01
+
+
+def test_help_keyboard_shortcuts_lists_the_menus_keys(loaded, qtbot):
+    from curveeditor.app.shortcuts import shortcut_rows
+
+    rows = {(k, a): w for k, a, w in shortcut_rows(loaded)}
+    assert rows[("S", "Scale keys (time and value)")].startswith("Key")
+    assert "focused panel" in rows[("Left", "Nudge keys one frame earlier")]
+    assert ("Ctrl+Right", "Jump to next key") in rows and ("B", "Swap buffer curves") in rows
+    assert ("I", "Set playback in") in rows and ("Ctrl+Z", "Undo") in rows
+    loaded.act_shortcuts.trigger()
+    dlg = loaded.tools.shortcuts_dialog
+    assert dlg.isVisible() and dlg.table.rowCount() == len(rows)
+    dlg.close()
