@@ -55,7 +55,14 @@ class CurveLayer(QObject):
                 vb.sigXRangeChanged.connect(self.schedule)
                 self._watched.append(vb)
 
+    #: during a live edit (a drag) the layer redraws at most this often (ms); at once otherwise
+    live_interval_ms = 250
+
     def schedule(self, *_args) -> None:
+        want = self.live_interval_ms if self.doc.in_live_edit() else 0
+        if self._timer.isActive() and (want or self._timer.interval() == 0):
+            return  # already due (a pending throttled redraw is brought forward when the drag ends)
+        self._timer.setInterval(want)
         self._timer.start()
 
     def clear(self) -> None:
@@ -66,6 +73,7 @@ class CurveLayer(QObject):
 
     def redraw(self) -> None:
         self._timer.stop()
+        self._timer.setInterval(0)
         self._watch_plots()
         self.clear()
         self.draw()
