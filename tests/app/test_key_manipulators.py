@@ -15,6 +15,7 @@ from curveeditor.app.main_window import MainWindow
 from curveeditor.app.settings import Settings
 from curveeditor.engine.clip import Clip, RotationTrack, played
 from curveeditor.engine.curves import evaluate
+from curveeditor.engine.recipe import Recipe
 from curveeditor.engine.rotations import geodesic_angle
 from curveeditor.engine.tangents import make_curve
 
@@ -213,6 +214,7 @@ def test_recipe_on_the_selected_keys_span_blends_in_and_out(loaded, qtbot):
     assert err[(grid > 0.9) & (grid < 1.1)].max() > 0.5
     for edge, d in ((20 / RATE, 1e-4), (40 / RATE, -1e-4)):
         assert geodesic_angle(played(after, [edge + d]), played(before, [edge + d]))[0] < 0.01
+    win.recipe.set_recipe(Recipe.of())  # no live preview recomputed by the next tests
 
 
 def test_help_keyboard_shortcuts_lists_the_menus_keys(loaded, qtbot):

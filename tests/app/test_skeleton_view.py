@@ -73,3 +73,33 @@ def test_a_clip_without_positions_keeps_the_single_gizmo_and_says_why(win, qtbot
     layer = win.tools.skeleton
     assert not layer.active() and not layer.bones.visible()
     assert "Single gizmo" in layer.note.text() and "no local positions" in layer.note.text()
+
+
+@pytest.mark.skipif(not WALK, reason="corpus BVH not present")
+def test_ghosts_of_preview_and_original_and_follow_root(win, qtbot):  # noqa: F811
+    from curveeditor.engine import edit as ed
+
+    clip = read_clip(WALK[0])
+    doc, layer = win.doc, win.tools.skeleton
+    doc.undo_stack.setClean()
+    doc.load(clip, None)
+    doc.set_time(1.0)
+    qtbot.wait(20)
+    assert not layer.ghost_preview.visible() and not layer.ghost_original.visible()
+    arm = next(t for t in clip.tracks if t.path.endswith("LeftArm"))
+    lifted = clip.with_track(ed.move_keys(arm, range(arm.n_keys), 0.0, 0, 40.0))
+    doc.set_preview(lifted)  # a recipe result not applied yet
+    qtbot.wait(20)
+    assert layer.ghost_preview.visible()
+    ghost = np.asarray(layer.ghost_preview.pos)
+    assert np.abs(ghost - np.asarray(layer.bones.pos)).max() > 1e-3  # a different pose, drawn apart
+    doc.set_preview(None)
+    doc.apply_clip(lifted, "Lift arm")
+    qtbot.wait(20)
+    assert layer.ghost_original.visible()
+    win.tools.act_follow.setChecked(True)
+    doc.set_time(2.0)
+    qtbot.wait(20)
+    np.testing.assert_allclose(layer.joint_scene_positions()[0], 0.0, atol=1e-9)  # the root stays centred
+    win.tools.act_follow.setChecked(False)
+    doc.undo_stack.undo()
