@@ -261,23 +261,53 @@ def _parse_smooth(text: str) -> dict:
     raise CliError(f"--smooth {text}: expected gaussian:SIGMA_S or butterworth:CUTOFF_HZ[:ORDER]")
 
 
+_BOOL_WORDS = {
+    "on": True,
+    "true": True,
+    "yes": True,
+    "1": True,
+    "off": False,
+    "false": False,
+    "no": False,
+    "0": False,
+}
+
+
+def _limit_spec_help() -> str:
+    """``--limit`` syntax, from the ``limit`` op's parameters in the recipe registry."""
+    from curveeditor.engine.recipe import OPS
+
+    forms = {"range": "{}=MIN:MAX", "bool": "{}=on|off", "float": "{}=NUMBER"}
+    return ",".join(forms.get(p.kind, "{}=VALUE").format(p.name) for p in OPS["limit"].params)
+
+
 def _parse_limit(text: str) -> dict:
+    """A ``limit`` step from ``KEY=VALUE,...``; keys and their kinds come from ``OPS["limit"]``."""
+    from curveeditor.engine.recipe import OPS
+
+    params = {p.name: p for p in OPS["limit"].params}
     step: dict = {"op": "limit"}
     for item in text.split(","):
         key, sep, value = item.partition("=")
         key = key.strip().lower()
         if not sep:
-            raise CliError(f"--limit {text}: expected yaw=MIN:MAX,pitch=MIN:MAX[,smooth=SECONDS]")
+            raise CliError(f"--limit {text}: expected {_limit_spec_help()}")
         try:
-            if key in ("yaw", "pitch"):
+            spec = params.get(key)
+            if spec is None:
+                raise argparse.ArgumentTypeError(f"unknown key {key!r} ({', '.join(params)})")
+            if spec.kind == "range":
                 lo, sep2, hi = value.partition(":")
                 if not sep2:
                     raise argparse.ArgumentTypeError(f"{key} needs MIN:MAX, got {value!r}")
                 step[key] = [_finite_float(lo), _finite_float(hi)]
-            elif key == "smooth":
-                step["smooth"] = _nonneg_float(value)
+            elif spec.kind == "bool":
+                word = value.strip().lower()
+                if word not in _BOOL_WORDS:
+                    raise argparse.ArgumentTypeError(f"{key} needs on or off, got {value!r}")
+                step[key] = _BOOL_WORDS[word]
             else:
-                raise argparse.ArgumentTypeError(f"unknown key {key!r} (yaw, pitch, smooth)")
+                step[key] = _nonneg_float(value)
         except argparse.ArgumentTypeError as exc:
             raise CliError(f"--limit {text}: {exc}") from None
     return step
@@ -638,7 +668,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--max-speed", type=_positive_float, metavar="DEG_PER_S", help="cap the angular speed")
     p.add_argument(
-        "--limit", metavar="SPEC", help="yaw=MIN:MAX,pitch=MIN:MAX[,smooth=SECONDS] look-at clamp (degrees)"
+        "--limit",
+        metavar="SPEC",
+        help="look-at clamp: yaw=MIN:MAX,pitch=MIN:MAX (degrees)[,smooth=SECONDS] or "
+        "[,turnback=on[,lerp_speed=PER_S]] to turn back to neutral out of range, per frame "
+        "(keys: the limit op's parameters)",
     )
     p.add_argument("--to-order", choices=_ORDERS, metavar="ORDER", help="same poses in another Euler order")
     p.add_argument("--to-kind", choices=("euler", "quaternion"), help="switch key kind, keeping the motion")

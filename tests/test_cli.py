@@ -251,7 +251,9 @@ def test_shorthand_flags_become_steps_in_documented_order():
         p["smooth"]["method"] == "butterworth" and p["smooth"]["cutoff"] == 6.0 and p["smooth"]["order"] == 4
     )
     assert tuple(p["limit"]["yaw"]) == (-80.0, 80.0) and tuple(p["limit"]["pitch"]) == (-45.0, 30.0)
-    assert p["limit"]["smooth"] == 0.1
+    assert p["limit"]["smooth"] == 0.1 and p["limit"]["turnback"] is False
+    turn = _recipe_for(["--limit", "yaw=-50:50,turnback=on,lerp_speed=8"]).steps[0].params
+    assert turn["turnback"] is True and turn["lerp_speed"] == 8.0 and "smooth" not in turn
     assert p["resample"]["hz"] == 60.0 and p["resample"]["method"] == "squad"
     assert p["reduce"]["max_error"] == 0.5 and p["max_speed"]["speed"] == 900.0
     assert p["to_order"]["order"] == "xyz"
@@ -267,6 +269,7 @@ def test_shorthand_flags_become_steps_in_documented_order():
         (["--smooth", "gaussian:-1"], "must be a positive number"),
         (["--limit", "yaw=10"], "yaw needs MIN:MAX"),
         (["--limit", "roll=1:2"], "unknown key 'roll'"),
+        (["--limit", "turnback=maybe"], "turnback needs on or off"),
         (["--spin-speed", "100"], "--spin-speed only applies to --unwrap"),
         (["--method", "squad"], "--method needs --resample"),
     ],

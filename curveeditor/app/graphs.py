@@ -64,6 +64,7 @@ class GraphPanel(QWidget):
 
     contextMenuRequested = Signal(object)  # QPoint (global) -> the main window shows the key menu
     statusMessage = Signal(str)
+    rebuilt = Signal()  # after rebuild() re-created every item: overlay layers (curve_layers) re-add theirs
 
     def __init__(self, document: ClipDocument, problems: ProblemIndex | None = None, parent=None):
         super().__init__(parent)
@@ -340,6 +341,7 @@ class GraphPanel(QWidget):
         self._apply_time_axis()
         if frame:
             self.frame_all()
+        self.rebuilt.emit()
 
     def _on_other_selection(self) -> None:
         has = self._strip("other") is not None

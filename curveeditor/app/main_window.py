@@ -30,6 +30,7 @@ from curveeditor.engine.curves import evaluate
 from .compare import CompareDialog
 from .diff_panel import DiffPanel
 from .document import ClipDocument
+from .editing_tools import EditingTools
 from .elided import ElidedLabel
 from .files import Autosaver, FileController, sample_path
 from .gizmo_view import GizmoView
@@ -167,12 +168,16 @@ class MainWindow(QMainWindow):
         self.docks["Keys"].raise_()
         self.splitDockWidget(self.docks["3D view"], self.docks["Recipe"], Qt.Orientation.Vertical)
         self.splitDockWidget(self.docks["Tracks"], self.docks["History"], Qt.Orientation.Vertical)
+        # issue 12's dope sheet dock, character view, key manipulators...; built before the default
+        # layout is saved so that View > Reset layout restores the dope sheet dock too.
+        self.tools = EditingTools(self)
         self._default_dock_sizes()
         self._default_state = self.saveState(LAYOUT_VERSION)
         self._maximized_docks: list[QDockWidget] | None = None
 
         self._build_actions()
         self._build_menus()
+        self.tools.add_menus(self.menuBar())
         self._build_status()
 
         self.doc.dirtyChanged.connect(lambda _d: self._update_title())
@@ -428,13 +433,10 @@ class MainWindow(QMainWindow):
             checkable=True,
         )
         self.act_filter = self._act("Filter tracks", self._focus_filter, "Ctrl+F", "Filter the track list")
-        # Up / Down in the graphs walk the track tree (the tree's own arrow keys stay the tree's).
-        self.act_prev_track = self._act("Previous track", lambda: self.tracks.step(-1), Qt.Key.Key_Up)
-        self.act_next_track = self._act("Next track", lambda: self.tracks.step(1), Qt.Key.Key_Down)
-        for a in (self.act_prev_track, self.act_next_track):
-            self.removeAction(a)
-            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.graphs.addAction(a)
+        # Up / Down in the graphs walk the track tree while no key is selected (with keys selected they
+        # nudge the keys' values: EditingTools' nudge actions own the shortcuts and call step_track).
+        self.act_prev_track = self._act("Previous track", lambda: self.tracks.step(-1))
+        self.act_next_track = self._act("Next track", lambda: self.tracks.step(1))
         self.act_cancel = self._act("Cancel drag", self.graphs.cancel_drag, Qt.Key.Key_Escape, "Cancel")
         # Escape only cancels drags in the graphs; elsewhere it must keep closing editors and popups.
         self.removeAction(self.act_cancel)
@@ -565,6 +567,7 @@ class MainWindow(QMainWindow):
             sub = m.addMenu(label)
             for a in acts:
                 sub.addAction(a)
+        self.tools.fill_key_menu(m)
 
     def _build_status(self) -> None:
         self.status_label = ElidedLabel()

@@ -23,6 +23,7 @@ from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -136,6 +137,8 @@ class StepState:
             unit = _UNIT_SUFFIX.get(p.unit, f" {p.unit}" if p.unit else "").strip()
             if v is None:
                 parts.append(f"{p.name} auto")
+            elif isinstance(v, bool):
+                parts.append(f"{p.name} {'on' if v else 'off'}")
             elif isinstance(v, (list, tuple)):
                 parts.append(f"{p.name} {v[0]:g}..{v[1]:g}{unit}")
             elif isinstance(v, float):
@@ -697,6 +700,11 @@ class RecipePanel(QWidget):
             w.setCurrentIndex(max(0, list(p.choices).index(value) if value in p.choices else 0))
             w.currentIndexChanged.connect(lambda i, w=w: commit(w.itemData(i)))
             return w
+        if p.kind == "bool":
+            w = QCheckBox(self.params_box)
+            w.setChecked(bool(value))
+            w.toggled.connect(lambda on: commit(bool(on)))
+            return w
         if p.kind == "int":
             w = QSpinBox(self.params_box)
             w.setRange(int(p.minimum if p.minimum is not None else -(10**6)), int(p.maximum or 10**6))
@@ -792,7 +800,9 @@ def _spin(p: ParamSpec, parent: QWidget) -> QDoubleSpinBox:
 
 
 def _set_widget_value(w: QWidget, p: ParamSpec, v: Any) -> None:
-    if isinstance(w, QComboBox):
+    if isinstance(w, QCheckBox):
+        w.setChecked(bool(v))
+    elif isinstance(w, QComboBox):
         i = w.findData(v)
         w.setCurrentIndex(max(i, 0))
     elif isinstance(w, QSpinBox):

@@ -264,8 +264,9 @@ class Timeline(QWidget):
         if on == self.is_playing():
             return
         if on:
-            if self.doc.current_time >= self.doc.clip.end:
-                self.doc.set_time(self.doc.clip.start)
+            start, end = self.bounds()
+            if not start <= self.doc.current_time < end:
+                self.doc.set_time(start)
             self._clock.start()
             self._timer.start()
         else:
@@ -281,8 +282,10 @@ class Timeline(QWidget):
 
     def _tick(self) -> None:
         dt = self._clock.restart() / 1000.0 * self.speed
-        start, end = self.doc.clip.start, self.doc.clip.end
+        start, end = self.bounds()
         t = self.doc.current_time + dt
+        if t < start:  # before the playback range: jump into it
+            t = start
         if t > end:
             if self.act_loop.isChecked() and end > start:
                 t = start + (t - start) % (end - start)
@@ -291,6 +294,15 @@ class Timeline(QWidget):
                 self.set_playing(False)
                 return
         self.doc.set_time(t)
+
+    #: an object with ``bounds() -> (start, end)`` seconds (the playback range), or None = the clip
+    range_source = None
+
+    def bounds(self) -> tuple[float, float]:
+        """Where playback runs and loops: the playback range, else the whole clip."""
+        if self.range_source is not None:
+            return self.range_source.bounds()
+        return self.doc.clip.start, self.doc.clip.end
 
     def step(self, frames: int) -> None:
         """Move by whole frames, landing on the frame grid."""

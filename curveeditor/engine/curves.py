@@ -29,6 +29,9 @@ __all__ = [
     "WRAP_REPEAT",
     "WRAP_CLAMP",
     "WRAP_DEFAULT",
+    "INFINITY_MODES",
+    "infinity_name",
+    "with_infinity",
     "DEFAULT_WEIGHT",
     "evaluate",
     "stepped_intervals",
@@ -37,6 +40,17 @@ __all__ = [
 ]
 
 WRAP_PINGPONG, WRAP_REPEAT, WRAP_CLAMP, WRAP_DEFAULT = 0, 1, 2, 3
+
+#: Unity's Animation-window names of the pre/post infinity (extrapolation) modes -> the internal wrap
+#: mode stored as ``m_PreInfinity`` / ``m_PostInfinity`` (``unity-anim-format.md``: PingPong 0,
+#: Repeat 1, Clamp 2, Default 3; Default plays as Clamp and shows as Constant).
+INFINITY_MODES = {"Constant": WRAP_CLAMP, "Loop": WRAP_REPEAT, "PingPong": WRAP_PINGPONG}
+
+
+def infinity_name(mode: int) -> str:
+    """The Animation-window name of a stored wrap mode (Clamp and Default are both "Constant")."""
+    return {WRAP_REPEAT: "Loop", WRAP_PINGPONG: "PingPong"}.get(int(mode), "Constant")
+
 
 #: Unity's default handle weight, as float32 prints it in files (0.33333334).
 DEFAULT_WEIGHT = float(np.float32(1.0 / 3.0))
@@ -244,6 +258,18 @@ class Curve:
             and self.post_infinity == other.post_infinity
             and all(np.array_equal(getattr(self, f), getattr(other, f)) for f in KEY_FIELDS)
         )
+
+
+def with_infinity(curve: Curve, pre: int | None = None, post: int | None = None) -> Curve:
+    """``curve`` with its pre/post infinity (wrap) modes replaced (None keeps one); same keys."""
+    for m in (pre, post):
+        if m is not None and int(m) not in (WRAP_PINGPONG, WRAP_REPEAT, WRAP_CLAMP, WRAP_DEFAULT):
+            raise ValueError(f"unknown infinity mode {m!r} (0 PingPong, 1 Repeat, 2 Clamp, 3 Default)")
+    return replace(
+        curve,
+        pre_infinity=curve.pre_infinity if pre is None else int(pre),
+        post_infinity=curve.post_infinity if post is None else int(post),
+    )
 
 
 def _wrap_time(curve: Curve, t: np.ndarray) -> np.ndarray:

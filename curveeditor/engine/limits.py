@@ -17,6 +17,13 @@ Unity's ZXY Euler tracks the played yaw and pitch between those keys stay within
 values and therefore within the limits. Quaternion tracks: new keys on the source key's hemisphere,
 same tangent rule (per component; between keys the normalized interpolation can leave the range by a
 small fraction of the step).
+
+Turn-back (:func:`limit_turnback`, the article's per-frame loop): the source's played yaw and pitch at
+each frame of the clip's frame rate are the *target*; while the target is out of range (yaw or pitch
+outside its range) the target is neutral (yaw 0, pitch 0: the head turns back to rest), and every
+frame ``angle = clamp(lerp(angle, target, dt * lerp_speed), min, max)`` with Unity's clamped
+``Mathf.Lerp`` (``t`` capped at 1). The head starts where the first frame's target puts it (clamped),
+as if it had been tracking before the clip started. Roll is the source's played roll.
 """
 
 from __future__ import annotations
@@ -26,13 +33,20 @@ from dataclasses import replace
 import numpy as np
 from scipy.linalg import solve_banded
 
-from .clip import EULER, RotationTrack, key_quaternions
+from .clip import EULER, RotationTrack, key_quaternions, played
 from .curves import TangentMode, tangent_mode_bits
 from .reorder import euler_chain
-from .rotations import UNITY_ORDER, euler_to_quat, geodesic_angle, quat_dot, quat_to_euler
-from .tangents import recompute_tangents
+from .rotations import (
+    UNITY_ORDER,
+    euler_to_quat,
+    geodesic_angle,
+    hemisphere_continuous,
+    quat_dot,
+    quat_to_euler,
+)
+from .tangents import make_curve, recompute_tangents
 
-__all__ = ["limit_look", "exponential_smooth", "look_angles"]
+__all__ = ["limit_look", "limit_turnback", "lerp_follow", "exponential_smooth", "look_angles"]
 
 _CLAMPED_AUTO = tangent_mode_bits(TangentMode.CLAMPED_AUTO, TangentMode.CLAMPED_AUTO, False)
 #: Keys whose pose moves less than this (degrees) count as unchanged.
@@ -71,6 +85,99 @@ def exponential_smooth(times, values, tau_s: float) -> np.ndarray:
 
     y = forward(x, keep)
     return forward(y[::-1], keep[::-1])[::-1]
+
+
+def _linear_follow(x0: np.ndarray, target: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``y_i = y_(i-1) + a_i (target_i - y_(i-1))`` from ``y_(-1) = x0 (K,)`` for ``target (M, K)`` and
+    ``a (M,)``: one bidiagonal solve (no per-frame Python loop)."""
+    m = target.shape[0]
+    ab = np.zeros((2, m))
+    ab[0] = 1.0
+    ab[1, :-1] = -(1.0 - a[1:])
+    rhs = a[:, None] * target
+    rhs[0] += (1.0 - a[0]) * x0
+    return solve_banded((1, 0), ab, rhs)
+
+
+def lerp_follow(times, target, lo, hi, lerp_speed: float, out=None) -> np.ndarray:
+    """The article's per-frame loop ``x = clamp(lerp(x, target_i, dt_i * lerp_speed), lo, hi)``, vectorized.
+
+    ``times (M,)`` seconds, ``target (M, K)`` angles (degrees), ``lo``/``hi (K,)`` bounds, ``lerp_speed``
+    per second; ``x_0 = clamp(target_0)``. ``out (M,)`` bool marks frames whose target lies outside the
+    bounds (the neutral target when 0 is not in range); None = every target is inside. Inside a run of
+    in-range targets the clamp never acts (each step is a convex combination of in-range values); a run
+    of one constant out-of-range target approaches it geometrically, so clamping the unclamped run gives
+    the loop's values exactly. One solve per run of ``out`` (a loop over runs, not frames).
+    """
+    t = np.asarray(times, dtype=np.float64)
+    x = np.asarray(target, dtype=np.float64)
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    m = x.shape[0]
+    y = np.empty_like(x)
+    if m == 0:
+        return y
+    a = np.ones(m)
+    a[1:] = np.minimum(np.diff(t) * float(lerp_speed), 1.0)  # Mathf.Lerp clamps t to [0, 1]
+    y[0] = np.clip(x[0], lo, hi)
+    if m == 1:
+        return y
+    flags = np.zeros(m, dtype=bool) if out is None else np.asarray(out, dtype=bool)
+    cuts = np.concatenate([[1], 1 + np.nonzero(flags[2:] != flags[1:-1])[0] + 1, [m]])
+    for a0, b0 in zip(cuts[:-1], cuts[1:], strict=True):
+        y[a0:b0] = np.clip(_linear_follow(y[a0 - 1], x[a0:b0], a[a0:b0]), lo, hi)
+    return y
+
+
+def limit_turnback(
+    track: RotationTrack,
+    frame_rate: float,
+    yaw=(-70.0, 70.0),
+    pitch=(-60.0, 60.0),
+    lerp_speed: float = 5.0,
+) -> RotationTrack:
+    """``track`` re-keyed at ``frame_rate`` (Hz) over its key range with the article's turn-back look-at
+    (module docstring): yaw/pitch follow the played target with ``lerp_speed`` (per second), turning
+    back to neutral while the target is out of ``yaw``/``pitch`` (degrees, (min, max)).
+
+    Euler tracks keep their order's winding from the first key; quaternion tracks come out
+    hemisphere-continuous on the first key's side. Keys get ClampedAuto tangents. Raises ``ValueError``
+    for bad ranges, a non-positive rate or a negative speed.
+    """
+    from .resample import uniform_grid  # heavy module; only this path needs it
+
+    ymin, ymax = _check_range("yaw", yaw, -180.0, 180.0)
+    pmin, pmax = _check_range("pitch", pitch, -90.0, 90.0)
+    speed = float(lerp_speed)
+    if not (np.isfinite(speed) and speed >= 0):
+        raise ValueError(f"lerp_speed must be a non-negative number per second, got {lerp_speed!r}")
+    if track.n_keys < 2:
+        return track
+    curve = track.curve
+    grid = uniform_grid(curve.start, curve.end, frame_rate)
+    src = look_angles(played(track, grid))
+    lo = np.array([pmin, ymin])
+    hi = np.array([pmax, ymax])
+    outside = np.any((src[:, :2] < lo) | (src[:, :2] > hi), axis=1)
+    target = np.where(outside[:, None], 0.0, src[:, :2])
+    neutral_out = bool(np.any((0.0 < lo) | (0.0 > hi)))
+    new = src.copy()
+    new[:, :2] = lerp_follow(grid, target, lo, hi, speed, outside if neutral_out else None)
+    q = euler_to_quat(new, UNITY_ORDER)
+    if track.kind == EULER:
+        first = curve.value[0]
+        if track.order == UNITY_ORDER:
+            values = _zxy_run(new, first, False)
+        else:
+            values = euler_chain(q, track.order, first)
+    else:
+        values = hemisphere_continuous(q)
+        if quat_dot(values[:1], curve.value[:1])[0] < 0:
+            values = -values
+    out_curve = make_curve(
+        grid, values, "clamped_auto", pre_infinity=curve.pre_infinity, post_infinity=curve.post_infinity
+    )
+    return replace(track, curve=out_curve)
 
 
 def _check_range(name: str, rng, lo: float, hi: float) -> tuple[float, float]:

@@ -10,7 +10,9 @@ and ``"description"`` strings). Ops, parameters and units (``docs/architecture.m
     smooth      method="gaussian", sigma (seconds) | method="butterworth", cutoff (Hz), order=2
     despike     speed=None (deg/s; None = automatic)
     max_speed   speed (deg/s)
-    limit       yaw=[-70, 70], pitch=[-60, 60] (degrees), smooth=0.0 (seconds)
+    limit       yaw=[-70, 70], pitch=[-60, 60] (degrees), smooth=0.0 (seconds),
+                turnback=false, lerp_speed=5.0 (per second; only with turnback: the head-tracking
+                article's per-frame turn back to neutral, at the clip's frame rate; smooth only without)
     to_order    order="zxy"
     to_kind     kind ("euler" | "quaternion")
 
@@ -76,8 +78,9 @@ class _Required:
 REQUIRED: Any = _Required()
 
 #: Parameter kinds: ``float`` (finite number), ``int``, ``choice`` (one of ``choices``),
-#: ``float_or_none`` (a number or null), ``range`` (``[min, max]`` numbers, min <= max).
-PARAM_KINDS = ("float", "int", "choice", "float_or_none", "range")
+#: ``float_or_none`` (a number or null), ``range`` (``[min, max]`` numbers, min <= max),
+#: ``bool`` (JSON true / false).
+PARAM_KINDS = ("float", "int", "choice", "float_or_none", "range", "bool")
 
 
 @dataclass(frozen=True)
@@ -284,7 +287,32 @@ _SPECS = (
                 maximum=180.0,
                 doc="allowed pitch range",
             ),
-            P("smooth", "float", 0.0, "s", minimum=0.0, maximum=60.0, doc="exponential smoothing time"),
+            P(
+                "smooth",
+                "float",
+                0.0,
+                "s",
+                minimum=0.0,
+                maximum=60.0,
+                doc="exponential smoothing time",
+                when=("turnback", False),
+            ),
+            P(
+                "turnback",
+                "bool",
+                False,
+                doc="turn back to neutral while the target is out of range (per frame, as the article)",
+            ),
+            P(
+                "lerp_speed",
+                "float",
+                5.0,
+                "1/s",
+                minimum=0.0,
+                maximum=1000.0,
+                doc="per-frame lerp factor per second: angle = lerp(angle, target, dt * lerp_speed)",
+                when=("turnback", True),
+            ),
         ),
         "limits",
         "limit_look",
@@ -355,6 +383,10 @@ def _coerce(spec: ParamSpec, v: Any, fail: Callable[[str], None]) -> Any:
         if v not in spec.choices or not isinstance(v, type(spec.choices[0])):
             fail(f"parameter '{spec.name}' must be one of {', '.join(map(str, spec.choices))}, got {_fmt(v)}")
         return v
+    if spec.kind == "bool":
+        if not isinstance(v, (bool, np.bool_)):
+            fail(f"parameter '{spec.name}' must be true or false, got {_fmt(v)}")
+        return bool(v)
     if spec.kind == "range":
         if not isinstance(v, (list, tuple)) or len(v) != 2 or not all(_is_number(x) for x in v):
             fail(f"parameter '{spec.name}' must be [min, max] (two numbers), got {_fmt(v)}")
@@ -591,6 +623,12 @@ def _apply(step: Step, track: RotationTrack, frame_rate: float) -> tuple[Rotatio
     if op == "max_speed":
         return fn(track, p["speed"]), None
     if op == "limit":
+        if p["turnback"]:
+            from .limits import limit_turnback
+
+            return limit_turnback(
+                track, frame_rate, yaw=p["yaw"], pitch=p["pitch"], lerp_speed=p["lerp_speed"]
+            ), None
         return fn(track, yaw=tuple(p["yaw"]), pitch=tuple(p["pitch"]), smooth_s=p["smooth"]), None
     if op == "to_order":
         return fn(track, p["order"]), None

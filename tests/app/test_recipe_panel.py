@@ -318,3 +318,29 @@ def test_long_run_shows_progress_and_can_be_cancelled(qtbot):
         assert doc.preview is None and "cancelled" in panel.status_label.text()
     finally:
         panel.shutdown()
+
+
+def test_limit_turnback_checkbox_and_lerp_speed_come_from_the_registry(setup, qtbot):
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtWidgets import QCheckBox
+
+    doc, panel = setup
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.add_step("limit")
+    box = panel._param_widgets["turnback"][1]
+    speed = panel._param_widgets["lerp_speed"][1]
+    smooth = panel._param_widgets["smooth"][1]
+    assert isinstance(box, QCheckBox) and not box.isChecked()
+    assert speed.isHidden() and not smooth.isHidden()  # lerp_speed only applies with turnback
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))  # the indicator
+    assert box.isChecked() and not speed.isHidden() and smooth.isHidden()
+    assert isinstance(speed, QDoubleSpinBox) and speed.value() == 5.0
+    step = panel.recipe().to_dict()["steps"][0]
+    assert step["turnback"] is True and step["lerp_speed"] == 5.0 and "smooth" not in step
+    assert "turnback on" in panel.list.item(0).text()
+    # The preview runs the turn-back at the clip's frame rate.
+    qtbot.waitUntil(lambda: doc.preview is not None, timeout=5000)
+    want = run_recipe(doc.clip, Recipe.from_dict(panel.recipe().to_dict()), paths=doc.selected_paths or None)
+    head = doc.preview.track("Root/Head")
+    np.testing.assert_allclose(head.curve.value, want.clip.track("Root/Head").curve.value)

@@ -212,3 +212,61 @@ def test_stepped_intervals_any_infinite_side_in_any_component():
     c = Curve.make(t, v, in_s, out_s)
     np.testing.assert_array_equal(stepped_intervals(c), [True, False, True, False])
     assert stepped_intervals(Curve.make(t[:1], v[:1])).shape == (0,)
+
+
+def _mathf_repeat(t, length):  # Unity's Mathf.Repeat
+    return np.clip(t - np.floor(t / length) * length, 0.0, length)
+
+
+def _mathf_pingpong(t, length):  # Unity's Mathf.PingPong
+    t = _mathf_repeat(t, length * 2.0)
+    return length - np.abs(t - length)
+
+
+@pytest.mark.parametrize(("pre", "post"), [(1, 0), (0, 1), (2, 1), (1, 2)])
+def test_infinity_matches_unitys_repeat_and_pingpong(pre, post):
+    from curveeditor.engine.curves import INFINITY_MODES, infinity_name, with_infinity
+    from curveeditor.engine.tangents import make_curve
+
+    rng = np.random.default_rng(5)
+    c = with_infinity(
+        make_curve(0.5 + np.cumsum(rng.uniform(0.1, 0.4, 9)), rng.normal(0, 30, (9, 3))), pre, post
+    )
+    t0, t1 = c.start, c.end
+    length = t1 - t0
+    t = np.linspace(t0 - 3.3 * length, t1 + 3.3 * length, 2001)
+
+    def wrapped(mode, tt):
+        if mode == 1:
+            return t0 + _mathf_repeat(tt - t0, length)
+        if mode == 0:
+            return t0 + _mathf_pingpong(tt - t0, length)
+        return np.clip(tt, t0, t1)
+
+    want_t = np.where(t < t0, wrapped(pre, t), np.where(t > t1, wrapped(post, t), t))
+    np.testing.assert_allclose(evaluate(c, t), evaluate(c, want_t), atol=1e-9)
+    assert INFINITY_MODES == {"Constant": 2, "Loop": 1, "PingPong": 0}
+    assert infinity_name(3) == "Constant" and infinity_name(1) == "Loop"
+    with pytest.raises(ValueError, match="unknown infinity mode"):
+        with_infinity(c, pre=7)
+
+
+def test_infinity_modes_are_written_to_anim_as_unity_encodes_them(tmp_path, corpus_dir):
+    from curveeditor.engine.curves import with_infinity
+    from curveeditor.io import read_clip, write_clip
+
+    src = next((corpus_dir / "anim").glob("*EulerAnimation.anim"))
+    clip = read_clip(src)
+    tr = clip.tracks[0]
+    clip2 = clip.with_track(tr.with_curve(with_infinity(tr.curve, pre=1, post=0)))
+    out = tmp_path / "o.anim"
+    write_clip(clip2, out)
+    text = out.read_text()
+    block = text[text.index(f"path: {tr.path}\n") - 20000 : text.index(f"path: {tr.path}\n")]
+    last = block[block.rindex("m_PreInfinity") :]
+    assert "m_PreInfinity: 1\n" in last and "m_PostInfinity: 0\n" in last
+    back = read_clip(out).track(tr.path).curve
+    assert (back.pre_infinity, back.post_infinity) == (1, 0)
+    # Only that curve changed: its m_EulerCurves entry and its 3 m_EditorCurves channels (Unity keeps
+    # the editor curves in step with the rotation curve).
+    assert text.count("m_PreInfinity: 1") == 4 and text.count("m_PostInfinity: 0") == 4

@@ -127,3 +127,90 @@ def test_property_limits_never_exceeded(keys, yaw, pitch, smooth, kind_order):
         ok = ~near_lock
         assert np.all(p[ok, 1] >= yaw[0] - 1e-6) and np.all(p[ok, 1] <= yaw[1] + 1e-6)
         assert np.all(p[:, 0] >= pitch[0] - 1e-6) and np.all(p[:, 0] <= pitch[1] + 1e-6)
+
+
+# ------------------------------------------------------------------ turn-back (the article's loop)
+
+
+def article_loop(times, target_pitch, target_yaw, yaw, pitch, speed):
+    """A direct per-frame port of the head-tracking article's Update():
+    out of range -> target neutral; angle = Clamp(Lerp(angle, target, dt * speed), min, max)."""
+
+    def lerp(a, b, t):  # Mathf.Lerp clamps t to [0, 1]
+        t = min(max(t, 0.0), 1.0)
+        return a + (b - a) * t
+
+    def clamp(v, lo, hi):
+        return min(max(v, lo), hi)
+
+    out = []
+    cur_y = cur_p = None
+    for i, t in enumerate(times):
+        ty, tp = target_yaw[i], target_pitch[i]
+        if not (yaw[0] <= ty <= yaw[1] and pitch[0] <= tp <= pitch[1]):
+            ty, tp = 0.0, 0.0  # the target left the range: turn back to neutral
+        if i == 0:  # the head starts where the first target puts it
+            cur_y, cur_p = clamp(ty, *yaw), clamp(tp, *pitch)
+        else:
+            dt = t - times[i - 1]
+            cur_y = clamp(lerp(cur_y, ty, dt * speed), *yaw)
+            cur_p = clamp(lerp(cur_p, tp, dt * speed), *pitch)
+        out.append((cur_p, cur_y))
+    return np.array(out)
+
+
+@pytest.mark.parametrize(
+    ("yaw", "pitch", "speed"),
+    [
+        ((-70.0, 70.0), (-60.0, 60.0), 5.0),
+        ((-40.0, 30.0), (-20.0, 50.0), 12.0),
+        ((10.0, 70.0), (5.0, 60.0), 3.0),
+    ],
+)
+def test_turnback_matches_the_articles_per_frame_loop(yaw, pitch, speed):
+    from curveeditor.engine.limits import limit_turnback
+    from curveeditor.engine.resample import uniform_grid
+
+    # Sparse keys (not on frames): the op evaluates what Unity plays at the clip's frame rate.
+    t = np.linspace(0.0, 4.0, 23)
+    src = head_track(110 * np.sin(1.7 * t), 75 * np.sin(2.3 * t + 0.4), roll=8 * np.cos(t), rate=23 / 4.0)
+    src = RotationTrack("Head", "euler", make_curve(t, src.curve.value))
+    out = limit_turnback(src, 30.0, yaw=yaw, pitch=pitch, lerp_speed=speed)
+    frames = uniform_grid(0.0, 4.0, 30.0)
+    np.testing.assert_allclose(out.curve.time, frames)
+    target = look_angles(played(src, frames))
+    want = article_loop(frames, target[:, 0], target[:, 1], yaw, pitch, speed)
+    got = look_angles(played(out, frames))
+    np.testing.assert_allclose(got[:, :2], want, atol=1e-9)
+    np.testing.assert_allclose(got[:, 2], target[:, 2], atol=1e-9)  # roll follows the source
+    # It really turned back: frames whose target is out of range approach neutral.
+    outside = (
+        (target[:, 1] < yaw[0])
+        | (target[:, 1] > yaw[1])
+        | (target[:, 0] < pitch[0])
+        | (target[:, 0] > pitch[1])
+    )
+    assert outside.sum() > 10 and not np.allclose(got[outside, 1], np.clip(target[outside, 1], *yaw))
+
+
+def test_turnback_quaternion_track_and_recipe_runs_at_clip_rate():
+    from curveeditor.engine.clip import Clip
+    from curveeditor.engine.recipe import Recipe, run_recipe
+
+    t = np.arange(61) / 30.0
+    src = head_track(120 * np.sin(2 * t), np.zeros(61), kind="quaternion")
+    clip = Clip("c", 30.0, (src,))
+    r = Recipe.of({"op": "limit", "turnback": True, "lerp_speed": 5})
+    out = run_recipe(clip, r).clip.tracks[0]
+    assert out.kind == "quaternion" and out.n_keys == 61
+    target = look_angles(played(src, t))
+    want = article_loop(t, target[:, 0], target[:, 1], (-70, 70), (-60, 60), 5.0)
+    np.testing.assert_allclose(look_angles(played(out, t))[:, :2], want, atol=1e-9)
+    assert np.all(np.sum(out.curve.value[1:] * out.curve.value[:-1], axis=1) >= 0)  # one hemisphere
+    # Without turnback the same recipe step clamps (and smooth is refused with turnback).
+    from curveeditor.engine.recipe import RecipeError
+
+    with pytest.raises(RecipeError, match="'smooth' only applies when turnback is False"):
+        Recipe.of({"op": "limit", "turnback": True, "smooth": 0.1})
+    with pytest.raises(RecipeError, match="'turnback' must be true or false"):
+        Recipe.of({"op": "limit", "turnback": 1})

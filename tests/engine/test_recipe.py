@@ -66,7 +66,7 @@ def test_registry_matches_architecture_and_is_self_consistent():
         "smooth": {"method", "sigma", "cutoff", "order"},
         "despike": {"speed"},
         "max_speed": {"speed"},
-        "limit": {"yaw", "pitch", "smooth"},
+        "limit": {"yaw", "pitch", "smooth", "turnback", "lerp_speed"},
         "to_order": {"order"},
         "to_kind": {"kind"},
     }
@@ -96,9 +96,15 @@ def test_defaults_are_filled_and_numbers_normalized():
     assert r.steps[4].params == {"method": "gaussian", "sigma": 0.05}
     assert r.steps[5].params == {"method": "butterworth", "cutoff": 6.0, "order": 4}
     assert r.steps[6].params == {"speed": None}
-    assert r.steps[9].params == {"yaw": (-45.0, 45.0), "pitch": (-30.0, 20.0), "smooth": 0.1}
+    want = {"yaw": (-45.0, 45.0), "pitch": (-30.0, 20.0), "smooth": 0.1, "turnback": False}
+    assert r.steps[9].params == want
     d = Recipe.from_dict({"version": 1, "steps": [{"op": "limit"}, {"op": "to_order"}, {"op": "resample"}]})
-    assert d.steps[0].params == {"yaw": (-70.0, 70.0), "pitch": (-60.0, 60.0), "smooth": 0.0}
+    assert d.steps[0].params == {
+        "yaw": (-70.0, 70.0),
+        "pitch": (-60.0, 60.0),
+        "smooth": 0.0,
+        "turnback": False,
+    }
     assert d.steps[1].params == {"order": "zxy"}
     assert d.steps[2].params == {"hz": None, "method": "slerp"}
 
@@ -413,6 +419,8 @@ def _value(p):
         return st.integers(int(lo), int(hi))
     if p.kind == "choice":
         return st.sampled_from(p.choices)
+    if p.kind == "bool":
+        return st.booleans()
     return st.tuples(num, num).map(lambda ab: sorted(ab))
 
 

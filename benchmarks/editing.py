@@ -1,0 +1,350 @@
+"""Editing-depth benchmarks: dope-sheet drag of 10,000 keys and skeleton playback frame rate.
+
+Run under an X server: ``xvfb-run -a -s '-screen 0 1600x1000x24' .venv/bin/python benchmarks/editing.py``.
+
+Clips: a 31-joint x 2,752-frame clip (the CMU 12_01 walk of the corpus, 31 joints, its motion tiled
+to 2,752 frames: no corpus clip has that size) and the largest corpus BVH (MocapNET CMU 05_01,
+165 joints x 599 frames). Without the corpus a synthetic 31 x 2,752 clip is used.
+
+* **dope-sheet drag**: 10,000 selected keys (a block of frames across every track) dragged with real
+  ``QMouseEvent`` moves on the dope sheet; per move: the move handler (``engine.retime`` of every
+  selected track + the document's live update) then one synchronous repaint of the sheet. Goal:
+  median < 33 ms. Measured alone (dope sheet + document) and in the whole main window (graphs of the
+  selected tracks, key table, 3D view updating too), and the ratio of a repaint to the same repaint
+  with the ticks drawn one ``drawLine`` per key (the per-key baseline the batched image replaces).
+* **skeleton playback**: per frame, ``SkeletonLayer.update_pose`` (forward kinematics + GL data) and
+  one GL render of the 3D view (``paintGL`` + ``glFinish``). Goal: the frame time allows the clip's
+  frame rate up to 60 fps.
+
+Figures are wall-clock on a shared 2-core machine (other jobs inflate them); ratios are measured in
+the same run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import curveeditor.app  # noqa: E402,F401,I001 - applies the PySide6 refcount guard first
+from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Qt  # noqa: E402
+
+QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+from PySide6.QtCore import QLineF  # noqa: E402
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack  # noqa: E402
+from curveeditor.engine.tangents import make_curve  # noqa: E402
+
+FRAMES, SELECTED = 2752, 10_000
+CORPUS = ROOT.parent / "shared" / "corpus" / "bvh"
+WALK = CORPUS / "VictorS-67__pybvh__bvh_data_cmu_12_01_walk.bvh"
+LARGEST = CORPUS / "FORTH-ModelBasedTracker__MocapNET__dataset_CMU_Sample_05_01.bvh"
+
+
+def _tile(curve, frames: int, rate: float):
+    v = np.asarray(curve.value)
+    reps = int(np.ceil(frames / len(v)))
+    tiled = np.concatenate([v] * reps)[:frames]
+    return make_curve(np.arange(frames) / rate, tiled)
+
+
+def walk_31x2752() -> Clip:
+    """The corpus walk (31 joints) tiled to 2,752 frames, hierarchy kept (skeleton drawable)."""
+    from dataclasses import replace
+
+    from curveeditor.io import read_clip
+
+    if not WALK.exists():
+        rng = np.random.default_rng(3)
+        t = np.arange(FRAMES) / 120.0
+        tracks = [
+            RotationTrack(f"J{i}", "euler", make_curve(t, rng.normal(0, 3, (FRAMES, 3)).cumsum(axis=0)))
+            for i in range(31)
+        ]
+        return Clip("synthetic", 120.0, tracks)
+    clip = read_clip(WALK)
+    rate = clip.frame_rate
+    tracks = [replace(t, curve=_tile(t.curve, FRAMES, rate)) for t in clip.tracks]
+    others = [
+        OtherTrack(
+            o.path, o.attribute, o.kind, _tile(o.curve, FRAMES, rate), np.arange(FRAMES) / rate, o.meta
+        )
+        for o in clip.other_tracks
+    ]
+    return replace(clip, name="walk_31x2752", tracks=tuple(tracks), other_tracks=tuple(others))
+
+
+def _mouse(widget, etype, pos: QPointF, button, buttons) -> None:
+    ev = QMouseEvent(
+        etype,
+        pos,
+        QPointF(widget.mapToGlobal(pos.toPoint())),
+        button,
+        buttons,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(widget, ev)
+
+
+def _select_block(doc, n_keys: int) -> dict:
+    """About ``n_keys`` keys: the same block of frames in every track, from the middle of the clip."""
+    n_tracks = len(doc.clip.tracks)
+    per = int(np.ceil(n_keys / n_tracks))
+    mid = doc.clip.tracks[0].n_keys // 2
+    keys = {t.path: set(range(mid, min(mid + per, t.n_keys))) for t in doc.clip.tracks}
+    doc.select_paths(list(keys))
+    doc.select_keys(keys)
+    return keys
+
+
+def drag_sheet(app, sheet, doc, moves: int = 30) -> dict:
+    """Per-move timings (ms) of a real mouse drag of the selected block on ``sheet``'s canvas."""
+    c = sheet.canvas
+    keys = doc.selected_keys
+    p = next(iter(keys))
+    t_grab = float(doc.clip.track(p).times[min(keys[p])])
+    row = next(i for i, r in enumerate(c.rows) if r.kind == "summary")
+    y = c.row_y(row) + 9
+    x0 = float(c.t_to_x(t_grab))
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    _mouse(c, QEvent.Type.MouseButtonPress, QPointF(x0, y), left, left)
+    handle, total = [], []
+    for k in range(1, moves + 1):
+        x = x0 + 3.0 * k * (1 if k % 2 else 0.6)
+        t0 = time.perf_counter()
+        _mouse(c, QEvent.Type.MouseMove, QPointF(x, y), none, left)
+        t1 = time.perf_counter()
+        c.repaint()
+        app.processEvents()  # every other view the move dirtied paints too
+        t2 = time.perf_counter()
+        handle.append((t1 - t0) * 1e3)
+        total.append((t2 - t0) * 1e3)
+    _mouse(c, QEvent.Type.MouseButtonRelease, QPointF(x0 + 3.0 * moves, y), left, none)
+    doc.undo_stack.undo()
+    n = sum(len(s) for s in keys.values())
+    return {
+        "keys": n,
+        "handle": statistics.median(handle),
+        "total": statistics.median(total),
+        "p90": float(np.percentile(total, 90)),
+    }
+
+
+def per_key_paint(sheet) -> float:
+    """ms to paint the visible ticks one ``drawLine`` per key (the baseline of the batched image)."""
+    c = sheet.canvas
+    img = QImage(c.width(), c.height(), QImage.Format.Format_RGBA8888)
+    t0 = time.perf_counter()
+    p = QPainter(img)
+    p.setPen(QColor("#1f5fd0"))
+    n_vis = (c.height() - 22) // 18 + 1
+    for i in range(c.scroll_rows, min(len(c.rows), c.scroll_rows + n_vis)):
+        y = c.row_y(i)
+        xs = c.t_to_x(c.row_times(c.rows[i]))
+        p.drawLines([QLineF(x, y + 4, x, y + 14) for x in xs])
+    p.end()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def batched_paint(app, sheet, n: int = 10) -> float:
+    c = sheet.canvas
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        c.repaint()
+        out.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(out)
+
+
+def skeleton_playback(app, clip, frames: int = 120) -> dict:
+    from curveeditor.app.document import ClipDocument
+    from curveeditor.app.gizmo_view import GizmoView
+    from curveeditor.app.skeleton_view import SkeletonLayer
+
+    doc = ClipDocument()
+    doc.load(clip, None)
+    gizmo = GizmoView(doc)
+    gizmo.resize(700, 600)
+    gizmo.show()
+    layer = SkeletonLayer(gizmo)
+    for _ in range(20):
+        app.processEvents()
+    layer.frame_character()
+    view = gizmo.view
+    pose_ms, render_ms = [], []
+    rate = clip.frame_rate
+    for k in range(frames):
+        t0 = time.perf_counter()
+        doc.set_time((k * 2) / rate)  # the time change drives update_pose
+        t1 = time.perf_counter()
+        view.makeCurrent()
+        view.paintGL()
+        view.context().functions().glFinish()
+        t2 = time.perf_counter()
+        pose_ms.append((t1 - t0) * 1e3)
+        render_ms.append((t2 - t1) * 1e3)
+    frame = statistics.median(np.add(pose_ms, render_ms))
+    gizmo.close()
+    return {
+        "joints": layer.skeleton.n_joints if layer.skeleton else 0,
+        "pose": statistics.median(pose_ms),
+        "render": statistics.median(render_ms),
+        "frame": frame,
+        "fps": 1000.0 / frame,
+        "goal_fps": min(rate, 60.0),
+    }
+
+
+def take_screenshots(out_dir: str) -> None:
+    """The dope sheet on the MocapNET CMU 05_01 mocap clip and the skeleton view on the CMU walk BVH."""
+    from curveeditor.app.main_window import MainWindow
+    from curveeditor.engine.recipe import Recipe, run_recipe
+    from curveeditor.io import read_clip
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    app = QApplication.instance() or QApplication([])
+    win = MainWindow()
+    win.resize(1600, 1000)
+    win.show()
+
+    def settle(n: int = 30) -> None:
+        for _ in range(n):
+            app.processEvents()
+            time.sleep(0.01)
+
+    clip = read_clip(LARGEST)
+    win.doc.load(clip, str(LARGEST))
+    dock = win.docks["Dope sheet"]
+    dock.setFloating(True)
+    dock.resize(1500, 620)
+    dock.show()
+    settle()
+    paths = [t.path for t in clip.tracks[:12]]
+    win.doc.select_paths(paths)
+    win.doc.select_keys({p: set(range(200, 260)) for p in paths})
+    win.tools.playback.set_in(150 / clip.frame_rate)
+    win.tools.playback.set_out(420 / clip.frame_rate)
+    win.doc.set_time(230 / clip.frame_rate)
+    win.tools.dope.canvas.frame_range(120 / clip.frame_rate, 330 / clip.frame_rate)
+    settle()
+    win.tools.dope.grab().save(str(out / "dope_sheet_mocap.png"))
+
+    dock.setFloating(False)
+    walk = read_clip(WALK)
+    win.doc.load(walk, str(WALK))
+    settle()
+    arm = next(t.path for t in walk.tracks if t.path.endswith("LeftArm"))
+    win.doc.select_paths([arm])
+    win.doc.set_preview(run_recipe(walk, Recipe.of({"op": "smooth", "sigma": 0.3})).clip)
+    win.doc.set_time(1.2)
+    win.gizmo.view_widget.setMinimumSize(760, 600)
+    win.resizeDocks([win.docks["3D view"]], [800], Qt.Orientation.Horizontal)
+    settle()
+    win.tools.skeleton.frame_character()
+    settle()
+    win.gizmo.view.render_image().save(str(out / "skeleton_bvh.png"))
+    win.doc.undo_stack.setClean()
+    win.close()
+
+
+def main() -> int:
+    if "--screenshots" in sys.argv:
+        take_screenshots(sys.argv[sys.argv.index("--screenshots") + 1])
+        return 0
+    from curveeditor.app.document import ClipDocument
+    from curveeditor.app.dope_sheet import DopeSheet
+    from curveeditor.io import read_clip
+
+    app = QApplication.instance() or QApplication([])
+    clips = [walk_31x2752()]
+    if LARGEST.exists():
+        clips.append(read_clip(LARGEST))
+    rows = []
+    for clip in clips:
+        size = f"{len(clip.tracks)} x {clip.tracks[0].n_keys}"
+        doc = ClipDocument()
+        doc.load(clip, None)
+        sheet = DopeSheet(doc)
+        sheet.resize(1400, 700)
+        sheet.show()
+        for _ in range(10):
+            app.processEvents()
+        _select_block(doc, SELECTED)
+        r = drag_sheet(app, sheet, doc)
+        batched = batched_paint(app, sheet)
+        base = per_key_paint(sheet)
+        rows.append(
+            (
+                f"dope-sheet drag, {r['keys']} keys ({clip.name} {size})",
+                r["total"],
+                33.0,
+                f"handler {r['handle']:.1f} ms, p90 {r['p90']:.1f} ms",
+            )
+        )
+        rows.append(
+            (
+                f"  repaint batched vs per-key drawLine ({size})",
+                batched,
+                None,
+                f"per-key {base:.1f} ms = x{base / batched:.1f}",
+            )
+        )
+        sheet.close()
+    # The whole window: graphs, key table, 3D view and dope sheet all follow the drag.
+    from curveeditor.app.main_window import MainWindow
+
+    win = MainWindow()
+    win.resize(1500, 940)
+    win.show()
+    win.doc.load(clips[0], None)
+    win.docks["Dope sheet"].raise_()
+    for _ in range(20):
+        app.processEvents()
+    _select_block(win.doc, SELECTED)
+    for _ in range(10):
+        app.processEvents()
+    r = drag_sheet(app, win.tools.dope, win.doc)
+    rows.append(
+        (
+            f"dope-sheet drag in the main window, {r['keys']} keys",
+            r["total"],
+            33.0,
+            f"handler {r['handle']:.1f} ms, p90 {r['p90']:.1f} ms",
+        )
+    )
+    win.doc.undo_stack.setClean()
+    win.close()
+    for clip in clips:
+        if not clip.meta.get("hierarchy"):
+            continue
+        s = skeleton_playback(app, clip)
+        goal_ms = 1000.0 / s["goal_fps"]
+        rows.append(
+            (
+                f"skeleton playback, {s['joints']} joints ({clip.name})",
+                s["frame"],
+                goal_ms,
+                f"pose {s['pose']:.2f} + render {s['render']:.2f} ms = {s['fps']:.0f} fps "
+                f"(goal {s['goal_fps']:.0f})",
+            )
+        )
+    print(f"{'figure':62} {'median ms':>10} {'goal ms':>8}  result  detail")
+    for name, ms, goal, detail in rows:
+        res = "" if goal is None else ("PASS" if ms < goal else "FAIL")
+        g = "" if goal is None else f"{goal:.1f}"
+        print(f"{name:62} {ms:10.2f} {g:>8}  {res:6}  {detail}")
+    print("(wall-clock on a shared 2-core machine; other jobs inflate the figures)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

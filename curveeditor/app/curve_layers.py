@@ -1,0 +1,155 @@
+"""Overlay layers on the curve graphs: extrapolation past the curve ends and the playback range.
+
+A :class:`CurveLayer` owns a few items in a :class:`~curveeditor.app.graphs.GraphPanel`'s Euler plots
+and re-adds them after every ``GraphPanel.rebuild`` (its ``rebuilt`` signal), after edits and, when it
+asks for it, after pans and zooms (coalesced to one redraw per event-loop turn). Layers never change
+what the panel draws itself; all values come from the engine.
+
+* :class:`InfinityLayer`: each drawn track past its first and last key as Unity plays it there, by its
+  pre/post infinity mode (Constant, Loop, PingPong; ``engine.curves.evaluate`` wraps the time), dashed.
+* :class:`PlaybackRangeLayer`: the playback in/out range as a shaded band in every plot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QColor
+
+from curveeditor.engine import display
+from curveeditor.engine.clip import EULER
+
+__all__ = ["CurveLayer", "InfinityLayer", "PlaybackRangeLayer", "EXTRAPOLATION_SAMPLES"]
+
+#: Samples drawn on each side past a curve's ends (per channel).
+EXTRAPOLATION_SAMPLES = 600
+
+
+class CurveLayer(QObject):
+    """Base: items per plot, removed and re-created by :meth:`draw` (subclasses fill ``self.items``)."""
+
+    follow_view = False  # redraw after pans/zooms
+
+    def __init__(self, panel, parent: QObject | None = None):
+        super().__init__(parent or panel)
+        self.panel = panel
+        self.doc = panel.doc
+        self.items: list[tuple[pg.PlotItem, object]] = []
+        self.redraws = 0  # tests
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.redraw)
+        panel.rebuilt.connect(self.redraw)
+        self.doc.clipChanged.connect(self.schedule)
+        self._watched: list = []
+        self._watch_plots()
+
+    def _watch_plots(self) -> None:
+        if not self.follow_view:
+            return
+        for p in self.panel.plots:
+            vb = p.getViewBox()
+            if vb not in self._watched:
+                vb.sigXRangeChanged.connect(self.schedule)
+                self._watched.append(vb)
+
+    #: during a live edit (a drag) the layer redraws at most this often (ms); at once otherwise
+    live_interval_ms = 250
+
+    def schedule(self, *_args) -> None:
+        want = self.live_interval_ms if self.doc.in_live_edit() else 0
+        if self._timer.isActive() and (want or self._timer.interval() == 0):
+            return  # already due (a pending throttled redraw is brought forward when the drag ends)
+        self._timer.setInterval(want)
+        self._timer.start()
+
+    def clear(self) -> None:
+        for plot, item in self.items:
+            if item.scene() is not None:
+                plot.removeItem(item)
+        self.items = []
+
+    def redraw(self) -> None:
+        self._timer.stop()
+        self._timer.setInterval(0)
+        self._watch_plots()
+        self.clear()
+        self.draw()
+        self.redraws += 1
+
+    def add(self, plot: pg.PlotItem, item) -> None:
+        plot.addItem(item, ignoreBounds=True)
+        self.items.append((plot, item))
+
+    def draw(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _channels(plot) -> range | list[int]:
+    ch = plot.getViewBox().role[1]
+    return range(3) if ch is None else [ch]
+
+
+class InfinityLayer(CurveLayer):
+    """The drawn tracks past their ends, as their pre/post infinity modes play there (dashed)."""
+
+    follow_view = True
+
+    def extrapolated(self, track, x0: float, x1: float) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``[(times, euler (M, 3))]`` for the visible parts before the first and after the last key."""
+        out = []
+        start, end = track.curve.start, track.curve.end
+        keys = display.key_euler(track)
+        for lo, hi, anchor, k in ((x0, start, start, 0), (end, x1, end, -1)):
+            if hi <= lo or track.n_keys < 2:
+                continue
+            t = np.linspace(lo, hi, EXTRAPOLATION_SAMPLES)
+            e = display.sample_track(track, np.append(t, anchor) if k == 0 else np.insert(t, 0, anchor)).euler
+            if track.kind != EULER:  # continuous Euler of a quaternion track: meet the drawn key
+                ref = e[-1] if k == 0 else e[0]
+                e = e + 360.0 * np.round((keys[k] - ref) / 360.0)
+            out.append((t, e[:-1] if k == 0 else e[1:]))
+        return out
+
+    def draw(self) -> None:
+        if not self.panel.plots:
+            return
+        x0, x1 = self.panel.plots[0].getViewBox().viewRange()[0]
+        for n, path in enumerate(self.panel.drawn_paths()):
+            try:
+                track = self.doc.clip.track(path)
+            except KeyError:
+                continue
+            parts = self.extrapolated(track, x0, x1)
+            for plot in self.panel.euler_plots:
+                for ch in _channels(plot):
+                    c = QColor(self.panel.theme.channels[ch])
+                    c.setAlpha(170 if n == 0 else 90)
+                    for t, e in parts:
+                        item = pg.PlotCurveItem(
+                            t, e[:, ch], pen=pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine)
+                        )
+                        item.setZValue(4)
+                        self.add(plot, item)
+
+
+class PlaybackRangeLayer(CurveLayer):
+    """The playback range (in/out) as a shaded band in every plot; nothing when no range is set."""
+
+    def __init__(self, panel, playback, parent: QObject | None = None):
+        self.playback = playback
+        super().__init__(panel, parent)
+        playback.rangeChanged.connect(self.schedule)
+
+    def draw(self) -> None:
+        r = self.playback.play_range
+        if r is None:
+            return
+        c = QColor(self.panel.theme.highlight)
+        c.setAlpha(28)
+        for plot in self.panel.plots:
+            band = pg.LinearRegionItem(values=r, movable=False, brush=c, pen=pg.mkPen(c.darker(130), width=1))
+            band.setZValue(-10)
+            self.add(plot, band)

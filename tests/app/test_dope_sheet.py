@@ -1,0 +1,157 @@
+"""Dope sheet: click / Shift / Ctrl / box selection shared with the document, moving and scaling keys
+in time with real mouse and key events (one undo step each, shape kept), and the written .anim."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+
+from curveeditor.app.document import ClipDocument
+from curveeditor.app.dope_sheet import ROW_H, DopeSheet
+from curveeditor.engine.clip import Clip, RotationTrack
+from curveeditor.engine.curves import evaluate
+from curveeditor.engine.tangents import make_curve
+
+RATE = 30.0
+
+
+def _clip():
+    t = np.arange(11) / RATE * 3  # a key every 3 frames, 0 .. 1 s
+    rng = np.random.default_rng(2)
+    tracks = [
+        RotationTrack("Hips", "euler", make_curve(t, rng.normal(0, 20, (11, 3)))),
+        RotationTrack("Hips/Spine", "euler", make_curve(t, rng.normal(0, 20, (11, 3)))),
+        RotationTrack("Hips/Spine/Head", "euler", make_curve(t, rng.normal(0, 20, (11, 3)))),
+    ]
+    return Clip("walk", RATE, tracks)
+
+
+@pytest.fixture
+def sheet(qtbot):
+    doc = ClipDocument()
+    doc.load(_clip(), None)
+    w = DopeSheet(doc)
+    qtbot.addWidget(w)
+    w.resize(900, 260)
+    w.show()
+    qtbot.waitExposed(w)
+    w.frame_all()
+    return doc, w
+
+
+def _row(w, kind, path=None):
+    return next(
+        i for i, r in enumerate(w.canvas.rows) if r.kind == kind and (path is None or r.paths[0] == path)
+    )
+
+
+def _pos(w, row, t):
+    c = w.canvas
+    return QPoint(int(round(float(c.t_to_x(t)))), int(c.row_y(row) + ROW_H / 2))
+
+
+def test_rows_summary_groups_and_tracks(sheet):
+    _doc, w = sheet
+    kinds = [(r.kind, r.label) for r in w.canvas.rows]
+    assert kinds[0][0] == "summary"
+    assert ("group", "Hips") in kinds and ("group", "Spine") in kinds
+    assert [r.paths for r in w.canvas.rows if r.kind == "track"] == [
+        ("Hips",),
+        ("Hips/Spine",),
+        ("Hips/Spine/Head",),
+    ]
+    g = w.canvas.rows[_row(w, "group")]
+    assert g.paths == ("Hips", "Hips/Spine", "Hips/Spine/Head") and w.canvas.row_times(g).size == 11
+
+
+def test_click_shift_ctrl_and_box_select_share_the_documents_selection(sheet, qtbot):
+    doc, w = sheet
+    c = w.canvas
+    head = _row(w, "track", "Hips/Spine/Head")
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, head, 0.3))
+    assert doc.selected_keys == {"Hips/Spine/Head": {3}} and doc.selected_paths == ["Hips/Spine/Head"]
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier, pos=_pos(w, head, 0.5))
+    assert doc.selected_keys == {"Hips/Spine/Head": {3, 5}}
+    qtbot.mouseClick(
+        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, pos=_pos(w, head, 0.3)
+    )
+    assert doc.selected_keys == {"Hips/Spine/Head": {5}}
+    # A summary tick selects that time in every track (and those tracks become selected).
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, 0, 0.1))
+    assert doc.selected_keys == {p: {1} for p in ("Hips", "Hips/Spine", "Hips/Spine/Head")}
+    # Box: from empty space left of 0.4 s in the Spine track row to past 0.7 s in the Head row.
+    spine = _row(w, "track", "Hips/Spine")
+    a = _pos(w, spine, 0.35) - QPoint(0, ROW_H // 2 - 1)
+    b = _pos(w, head, 0.65) + QPoint(0, ROW_H // 2 - 1)
+    QTest.mousePress(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a)
+    QTest.mouseMove(c, (a + b) / 2)
+    QTest.mouseMove(c, b)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, b)
+    assert doc.selected_keys == {"Hips/Spine": {4, 5, 6}, "Hips/Spine/Head": {4, 5, 6}}
+
+
+def test_drag_moves_selected_keys_in_time_snapped_one_undo_step_shape_kept(sheet, qtbot, tmp_path):
+    doc, w = sheet
+    c = w.canvas
+    before = doc.clip
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, 0, 0.9))  # summary tick: 3 tracks
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier, pos=_pos(w, 0, 1.0))
+    start = _pos(w, 0, 0.9)
+    end = QPoint(int(round(float(c.t_to_x(0.9 + 4.4 / RATE)))), start.y())  # 4.4 frames -> 4
+    QTest.mousePress(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for k in range(1, 6):
+        QTest.mouseMove(c, start + (end - start) * (k / 5))
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    assert doc.undo_stack.count() == 1
+    for tr0 in before.tracks:
+        tr = doc.clip.track(tr0.path)
+        np.testing.assert_allclose(tr.times[-2:], tr0.times[-2:] + 4 / RATE)
+        # what plays between keys keeps its shape: interval 8->9 was stretched by 4 frames
+        s = np.linspace(0, 1, 9)
+        t_old = tr0.times[8] + s * (tr0.times[9] - tr0.times[8])
+        t_new = tr.times[8] + s * (tr.times[9] - tr.times[8])
+        np.testing.assert_allclose(evaluate(tr.curve, t_new), evaluate(tr0.curve, t_old), atol=1e-9)
+    doc.undo_stack.undo()
+    assert doc.clip is before
+    doc.undo_stack.redo()
+    # The written .anim holds the retimed keys (read back).
+    from curveeditor.io import read_clip, write_clip
+
+    out = tmp_path / "moved.anim"
+    write_clip(doc.clip, out)
+    back = read_clip(out).track("Hips/Spine")
+    np.testing.assert_allclose(back.times[-1], 1.0 + 4 / RATE, atol=1e-6)
+
+
+def test_s_scales_in_time_about_the_cursor_and_escape_cancels(sheet, qtbot):
+    doc, w = sheet
+    c = w.canvas
+    head = _row(w, "track", "Hips/Spine/Head")
+    QTest.mousePress(
+        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, head, 0.0) - QPoint(8, 6)
+    )
+    QTest.mouseMove(c, _pos(w, head, 1.0) + QPoint(8, 6))
+    QTest.mouseRelease(
+        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, head, 1.0) + QPoint(8, 6)
+    )
+    assert doc.selected_keys == {"Hips/Spine/Head": set(range(11))}
+    doc.set_time(0.0)  # pivot: the time cursor
+    before = doc.clip
+    QTest.mouseMove(c, _pos(w, head, 0.5))
+    qtbot.keyClick(c, Qt.Key.Key_S)
+    QTest.mouseMove(c, _pos(w, head, 0.25))  # half the distance to the pivot: x0.5
+    qtbot.keyClick(c, Qt.Key.Key_Escape)
+    assert doc.clip is before and doc.undo_stack.count() == 0
+    QTest.mouseMove(c, _pos(w, head, 0.5))
+    qtbot.wait(30)
+    qtbot.keyClick(c, Qt.Key.Key_S)
+    QTest.mouseMove(c, _pos(w, head, 0.8))
+    QTest.mouseMove(c, _pos(w, head, 1.0))  # twice the distance to the pivot: x2
+    QTest.mouseClick(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, head, 1.0))
+    assert doc.undo_stack.count() == 1
+    tr = doc.clip.track("Hips/Spine/Head")
+    want = np.round(before.track("Hips/Spine/Head").times * 2 * RATE) / RATE
+    np.testing.assert_allclose(tr.times, want)
+    assert doc.clip.track("Hips") is before.track("Hips")

@@ -1,0 +1,90 @@
+"""Retiming keys keeps what each track plays between keys (tangents scale with time)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from curveeditor.engine.clip import Clip, RotationTrack, played
+from curveeditor.engine.curves import Curve, evaluate
+from curveeditor.engine.retime import map_times, retime_clip, retime_track
+from curveeditor.engine.rotations import geodesic_angle
+from curveeditor.engine.tangents import make_curve
+
+
+def _track(kind="euler", weighted=False):
+    rng = np.random.default_rng(3)
+    t = np.arange(12) / 30.0 * 3
+    if kind == "euler":
+        c = make_curve(t, rng.normal(0, 40, (12, 3)))
+    else:
+        q = rng.normal(0, 1, (12, 4))
+        q[:, 3] += 3
+        q /= np.linalg.norm(q, axis=1, keepdims=True)
+        c = make_curve(t, q, mode="auto")
+    if weighted:
+        wm = np.zeros((12, c.n_components), dtype=int)
+        wm[4] = 3
+        c = c.with_keys(weighted_mode=wm, in_weight=0.6, out_weight=0.15)
+    ins = np.array(c.in_slope)
+    ins[7] = np.inf  # a stepped interval stays stepped
+    return RotationTrack("A", kind, c.with_keys(in_slope=ins))
+
+
+def _same_shape(old: Curve, new: Curve):
+    s = np.linspace(0, 1, 41)[1:-1]
+    for i in range(old.n_keys - 1):
+        to = old.time[i] + s * (old.time[i + 1] - old.time[i])
+        tn = new.time[i] + s * (new.time[i + 1] - new.time[i])
+        np.testing.assert_allclose(evaluate(new, tn), evaluate(old, to), atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["euler", "quaternion"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_scaling_selected_keys_keeps_each_interval_shape(kind, weighted):
+    tr = _track(kind, weighted)
+    t = np.array(tr.times)
+    sel = slice(3, 9)
+    t[sel] = map_times(t[sel], scale=1.7, pivot=t[3])
+    t[9:] += t[8] - tr.times[8]  # keep the rest after the stretched block
+    out = retime_track(tr, t)
+    _same_shape(tr.curve, out.curve)
+    assert np.isinf(out.curve.in_slope[7]).all()
+    # What Unity plays at corresponding instants is the same rotation.
+    s = 0.37
+    to = tr.times[4] + s * (tr.times[5] - tr.times[4])
+    tn = out.times[4] + s * (out.times[5] - out.times[4])
+    assert geodesic_angle(played(out, [tn]), played(tr, [to]))[0] < 1e-9
+
+
+def test_retime_clip_moves_snapped_and_refuses_overlap():
+    tr = _track()
+    other = RotationTrack("B", "euler", make_curve(np.arange(5) / 30.0, np.zeros((5, 3))))
+    clip = Clip("c", 30.0, (tr, other))
+    out = retime_clip(clip, {"A": {10, 11}}, offset=0.051)  # 1.53 frames -> 2 frames
+    np.testing.assert_allclose(out.track("A").times[10:], tr.times[10:] + 2 / 30.0)
+    assert out.track("B") is other
+    _same_shape(tr.curve, out.track("A").curve)
+    with pytest.raises(ValueError, match="track 'A': keys would overlap"):
+        retime_clip(clip, {"A": {5}}, offset=-0.5)
+    # Scaling about the cursor (pivot) by 2 doubles the distances from it.
+    out = retime_clip(clip, {"B": {0, 1, 2, 3, 4}}, scale=2.0, pivot=0.0)
+    np.testing.assert_allclose(out.track("B").times, np.arange(5) * 2 / 30.0)
+
+
+def test_retime_over_overwrites_covered_keys_and_keeps_the_moved_runs_shape():
+    from curveeditor.engine.retime import retime_over
+
+    t = np.arange(30) / 30.0  # a key per frame (mocap)
+    rng = np.random.default_rng(4)
+    tr = RotationTrack("A", "euler", make_curve(t, rng.normal(0, 10, (30, 3)).cumsum(axis=0)))
+    clip = Clip("c", 30.0, (tr,))
+    out, keys = retime_over(clip, {"A": set(range(10, 15))}, offset=3 / 30.0)
+    new = out.track("A")
+    # frames 10..14 moved to 13..17: the old 13..17 are overwritten, 10..12 are now empty
+    np.testing.assert_allclose(new.times * 30, [*range(10), *range(13, 30)])
+    assert keys == {"A": set(range(10, 15))}
+    np.testing.assert_allclose(new.curve.value[10:15], tr.curve.value[10:15])
+    _same_shape(tr.curve.select(slice(10, 15)), new.curve.select(slice(10, 15)))
+    back, keys = retime_over(clip, {"A": set(range(10, 15))}, offset=0.0)
+    assert back.track("A").curve.equals(tr.curve)

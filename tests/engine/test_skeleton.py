@@ -1,0 +1,98 @@
+"""Skeleton forward kinematics equals an independent per-joint loop on the raw BVH channels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack
+from curveeditor.engine.curves import Curve
+from curveeditor.engine.skeleton import pose, skeleton_from_clip
+from curveeditor.io import read_clip
+from tests.conftest import corpus_files
+
+BVH = [
+    p
+    for p in corpus_files("bvh", "*.bvh")
+    if "CMU_Sample_05_01" in p.name or "kick_normal_001" in p.name or "cmu_12_01" in p.name
+]
+
+
+def raw_motion(path):
+    """The MOTION rows of a BVH file as floats (F, channels), read straight from the text."""
+    text = path.read_text().split("\n")
+    at = next(i for i, line in enumerate(text) if line.strip().lower().startswith("frame time"))
+    rows = [line.split() for line in text[at + 1 :] if line.strip()]
+    return np.array(rows, dtype=np.float64)
+
+
+def independent_fk(hierarchy, motion, frame):
+    """World joint positions (BVH's right-handed frame) at one frame: a plain loop over joints,
+    scipy rotations from each joint's rotation channels in their listed (intrinsic) order; position
+    channels replace the offset (as Blender reads BVH)."""
+    col = 0
+    world_r, world_p = [], []
+    for j in hierarchy:
+        values = motion[frame, col : col + len(j["channels"])]
+        col += len(j["channels"])
+        rot_axes = "".join(c[0].upper() for c in j["channels"] if c.lower().endswith("rotation"))
+        rot_vals = [v for c, v in zip(j["channels"], values, strict=True) if c.lower().endswith("rotation")]
+        local_r = Rotation.from_euler(rot_axes, rot_vals, degrees=True) if rot_axes else Rotation.identity()
+        local_p = np.array(j["offset"], dtype=float)
+        pos = {
+            c[0].upper(): v
+            for c, v in zip(j["channels"], values, strict=True)
+            if c.lower().endswith("position")
+        }
+        if pos:
+            local_p = np.array([pos.get("X", 0.0), pos.get("Y", 0.0), pos.get("Z", 0.0)])
+        if j["parent"] is None:
+            world_r.append(local_r)
+            world_p.append(local_p)
+        else:
+            pr, pp = world_r[j["parent"]], world_p[j["parent"]]
+            world_r.append(pr * local_r)
+            world_p.append(pp + pr.apply(local_p))
+    return np.array(world_p)
+
+
+@pytest.mark.parametrize("path", BVH, ids=[p.name[:40] for p in BVH])
+def test_joint_positions_equal_independent_fk_from_the_bvh(path):
+    clip = read_clip(path)
+    skel, why = skeleton_from_clip(clip)
+    assert skel is not None and why == ""
+    motion = raw_motion(path)
+    frames = [0, 1, motion.shape[0] // 3, motion.shape[0] // 2, motion.shape[0] - 1]
+    got = pose(skel, clip, np.array(frames) / clip.frame_rate).positions
+    mirror = np.array([-1.0, 1.0, 1.0])  # BVH right-handed -> Unity left-handed (rotations.md s. 1)
+    size = np.ptp(got[0], axis=0).max()
+    for k, f in enumerate(frames):
+        want = independent_fk(clip.meta["hierarchy"], motion, f) * mirror
+        np.testing.assert_allclose(got[k], want, atol=1e-6 * max(size, 1.0))
+
+
+def _anim_clip(with_positions: bool) -> Clip:
+    t = np.array([0.0, 1.0])
+    spin = Curve.make(t, [[0.0, 0.0, 0.0], [0.0, 90.0, 0.0]])
+    still = Curve.make(t, np.zeros((2, 3)))
+    tracks = (RotationTrack("Hips", "euler", spin), RotationTrack("Hips/Spine", "euler", still))
+    others = ()
+    if with_positions:
+        others = (
+            OtherTrack("Hips", "m_LocalPosition", "position", Curve.make([0.0], [[0.0, 1.0, 0.0]])),
+            OtherTrack("Hips/Spine", "m_LocalPosition", "position", Curve.make([0.0], [[0.0, 0.0, 0.5]])),
+        )
+    return Clip("c", 30.0, tracks, others)
+
+
+def test_anim_local_positions_left_handed_and_clips_without_positions_say_why():
+    clip = _anim_clip(True)
+    skel, _ = skeleton_from_clip(clip)
+    p = pose(skel, clip, [0.0, 1.0]).positions
+    j = skel.index("Hips/Spine")
+    np.testing.assert_allclose(p[0, j], [0.0, 1.0, 0.5], atol=1e-12)
+    # Unity: +90 about Y turns +Z (forward) to +X (right) -- left-handed, as Unity shows it.
+    np.testing.assert_allclose(p[1, j], [0.5, 1.0, 0.0], atol=1e-12)
+    none, why = skeleton_from_clip(_anim_clip(False))
+    assert none is None and "no local positions" in why
