@@ -207,13 +207,37 @@ def _check_float32_times(track: RotationTrack) -> None:
         )
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_float32_values(track: RotationTrack) -> None:
+    """Unity stores key numbers as float32: a finite number past its range (a -1e300 deg cell in a
+    CSV) cannot be written (it would become Infinity, a stepped slope or a file we reject)."""
+    c = track.curve
+    for name, a in (
+        ("key time", c.time[:, None]),
+        ("value", c.value),
+        ("in slope", c.in_slope),
+        ("out slope", c.out_slope),
+    ):
+        over = np.isfinite(a) & (np.abs(a) > _F32_MAX)
+        if np.any(over):
+            i, j = np.argwhere(over)[0]
+            raise ValueError(
+                f"track {track.path!r}: {name} {a[i, j]:g} at {c.time[i]:g} s is outside float32's range "
+                "(Unity stores float32)"
+            )
+
+
 def _prepare(track: RotationTrack, kind: str, keep_order: bool, original_order, fix_hemisphere: bool):
+    _check_float32_values(track)
     if kind == EULER:
         idx, order = _euler_order_index(track, keep_order, original_order)
         out, w = prepare_for_export(track, EULER, order, fix_hemisphere)
     else:
         out, w = prepare_for_export(track, QUATERNION, None, fix_hemisphere)
         idx = 4
+    _check_float32_values(out)
     _check_float32_times(out)
     return out, w, idx
 
