@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ClipReadError
+from .compressed import PackedDataError, decode_compressed_curve
 from .keys import KeyArrays, _field_line, parse_key_blocks
 from .lexer import Lines, check_bytes, scalar_string, split_key
 
@@ -550,6 +551,9 @@ def _parse_pptr_entry(path, lines: Lines, e: Entry) -> None:
 
 
 def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
+    """An ``m_CompressedRotationCurves`` item, decoded (:mod:`.compressed`) into ``e.extra["decoded"]``
+    = (times, values, in_slopes, out_slopes); inconsistent packed data is a ClipReadError at the line
+    of the sub-field concerned."""
     kv = split_key(lines.text(e.start))
     if kv is None or kv[0] != "m_Path":
         raise ClipReadError(path, e.start + 1, "m_CompressedRotationCurves item must start with m_Path")
@@ -558,7 +562,9 @@ def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
         raise ClipReadError(path, e.start + 1, "m_Path is not a string")
     e.path = p
     groups: dict[str, dict[str, str]] = {}
+    where: dict[str, int] = {}
     cur = None
+    cur_name = ""
     for i in range(e.start + 1, e.end):
         if lines.blank[i]:
             continue
@@ -568,19 +574,38 @@ def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
                 path, i + 1, f"unexpected line in a compressed curve: {lines.text(i).strip()!r}"
             )
         if lines.indent[i] == 4:
+            cur_name = kv[0]
+            if kv[0] in groups or kv[0] in where:
+                raise ClipReadError(path, i + 1, f"field {kv[0]} appears twice in a compressed curve")
+            where[kv[0]] = i
             cur = groups.setdefault(kv[0], {}) if kv[1] == "" else None
             if kv[0] in ("m_PreInfinity", "m_PostInfinity"):
-                _int(path, i, kv[0], kv[1])
+                v = _int(path, i, kv[0], kv[1])
+                if not 0 <= v <= 4:
+                    raise ClipReadError(path, i + 1, f"{kv[0]} must be a wrap mode 0..4, got {v}")
+                setattr(e, "pre_infinity" if kv[0] == "m_PreInfinity" else "post_infinity", v)
         elif cur is not None:
+            if kv[0] in cur:
+                raise ClipReadError(path, i + 1, f"field {cur_name}.{kv[0]} appears twice")
             cur[kv[0]] = kv[1]
-            if kv[0] in ("m_NumItems", "m_BitSize"):
-                _int(path, i, kv[0], kv[1])
+            where[f"{cur_name}.{kv[0]}"] = i
+        else:
+            raise ClipReadError(
+                path, i + 1, f"unexpected line in a compressed curve: {lines.text(i).strip()!r}"
+            )
     for g in ("m_Times", "m_Values", "m_Slopes"):
         if g not in groups or "m_NumItems" not in groups[g]:
             raise ClipReadError(path, e.end, f"compressed curve has no {g}.m_NumItems (truncated?)")
-    e.extra["num_items"] = int(groups["m_Times"]["m_NumItems"])
-    e.n_keys = e.extra["num_items"]
+    try:
+        decoded = decode_compressed_curve(groups)
+    except PackedDataError as exc:
+        line = where.get(exc.field, where.get(exc.field.split(".")[0], e.start))
+        raise ClipReadError(path, line + 1, f"compressed rotation curve {e.path!r}: {exc}") from None
+    e.extra["num_items"] = int(decoded[0].shape[0])
     e.extra["packed"] = groups
+    e.extra["decoded"] = decoded
+    e.n_keys = e.extra["num_items"]
+    e.times = decoded[0]
 
 
 _EVENT_FIELDS = (

@@ -493,7 +493,8 @@ def _render_doc(
                     f"{t.path or '(root)'}: this clip layout (serializedVersion {doc.clip_version}, "
                     "before Unity 5.3) has no Euler curves; written as quaternion keys"
                 )
-        if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]):
+        compressed = src is not None and src.kind == "compressed"
+        if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]) and not compressed:
             want = refresh_display is True or (refresh_display and t.path in refresh_display)
             if want and t.kind == QUATERNION and _wrapped_display(src):
                 changed_any = True
@@ -523,6 +524,12 @@ def _render_doc(
             )
     if clip.name != doc.name or np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
         changed_any = True
+    n_comp = len(doc.entries["m_CompressedRotationCurves"])
+    if n_comp:
+        warnings.append(
+            f"{n_comp} compressed rotation curve(s) (m_Compressed: 1, a Unity 4 clip) written as ordinary "
+            "m_RotationCurves keys; m_Compressed set to 0"
+        )
     if not changed_any:
         return doc.text, warnings
     return _assemble(clip, doc, ed, fmt), warnings
@@ -586,7 +593,7 @@ def _apply_track(
     if src is not None:
         _remove_source(ed, src)
         old_n = src.runtime[0].n_keys
-        old_b = _track_bindings(t.path, src.kind, None)
+        old_b = _track_bindings(t.path, QUATERNION if src.kind == "compressed" else src.kind, None)
         has_editor = bool(src.editor) or bool(doc.entries["m_EditorCurves"])
     else:
         has_editor = bool(doc.entries["m_EditorCurves"]) or not any(
@@ -648,7 +655,13 @@ def _stop_time(clip: Clip, doc: AnimDocument, fmt: Fmt) -> str | None:
                 old_max = max(old_max, float(e.times[-1]))
     new_max = 0.0
     for lname, lst in doc.entries.items():
-        if lname in ("m_RotationCurves", "m_EulerCurves", "m_EditorCurves", "m_EulerEditorCurves"):
+        if lname in (
+            "m_RotationCurves",
+            "m_CompressedRotationCurves",
+            "m_EulerCurves",
+            "m_EditorCurves",
+            "m_EulerEditorCurves",
+        ):
             continue
         for e in lst:
             if (
@@ -693,10 +706,21 @@ def _assemble(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt) -> str:
         scalars["m_Name"] = yaml_string(clip.name)
     if np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
         scalars["m_SampleRate"] = format_floats([clip.frame_rate], fmt.style)[0]
+    comp = doc.entries["m_CompressedRotationCurves"]
+    if comp and all(id(e) in ed.replace for e in comp):
+        scalars["m_Compressed"] = "0"  # nothing packed is left
     by_name = {}
     for lname, lst in doc.entries.items():
         by_name[lname] = lst
     for name, a, b, _rest in doc.fields:
+        if name == "m_CompressedRotationCurves" and any(id(e) in ed.replace for e in by_name[name]):
+            kept = [
+                raw(e.start, e.end).decode("utf-8", "surrogateescape")
+                for e in by_name[name]
+                if id(e) not in ed.replace
+            ]
+            out.append(f"  {name}:\n" + "".join(kept) if kept else f"  {name}: []\n")
+            continue
         if name in by_name and name not in ("m_Events", "m_PPtrCurves", "m_CompressedRotationCurves"):
             lst = by_name[name]
             touched = any(id(e) in ed.replace for e in lst) or ed.append.get(name)
