@@ -14,9 +14,9 @@ import yaml
 
 from curveeditor.engine.clip import played
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle, quat_normalize
-from curveeditor.io.errors import ClipReadError
 from curveeditor.io.anim import read_anim
 from curveeditor.io.anim.keys import modern_tangent_modes
+from curveeditor.io.errors import ClipReadError
 from tests.conftest import corpus_files
 
 ANIMS = corpus_files("anim", "*.anim")
