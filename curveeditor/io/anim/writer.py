@@ -508,7 +508,8 @@ def _render_doc(
         original_order = orig[0].order if orig and orig[0].kind == EULER else None
         new, w, order_idx = _prepare(t, kind, keep_order, original_order, fix_hemisphere)
         warnings += w
-        _apply_track(ed, fmt, new, src, order_idx, uses, single_rule, humanoid)
+        warnings += _layout_warnings(new, orig[0] if orig else None, fmt, src)
+        _apply_track(ed, fmt, new, src, order_idx, uses, single_rule, humanoid, orig[0] if orig else None)
     for p, (ot, src) in doc.original_tracks.items():
         if p not in seen:
             changed_any = True
@@ -535,6 +536,73 @@ def _render_doc(
     return _assemble(clip, doc, ed, fmt), warnings
 
 
+def _modes_edited(t: RotationTrack, original: RotationTrack | None) -> bool:
+    if original is None:
+        return True
+    a, b = t.curve.tangent_mode, original.curve.tangent_mode
+    return a.shape != b.shape or not np.array_equal(t.times, original.times) or not np.array_equal(a, b)
+
+
+def _runtime_tangent_modes(
+    t: RotationTrack, e: Entry, original: RotationTrack | None, fmt: Fmt, has_editor: bool = True
+):
+    """The ``tangentMode`` of each runtime vector key, in the file's key layout.
+
+    Unedited keys keep the file's raw value (garbage included); edited modes are written as Unity
+    writes a vector key: one integer per key, the components' common mode (keys whose components
+    differ keep Free there; the per-component modes live in the mirrored editor curves), in the old
+    2-bit layout for keys without serializedVersion.
+    """
+    same_times = e.keys is not None and e.keys.n == t.n_keys and np.array_equal(e.keys.time, t.times)
+    if same_times and not _modes_edited(t, original):
+        return e.keys.tangent_mode
+    if fmt.key_version == 3 and has_editor:
+        # Modern editor-made clips: the editor curves hold the modes (as before this change).
+        return e.keys.tangent_mode if same_times else None
+    tm = np.asarray(t.curve.tangent_mode, dtype=np.int64)
+    uniform = np.all(tm == tm[:, :1], axis=1)
+    out = np.where(uniform, tm[:, 0], 0)
+    if fmt.key_version is None:
+        out = _old_tangent_mode(out)
+    return out
+
+
+def _layout_warnings(t: RotationTrack, original: RotationTrack | None, fmt: Fmt, src) -> list[str]:
+    """What the file's key layout cannot hold of an edited track's tangents (issue 8 section 2): keys
+    without weight fields (Unity 4.x-2017 layouts) drop weights, and keys without serializedVersion
+    have no ClampedAuto (written as Smooth, Unity's old name for Auto). Said once per track."""
+    if fmt.key_version == 3:
+        return []
+    out = []
+    name = t.path or "(root)"
+    c = t.curve
+    layout = "keys without serializedVersion" if fmt.key_version is None else "serializedVersion 2 keys"
+    if np.any(c.weighted_mode != 0):
+        n = int(np.count_nonzero(np.any(c.weighted_mode != 0, axis=1)))
+        out.append(
+            f"{name}: {n} weighted key(s) written unweighted: this file's {layout} have no weight fields "
+            "(what Unity plays between them changes; save as a new clip to keep the weights)"
+        )
+    if fmt.key_version is None and _modes_edited(t, original):
+        left = (c.tangent_mode >> 1) & 15
+        right = (c.tangent_mode >> 5) & 15
+        ca = np.any((left == 4) | (right == 4), axis=1)
+        if np.any(ca):
+            out.append(
+                f"{name}: {int(np.count_nonzero(ca))} key(s) with ClampedAuto tangents written as Smooth: "
+                f"this file's {layout} (Unity 4.x-5.2) have no ClampedAuto; the slopes are kept as they are"
+            )
+    if _modes_edited(t, original) and src is not None and not src.editor and src.kind != "humanoid":
+        tm = c.tangent_mode
+        mixed = ~np.all(tm == tm[:, :1], axis=1)
+        if np.any(mixed):
+            out.append(
+                f"{name}: {int(np.count_nonzero(mixed))} key(s) with different tangent modes per component "
+                "written as Free: the clip has no editor curves, and a runtime key holds one tangentMode"
+            )
+    return out
+
+
 def _remove_source(ed: _Edits, src: TrackSource) -> None:
     for e in src.runtime + src.editor + src.display:
         ed.replace[id(e)] = ""
@@ -549,6 +617,7 @@ def _apply_track(
     uses,
     single_rule,
     humanoid,
+    original: RotationTrack | None = None,
 ) -> None:
     doc = ed.doc
     new_b = _track_bindings(t.path, t.kind, _hq(t) if humanoid else None)
@@ -563,10 +632,8 @@ def _apply_track(
         return
     if src is not None and src.kind == t.kind:
         e = src.runtime[0]
-        raw_tm = None
-        if e.keys is not None and e.keys.n == t.n_keys and np.array_equal(e.keys.time, t.times):
-            raw_tm = e.keys.tangent_mode
-        text = rewrite_entry(doc, e, t.curve, fmt, None, raw_tm)
+        tm = _runtime_tangent_modes(t, e, original, fmt, bool(src.editor))
+        text = rewrite_entry(doc, e, t.curve, fmt, None, tm)
         if t.kind == EULER and e.rotation_order is not None and e.rotation_order != order_idx:
             text = text.replace(f"m_RotationOrder: {e.rotation_order}", f"m_RotationOrder: {order_idx}", 1)
         ed.replace[id(e)] = text
