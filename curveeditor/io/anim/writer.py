@@ -323,8 +323,8 @@ def _check_float32_times(track: RotationTrack) -> None:
     if t32.shape[0] > 1 and not np.all(t32[1:] > t32[:-1]):
         i = int(np.argmax(~(t32[1:] > t32[:-1]))) + 1
         raise ValueError(
-            f"track {track.path!r}: keys at {float(track.times[i - 1])!r} s and {float(track.times[i])!r} s are the same "
-            "time in float32, which Unity stores"
+            f"track {track.path!r}: keys at {float(track.times[i - 1])!r} s and {float(track.times[i])!r} s "
+            "are the same time in float32, which Unity stores"
         )
 
 
