@@ -11,11 +11,10 @@ import pytest
 
 from curveeditor.engine.clip import played
 from curveeditor.engine.rotations import geodesic_angle, quat_mul
-from curveeditor.io.anim import anim_text
+from curveeditor.io.anim import anim_text, read_anim
 from curveeditor.io.anim.document import parse_document
 from curveeditor.io.anim.keys import parse_key_block
 from curveeditor.io.anim.reader import build_clip
-from curveeditor.io.anim import read_anim
 from tests.conftest import corpus_files
 
 ANIMS = corpus_files("anim", "*.anim")
