@@ -7,7 +7,8 @@ Every figure is measured in a child process (a fresh interpreter per step, so on
 does not hide another's): the child times only the step (``write_clip`` / ``read_clip``) and reports
 its own peak RSS (``VmHWM`` of ``/proc/self/status``, which includes reading the source for a
 write; ``ru_maxrss`` would include the parent's high-water mark, which Linux carries across exec).
-The written file is then read back with our reader and played against the source with ``engine.diff`` (keys added; max error at the source's key times and between them on diff's dense
+The written file is then read back with our reader and played against the source with
+``engine.diff`` (keys added; max error at the source's key times and between them on diff's dense
 grid): the figures are of the file written, not of the in-memory clip.
 
 Rows:
