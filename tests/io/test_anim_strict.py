@@ -275,3 +275,12 @@ def test_keys_closer_than_float32_time_resolution_are_a_typed_write_error(tmp_pa
     clip = Clip("c", 30.0, [RotationTrack("A", "euler", make_curve(t, np.zeros((3, 3))))])
     with pytest.raises(ClipWriteError, match="float32"):
         anim_text(clip)
+
+
+def test_a_run_of_two_numbers_cannot_make_up_for_an_empty_one(tmp_path):
+    """'time:  ' (a blank run) in one key and 'x: 1 2' in another would give the right number count
+    to a whitespace-splitting parse: both are errors."""
+    text, line = mutate(r"(^ +time: )0\.5$", r"\1 ")
+    text = re.sub(r"value: \{x: 10,", "value: {x: 1 2,", text, count=1)
+    err = read_error(tmp_path, text)
+    assert err.line == line and "time must be a number" in err.reason
