@@ -90,6 +90,8 @@ def key_block(
     n = curve.n_keys
     if n == 0:
         return ""
+    if n < _SMALL_BLOCK:
+        return _key_block_small(curve, fmt, comp, indent, runtime_tm)
     sl = slice(None) if comp is None else slice(comp, comp + 1)
     val, ins, outs = curve.value[:, sl], curve.in_slope[:, sl], curve.out_slope[:, sl]
     inw, outw = curve.in_weight[:, sl], curve.out_weight[:, sl]
@@ -148,6 +150,54 @@ def key_block(
         vec(w_col, "inWeight")
         vec(w_col if np.array_equal(inw, outw) else _Column(outw, style), "outWeight")
     return _splice(n, pieces)
+
+
+_SMALL_BLOCK = 8  # keys; below this a per-key Python loop costs less than the vectorized setup
+
+
+def _key_block_small(curve: Curve, fmt: Fmt, comp: int | None, indent: int, runtime_tm) -> str:
+    """:func:`key_block` for a few keys (same text), one f-string per key."""
+    n = curve.n_keys
+    sl = slice(None) if comp is None else slice(comp, comp + 1)
+    val, ins, outs = curve.value[:, sl], curve.in_slope[:, sl], curve.out_slope[:, sl]
+    inw, outw = curve.in_weight[:, sl], curve.out_weight[:, sl]
+    c = val.shape[1]
+    nums = format_floats(np.concatenate([curve.time[:, None], val, ins, outs, inw, outw], axis=1), fmt.style)
+    stride = 1 + 5 * c
+    if comp is None:
+        tm = np.zeros(n, dtype=np.int64) if runtime_tm is None else np.asarray(runtime_tm, dtype=np.int64)
+        wm = np.bitwise_or.reduce(curve.weighted_mode, axis=1)
+    else:
+        tm = curve.tangent_mode[:, comp]
+        wm = curve.weighted_mode[:, comp]
+        if fmt.key_version is None:
+            tm = _old_tangent_mode(tm)
+    tm, wm = tm.tolist(), wm.tolist()
+    p0 = " " * indent + "- "
+    p1 = " " * (indent + 2)
+    names = _COMP[:c]
+
+    def vec(parts):
+        if comp is not None:
+            return parts[0]
+        return "{" + ", ".join(f"{a}: {b}" for a, b in zip(names, parts, strict=True)) + "}"
+
+    out = []
+    kv = fmt.key_version
+    for i in range(n):
+        r = nums[i * stride : (i + 1) * stride]
+        if kv is None:
+            out.append(f"{p0}time: {r[0]}\n")
+        else:
+            out.append(f"{p0}serializedVersion: {kv}\n{p1}time: {r[0]}\n")
+        out.append(
+            f"{p1}value: {vec(r[1 : 1 + c])}\n{p1}inSlope: {vec(r[1 + c : 1 + 2 * c])}\n"
+            f"{p1}outSlope: {vec(r[1 + 2 * c : 1 + 3 * c])}\n{p1}tangentMode: {tm[i]}\n"
+        )
+        if kv == 3:
+            wi, wo = r[1 + 3 * c : 1 + 4 * c], r[1 + 4 * c : 1 + 5 * c]
+            out.append(f"{p1}weightedMode: {wm[i]}\n{p1}inWeight: {vec(wi)}\n{p1}outWeight: {vec(wo)}\n")
+    return "".join(out)
 
 
 class _Column:
