@@ -1,171 +1,261 @@
-""".anim load and save speed against PyYAML's C loader and unityparser.
+""".anim write and read speed and memory on real and generated clips, against PyYAML's C loader.
 
-Run: ``.venv/bin/python benchmarks/anim_io.py`` (unityparser is optional: ``pip install unityparser``;
-its rows are skipped when it is missing). About a minute on the shared 2-core machine, most of it
-unityparser.
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/anim_io.py`` (a few minutes on the shared 2-core
+machine; ``--quick`` skips the 100 MB file and the generated 31 x 2,752 clip).
 
-Files: the three largest clips of ``../shared/corpus/anim`` and a synthesized 3 MB humanoid-like clip.
-The corpus copy here has no 3 MB clip (its largest is 363 KB), so one is written with our own writer:
-130 ``classID 95`` float curves (the 5 IK/root quartets ``RootQ``, ``LeftFootQ`` ... as rotation
-tracks plus 110 other muscle/T curves), 48 keys each at 30 fps, mirrored in ``m_EditorCurves`` like
-Unity's humanoid clips: 3.0 MB, keyframe serializedVersion 3.
+Every figure is measured in a child process (a fresh interpreter per step, so one step's memory
+does not hide another's): the child times only the step (``write_clip`` / ``read_clip``) and reports
+its own peak RSS (``VmHWM`` of ``/proc/self/status``, which includes reading the source for a
+write; ``ru_maxrss`` would include the parent's high-water mark, which Linux carries across exec).
+The written file is then read back with our reader and played against the source with
+``engine.diff`` (keys added; max error at the source's key times and between them on diff's dense
+grid): the figures are of the file written, not of the in-memory clip.
 
-Load columns: ``ours`` = :func:`read_anim` (file to Clip with numpy arrays and the lossless document);
-``CSafeLoader`` = ``yaml.load(text, Loader=yaml.CSafeLoader)`` on the text with the ``%TAG`` line and
-the ``!u!74 &...`` tag removed (the stripping is not timed; only the C parser plus PyYAML's
-constructor); ``unityparser`` = ``UnityDocument.load_yaml(path)``. Save columns: ``ours`` unchanged
-(byte-identical re-emit), ``ours edit`` (one rotation track edited: that track's blocks regenerated),
-``ours new`` (whole file generated, no source), ``CSafeDumper`` = ``yaml.dump(data, Dumper=CSafeDumper)``
-of the loaded dict, ``unityparser`` = ``doc.dump_yaml(path)``. Each figure is the best of a few repeats
-(the machine is shared); unityparser runs once on the 3 MB file.
-Goal (issue 3): on the 3 MB humanoid clip, load >= 5x faster than CSafeLoader and >= 25x faster than
-unityparser.
+Rows:
+
+* the corpus's largest BVH (``Malcolm_Gangnam-Style``) and ``CMU_Sample_05_01``, written as .anim
+  (``convert``), and that .anim read back (the CMU one is the ~100 MB dense file);
+* a generated CMU-style clip, 31 joints x 2,752 frames of ZYX Euler channels, written as .anim;
+* the corpus's largest .anim (``LoadedAnimationanim``, 363 KB) read and written;
+* a generated 2.8 MB, 1,520-curve Biped-like .anim (117 bones ``Bip001/Bip001 Bone000/...``, position,
+  rotation and scale curves with their editor curves), read, written, and ``inspect`` (the whole CLI
+  run) against ``yaml.load(..., CSafeLoader)`` alone on the same text (tags stripped, not timed).
+
+Goals (issue 8 section 2, issue 10): write >= 30 MB/s with peak RSS < 300 MB; read a 100 MB .anim in
+< 3 s with peak RSS < 600 MB; inspect of the 2.8 MB / 1,520-curve clip <= 0.15 x CSafeLoader.
+Absolute speeds are inflated by the other processes on the machine: the load average is printed.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+CORPUS = ROOT.parent / "shared" / "corpus"
+BVH_LARGEST = "PeizhuoLi__ganimator__data_Malcolm_Gangnam-Style.bvh"
+BVH_CMU = "FORTH-ModelBasedTracker__MocapNET__dataset_CMU_Sample_05_01.bvh"
+ANIM_LARGEST = "Malmaars__3Dto2DTool__Assets_Resources_LoadedAnimationanim.anim"
 
-from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack  # noqa: E402
-from curveeditor.engine.rotations import euler_to_quat, quat_mul  # noqa: E402
-from curveeditor.engine.tangents import make_curve  # noqa: E402
-from curveeditor.io.anim import anim_text, read_anim, write_anim  # noqa: E402
-
-CORPUS = ROOT.parent / "shared" / "corpus" / "anim"
-
-try:
-    from unityparser import UnityDocument
-except ImportError:  # pragma: no cover - optional benchmark dependency
-    UnityDocument = None
-
-
-def best(fn, repeat=3):
-    times = []
-    out = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
-
-
-def humanoid_clip(keys: int = 48, extra_curves: int = 110) -> Clip:
-    """A humanoid-like clip: 5 IK/root quaternion quartets + ``extra_curves`` muscle/T float curves."""
-    rng = np.random.default_rng(7)
-    t = np.arange(keys) / 30.0
-    tracks = []
-    for name in ("RootQ", "LeftFootQ", "RightFootQ", "LeftHandQ", "RightHandQ"):
-        amp = rng.uniform(10, 60, 3)
-        e = amp * np.sin(2 * np.pi * rng.uniform(0.2, 1.5, 3) * t[:, None] + rng.uniform(0, 6, 3))
-        q = euler_to_quat(e, "zxy")
-        curve = make_curve(t, q, "clamped_auto")
-        tracks.append(RotationTrack(name, "quaternion", curve, meta={"humanoid": name}))
-    others = []
-    for i in range(extra_curves):
-        v = rng.uniform(-1, 1) * np.sin(2 * np.pi * rng.uniform(0.2, 2.0) * t + rng.uniform(0, 6))
-        v += rng.normal(0, 0.01, keys)
-        attr = (
-            f"Muscle {i} Front-Back"
-            if i >= 15
-            else f"{['Root', 'LeftFoot', 'RightFoot', 'LeftHand', 'RightHand'][i // 3]}T.{'xyz'[i % 3]}"
-        )
-        others.append(
-            OtherTrack("", attr, "float", make_curve(t, v[:, None], "clamped_auto"), t, {"class_id": 95})
-        )
-    return Clip("Synthetic Humanoid", 30.0, tracks, others)
-
-
-def strip_tags(text: str) -> str:
-    text = re.sub(r"^%TAG.*\n", "", text, flags=re.M)
-    return re.sub(r"^--- !u!\d+ &\d+", "---", text, flags=re.M)
-
-
-def edit_first(clip: Clip) -> Clip:
-    t = clip.tracks[0]
-    c = t.curve
-    if t.kind == "quaternion":
-        r = np.array([0.0, np.sin(np.deg2rad(2.5)), 0.0, np.cos(np.deg2rad(2.5))])
-        v = quat_mul(np.broadcast_to(r, c.value.shape), c.value)
+CHILD = r"""
+import json, sys, time
+sys.path.insert(0, {root!r})
+from curveeditor.io import read_clip, write_clip
+step, src, dst = sys.argv[1], sys.argv[2], sys.argv[3]
+if step == "write":
+    if src == "GENERATED":
+        from benchmarks.anim_io import cmu_style_clip
+        clip = cmu_style_clip()
     else:
-        v = c.value + np.array([0.0, 5.0, 0.0])
-    return clip.with_track(replace(t, curve=c.with_keys(value=v)))
+        clip = read_clip(src)
+    t = time.perf_counter()
+    warnings = write_clip(clip, dst)
+    dt = time.perf_counter() - t
+else:
+    t = time.perf_counter()
+    clip = read_clip(src)
+    dt = time.perf_counter() - t
+    warnings = []
+# VmHWM is this process's own peak (ru_maxrss keeps the parent's high-water mark across fork+exec).
+rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")) * 1024
+print(json.dumps({{"seconds": dt, "rss": rss, "warnings": warnings}}))
+"""
 
 
-def bench(path: Path, rows: list, run_unityparser: bool) -> None:
+def child(step: str, src: Path, dst: Path | None = None) -> dict:
+    code = CHILD.format(root=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run(
+        [sys.executable, "-c", code, step, str(src), str(dst or "")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if r.returncode != 0:
+        raise RuntimeError(f"{step} {src}: {r.stderr.strip()[-500:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def readback_figures(src: Path, out: Path) -> tuple[int, float, float]:
+    """(keys added, max error at the source's key times, max error between them), degrees, of the
+    file written, read back with our reader and played against the source (engine.diff)."""
+
+    from curveeditor.engine.clip import played
+    from curveeditor.engine.diff import diff_tracks
+    from curveeditor.engine.rotations import geodesic_angle
+    from curveeditor.io import read_clip
+
+    a = read_clip(src) if isinstance(src, Path) else src
+    b = read_clip(out)
+    by = {t.path: t for t in b.tracks}
+    added = sum(by[t.path].n_keys for t in a.tracks if t.path in by) - sum(t.n_keys for t in a.tracks)
+    at = between = 0.0
+    for t in a.tracks:
+        w = by.get(t.path)
+        if w is None or t.n_keys == 0:
+            continue
+        at = max(at, float(geodesic_angle(played(t, t.times), played(w, t.times)).max()))
+        between = max(between, float(diff_tracks(t, w).max_error))
+    return added, at, between
+
+
+def cmu_style_clip(joints: int = 31, frames: int = 2752, rate: float = 120.0):
+    """A CMU-style mocap clip: ZYX Euler channels (BVH intrinsic), smooth motion with noise."""
+    import numpy as np
+
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.tangents import make_curve
+
+    rng = np.random.default_rng(31)
+    t = np.arange(frames) / rate
+    tracks = []
+    path = "Hips"
+    for j in range(joints):
+        if j % 6 == 0:
+            path = "Hips"
+        path = f"{path}/Joint{j:02d}"
+        amp = rng.uniform(5, 70, 3)
+        e = amp * np.sin(2 * np.pi * rng.uniform(0.1, 1.2, 3) * t[:, None] + rng.uniform(0, 6, 3))
+        e += rng.normal(0, 0.05, e.shape)
+        tracks.append(RotationTrack(path, "euler", make_curve(t, e, "clamped_auto"), order="ZYX"))
+    return Clip("CMU_style_31x2752", rate, tracks)
+
+
+def biped_anim_clip(bones: int = 117, keys: int = 6, rate: float = 30.0):
+    """A Biped-like clip: 117 bones on long paths, position + rotation + scale curves (1,521 curves
+    with Unity's mirrored editor curves)."""
+    import numpy as np
+
+    from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack
+    from curveeditor.engine.rotations import euler_to_quat
+    from curveeditor.engine.tangents import make_curve
+
+    rng = np.random.default_rng(3)
+    t = np.arange(keys) / rate
+    tracks, others = [], []
+    names = ["Pelvis", "Spine", "Spine1", "Neck", "Head", "L Clavicle", "L UpperArm", "L Forearm", "L Hand"]
+    path = "Bip001"
+    for b in range(bones):
+        if b % len(names) == 0:
+            path = "Bip001"
+        path = f"{path}/Bip001 {names[b % len(names)]}{'' if b < len(names) else b}"
+        e = rng.uniform(-60, 60, 3) * np.sin(
+            2 * np.pi * rng.uniform(0.2, 1.5, 3) * t[:, None] + rng.uniform(0, 6, 3)
+        )
+        tracks.append(
+            RotationTrack(path, "quaternion", make_curve(t, euler_to_quat(e, "zxy"), "clamped_auto"))
+        )
+        p = rng.normal(0, 0.3, 3) + 0.01 * np.sin(t[:, None] * rng.uniform(1, 3, 3))
+        others.append(
+            OtherTrack(path, "m_LocalPosition", "position", make_curve(t, p, "clamped_auto"), t, {})
+        )
+        s = 1 + 0.01 * np.sin(t[:, None] * rng.uniform(1, 3, 3))
+        others.append(OtherTrack(path, "m_LocalScale", "scale", make_curve(t, s, "clamped_auto"), t, {}))
+    return Clip("Biped", rate, tracks, others)
+
+
+def csafe_seconds(path: Path) -> float:
+    import yaml
+
     text = path.read_text(encoding="utf-8")
-    stripped = strip_tags(text)
-    size = path.stat().st_size
-    t_ours, clip = best(lambda: read_anim(path), 5)
-    t_yaml, data = best(lambda: yaml.load(stripped, Loader=yaml.CSafeLoader), 3 if size > 1e6 else 5)
-    t_up = None
-    doc = None
-    if run_unityparser and UnityDocument is not None:
-        t_up, doc = best(lambda: UnityDocument.load_yaml(str(path)), 1 if size > 1e6 else 2)
-    with tempfile.TemporaryDirectory() as d:
-        out = Path(d) / "out.anim"
-        s_same, _ = best(lambda: write_anim(clip, out), 3)
-        assert out.read_bytes() == path.read_bytes()
-        edited = edit_first(clip) if clip.tracks else clip
-        s_edit, _ = best(lambda: write_anim(edited, out), 3)
-        fresh = replace(clip, source=None)
-        s_new, _ = best(lambda: anim_text(fresh), 2)
-        s_dump, _ = best(lambda: yaml.dump(data, Dumper=yaml.CSafeDumper), 2)
-        s_up = None
-        if doc is not None:
-            s_up, _ = best(lambda: doc.dump_yaml(str(Path(d) / "up.anim")), 1)
-    rows.append((path.name[:48], size, t_ours, t_yaml, t_up, s_same, s_edit, s_new, s_dump, s_up))
+    text = re.sub(r"^%TAG.*\n", "", text, flags=re.M)
+    text = re.sub(r"^--- !u!\d+ &\d+", "---", text, flags=re.M)
+    t = time.perf_counter()
+    yaml.load(text, Loader=yaml.CSafeLoader)
+    return time.perf_counter() - t
 
 
-def fmt(x):
-    return "      -" if x is None else f"{x:7.3f}"
+def inspect_seconds(path: Path) -> float:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    t = time.perf_counter()
+    r = subprocess.run(
+        [sys.executable, "-m", "curveeditor.cli", "inspect", str(path)], capture_output=True, env=env
+    )
+    dt = time.perf_counter() - t
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.decode()[-300:])
+    return dt
+
+
+MB = 1e6
 
 
 def main() -> None:
-    rows: list = []
+    quick = "--quick" in sys.argv
+    rows = []  # (file, step, MB, seconds, rss, extra)
+    goals = []
     with tempfile.TemporaryDirectory() as d:
-        synth = Path(d) / "Synthetic_Humanoid_3MB.anim"
-        write_anim(humanoid_clip(), synth)
-        bench(synth, rows, True)
-        if CORPUS.is_dir():
-            largest = sorted(CORPUS.glob("*.anim"), key=lambda p: p.stat().st_size)[-3:][::-1]
-            for p in largest:
-                bench(p, rows, True)
-    print(f"unityparser: {'installed' if UnityDocument else 'NOT installed (rows skipped)'}")
+        d = Path(d)
+        sources = []
+        for name in (BVH_LARGEST, BVH_CMU):
+            p = CORPUS / "bvh" / name
+            if p.exists() and not (quick and name == BVH_CMU):
+                sources.append((p.name[:40], p))
+        if not quick:
+            sources.append(("generated 31 joints x 2,752 frames ZYX", Path("GENERATED")))
+        for label, src in sources:
+            out = d / (src.stem + ".anim")
+            w = child("write", src, out)
+            size = out.stat().st_size
+            added, at, between = readback_figures(cmu_style_clip() if src.name == "GENERATED" else src, out)
+            rows.append((label, "write .anim", size / MB, w["seconds"], w["rss"], (added, at, between)))
+            goals.append((f"{label} write >= 30 MB/s", size / MB / w["seconds"], 30.0, ">="))
+            goals.append((f"{label} write peak RSS < 300 MB", w["rss"] / MB, 300.0, "<"))
+            r = child("read", out)
+            rows.append((label + " .anim", "read", size / MB, r["seconds"], r["rss"], None))
+            if size > 50 * MB:
+                goals.append((f"read {size / MB:.0f} MB .anim < 3 s", r["seconds"], 3.0, "<"))
+                goals.append((f"read {size / MB:.0f} MB .anim peak RSS < 600 MB", r["rss"] / MB, 600.0, "<"))
+        # .anim files: the largest corpus one and the generated 1,520-curve Biped.
+        from curveeditor.io import write_clip
+
+        biped = d / "Biped_1520_curves.anim"
+        write_clip(biped_anim_clip(), biped)
+        anims = [("generated Biped 1,521 curves", biped)]
+        p = CORPUS / "anim" / ANIM_LARGEST
+        if p.exists():
+            anims.append((p.name[:40], p))
+        for label, src in anims:
+            size = src.stat().st_size
+            r = child("read", src)
+            cs = csafe_seconds(src)
+            rows.append((label, "read", size / MB, r["seconds"], r["rss"], ("csafe", cs)))
+            out = d / ("w_" + src.name)
+            w = child("write", src, out)
+            rows.append((label, "write (unchanged)", size / MB, w["seconds"], w["rss"], None))
+            if src == biped:
+                ins = inspect_seconds(src)
+                rows.append((label, "inspect (CLI run)", size / MB, ins, None, ("csafe", cs)))
+                goals.append(("inspect 2.8 MB / 1,521 curves vs CSafeLoader <= 0.15x", ins / cs, 0.15, "<="))
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (figures inflated by it)")
     print()
-    print("LOAD (seconds, best of repeats)")
-    hdr = f"{'file':48} {'bytes':>9} {'ours':>7} {'CSafe':>7} {'unitypr':>7} {'xCSafe':>7} {'xunitypr':>8}"
-    print(hdr)
-    for name, size, t, ty, tu, *_ in rows:
-        ru = f"{tu / t:8.1f}" if tu else "       -"
-        print(f"{name:48} {size:9d} {fmt(t)} {fmt(ty)} {fmt(tu)} {ty / t:7.1f} {ru}")
-    print()
-    print("SAVE (seconds)")
-    print(f"{'file':48} {'same':>7} {'edit1':>7} {'new':>7} {'CSafeDmp':>8} {'unitypr':>7}")
-    for name, _, _, _, _, ss, se, sn, sd, su in rows:
-        print(f"{name:48} {fmt(ss)} {fmt(se)} {fmt(sn)} {sd:8.3f} {fmt(su)}")
-    name, size, t, ty, tu, *_ = rows[0]
-    print()
-    ok1 = ty / t >= 5
-    print(
-        f"goal: 3 MB humanoid load >= 5x faster than CSafeLoader: {ty / t:.1f}x  {'PASS' if ok1 else 'FAIL'}"
+    hdr = (
+        f"{'file':42} {'step':18} {'MB':>7} {'s':>7} {'MB/s':>7} {'peak MB':>8} {'xCSafe':>7}"
+        f" {'keys+':>6} {'err@frames':>10} {'err between':>11}"
     )
-    if tu:
-        ok2 = tu / t >= 25
-        print(
-            f"goal: 3 MB humanoid load >= 25x faster than unityparser: {tu / t:.1f}x  "
-            f"{'PASS' if ok2 else 'FAIL'}"
-        )
+    print(hdr)
+    print("-" * len(hdr))
+    for label, step, mb, s, rss, extra in rows:
+        ratio = keys = e1 = e2 = ""
+        if extra and extra[0] == "csafe":
+            ratio = f"{s / extra[1]:7.3f}"
+        elif extra:
+            keys, e1, e2 = f"{extra[0]:6d}", f"{extra[1]:10.4f}", f"{extra[2]:11.4f}"
+        rs = f"{rss / MB:8.0f}" if rss else "       -"
+        cols = f"{rs} {ratio:>7} {keys:>6} {e1:>10} {e2:>11}"
+        print(f"{label:42} {step:18} {mb:7.2f} {s:7.3f} {mb / s:7.1f} {cols}")
+    print()
+    print("goals")
+    for name, value, goal, op in goals:
+        ok = value >= goal if op == ">=" else (value < goal if op == "<" else value <= goal)
+        print(f"  {name:60} {value:9.3f} (goal {op} {goal:g})  {'PASS' if ok else 'FAIL'}")
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ def export_warnings(clip: Clip, path: str, mode: str | None = None) -> list[str]
         return []
     from curveeditor.io.anim import anim_text
 
-    _text, warnings = anim_text(clip, mode=mode)
+    _text, warnings = anim_text(clip, mode=mode, path=path)
     return list(warnings or [])
 
 

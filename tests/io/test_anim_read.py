@@ -16,6 +16,7 @@ from curveeditor.engine.clip import played
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle, quat_normalize
 from curveeditor.io.anim import read_anim
 from curveeditor.io.anim.keys import modern_tangent_modes
+from curveeditor.io.errors import ClipReadError
 from tests.conftest import corpus_files
 
 ANIMS = corpus_files("anim", "*.anim")
@@ -189,7 +190,10 @@ def test_sv4_layout_garbage_modes_spellings_wrapped(tmp_path):
     assert geodesic_angle(played(t, [0.4])[0], np.array([0, 0, 0, 1.0])) < 1e-9
 
 
-def test_compressed_rotation_curves_carried_through(tmp_path):
+def test_truncated_compressed_rotation_curves_are_a_typed_error(tmp_path):
+    """Packed data shorter than its item counts (here the Take_001 hex cut short) used to be carried
+    through undecoded ('0 rotation tracks ... problems: none'); it is now a one-line error at the
+    line of the inconsistent field (tests/io/test_anim_compressed.py covers decoding)."""
     comp = (
         "  m_CompressedRotationCurves:\n  - m_Path: Box001_frag_002\n    m_Times:\n      m_NumItems: 31\n"
         "      m_Data: d0aa75eac68d22c551154715\n      m_BitSize: 3\n"
@@ -201,12 +205,11 @@ def test_compressed_rotation_curves_carried_through(tmp_path):
     )
     p = tmp_path / "c.anim"
     p.write_text(sv4_clip(OLD_KEYS, compressed=comp))
-    clip = read_anim(p)
-    (c,) = [o for o in clip.other_tracks if o.kind == "compressed"]
-    assert c.path == "Box001_frag_002" and c.meta["num_items"] == 31 and not c.meta["decoded"]
-    from curveeditor.io.anim import anim_text
-
-    assert anim_text(clip)[0] == p.read_text()
+    with pytest.raises(ClipReadError) as info:
+        read_anim(p)
+    err = info.value
+    line = p.read_text().splitlines()[err.line - 1]
+    assert "m_Data: 9feddf7f" in line and "31 quaternions need 124" in err.reason
 
 
 def humanoid_entry(attr: str, values, times, path="", sv7=False) -> str:
@@ -288,8 +291,8 @@ def test_compressed_rotation_curve_decoded(tmp_path):
     p = tmp_path / "c.anim"
     p.write_text(sv4_clip(OLD_KEYS, compressed=comp))
     clip = read_anim(p)
-    (c,) = [o for o in clip.other_tracks if o.kind == "compressed"]
-    assert c.meta["decoded"] and c.path == "Box"
+    c = clip.track("Box")  # a quaternion rotation track now (issue 8 section 4), not a read-only one
+    assert c.kind == "quaternion" and c.meta["compressed"]
     assert c.times.tolist() == pytest.approx(times.tolist())
     assert geodesic_angle(c.curve.value, q).max() < 0.5  # 9-10 bit truncating quantization
     assert np.abs(c.curve.in_slope.reshape(-1) - slopes).max() <= rng / 63 + 1e-9

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import ClipReadError
+from ..errors import ClipReadError, ClipWriteError
 from .document import AnimDocument, parse_document
 from .reader import build_clip
 
@@ -36,8 +36,16 @@ def write_anim(clip, path, mode=None, protect=None, **options) -> list[str]:
     return _write(clip, path, mode=mode, protect=protect, **options)
 
 
-def anim_text(clip, mode=None, **options) -> tuple[str, list[str]]:
-    """The ``.anim`` text :func:`write_anim` would write, and its warnings (nothing is written)."""
+def anim_text(clip, mode=None, path=None, **options) -> tuple[str, list[str]]:
+    """The ``.anim`` text :func:`write_anim` would write, and its warnings (nothing is written).
+
+    Raises :class:`ClipWriteError` (naming ``path``, the file it is meant for, when given) when the
+    clip cannot be written (values past float32, keys closer than float32 time resolution...)."""
     from .writer import render
 
-    return render(clip, mode=mode, **options)
+    try:
+        return render(clip, mode=mode, **options)
+    except ValueError as exc:
+        raise ClipWriteError(
+            os.fspath(path) if path is not None else "(unsaved clip)", None, str(exc)
+        ) from exc

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ClipReadError
-from .keys import KeyArrays, parse_key_block
+from .compressed import PackedDataError, decode_compressed_curve
+from .keys import KeyArrays, _field_line, parse_key_blocks
 from .lexer import Lines, check_bytes, scalar_string, split_key
 
 __all__ = ["AnimDocument", "Entry", "BindingItem", "parse_document", "CURVE_LISTS", "REQUIRED_FIELDS"]
@@ -133,6 +134,17 @@ def _int(path, line: int, name: str, rest: str) -> int:
         raise ClipReadError(path, line + 1, f"{name} must be an integer, got {rest.strip()!r}") from None
 
 
+def _version(path, line: int, name: str, rest: str) -> int:
+    """A ``serializedVersion`` field: Unity always writes a small non-negative integer there; an empty
+    or other value means a damaged file (Unity would read it as 0, an older layout it then misreads)."""
+    t = rest.strip()
+    if not t:
+        raise ClipReadError(path, line + 1, f"{name} is empty")
+    if not t.isdigit() or not t.isascii():
+        raise ClipReadError(path, line + 1, f"{name} must be a non-negative integer, got {t!r}")
+    return int(t)
+
+
 def _float(path, line: int, name: str, rest: str) -> float:
     try:
         v = float(rest.strip())
@@ -192,7 +204,7 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
         raise ClipReadError(
             path, i + 1, f"unexpected top-level line {lines.text(i)!r} (truncated or not one clip)"
         )
-    tab = re.search(rb"(?m)^ *\t", data)
+    tab = re.search(rb"(?m)^ *\t", data) if b"\t" in data else None
     if tab is not None:
         line = data.count(b"\n", 0, tab.start()) + 1
         raise ClipReadError(path, line, "tab in indentation (YAML indents with spaces)")
@@ -232,7 +244,9 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
     name = scalar_string(rest)
     if name is None:
         raise ClipReadError(path, a + 1, f"m_Name is not a string: {rest!r}")
-    clip_version = scalar_field("serializedVersion", _int, 0)
+    clip_version = scalar_field(
+        "serializedVersion", lambda p, ln, n, r: _version(p, ln, "clip serializedVersion", r), 0
+    )
     sample_rate = scalar_field("m_SampleRate", _float)
     if not sample_rate > 0:
         raise ClipReadError(
@@ -251,9 +265,36 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
             continue
         a, b, rest = fd[lname]
         entries[lname] = _list_items(path, lines, lname, a, b, rest)
+    blocks: list[tuple[int, int, tuple | None]] = []
+    owners: list[Entry] = []
+    # The entry- and curve-level lines of every curve entry, found once (key lines are the bulk).
+    struct = np.flatnonzero(~blank & (ind <= 6) & ~(dash & (ind == 6)))
+    s_lines = list(
+        zip(
+            struct.tolist(),
+            [
+                data[a:b].decode("utf-8", "surrogateescape").rstrip("\r\n")
+                for a, b in zip(lines.start[struct].tolist(), lines.start[struct + 1].tolist(), strict=True)
+            ],
+            ind[struct].tolist(),
+            dash[struct].tolist(),
+            strict=True,
+        )
+    )
     for lname, want in CURVE_LISTS.items():
         for e in entries[lname]:
-            _parse_curve_entry(path, lines, e, want)
+            a0, b0 = np.searchsorted(struct, (e.start, e.end)).tolist()
+            blk = _parse_curve_entry(path, lines, e, want, s_lines[a0:b0])
+            if blk is not None:
+                blocks.append(blk)
+                owners.append(e)
+    # All key blocks at once: the vectorized parser works on the whole file (keys.py).
+    for e, ka in zip(owners, parse_key_blocks(lines, blocks, path), strict=True):
+        e.keys = ka
+        e.n_keys = ka.n
+        e.times = ka.time
+    for e in entries["m_RotationCurves"]:
+        _check_quaternions(path, lines, e)
     for e in entries["m_PPtrCurves"]:
         _parse_pptr_entry(path, lines, e)
     for e in entries["m_CompressedRotationCurves"]:
@@ -309,26 +350,26 @@ def _list_items(path, lines: Lines, lname: str, a: int, b: int, rest: str) -> li
     return out
 
 
-def _structure(path, lines: Lines, e: Entry, pptr: bool = False):
+def _structure(path, lines: Lines, e: Entry, pptr: bool = False, sel=None):
     """Entry-level (indent 4) and curve-level (indent 6) ``key: value`` lines of an entry, with
     wrapped flow mappings and folded plain scalars joined. Returns (top dict, curve dict) of
     name -> (line, rest). With ``pptr`` the ``- time/value`` key list under ``curve:`` is skipped."""
     top: dict[str, tuple[int, str]] = {}
     cur: dict[str, tuple[int, str]] = {}
-    rng = np.arange(e.start, e.end)
-    ind = lines.indent[rng]
-    dash = lines.dash[rng]
-    if pptr:
-        sel = rng[(ind <= 6) & ~lines.blank[rng]]
-    else:
-        sel = rng[((ind <= 6) & ~(dash & (ind == 6))) & ~lines.blank[rng]]
+    if sel is None:
+        rng = np.arange(e.start, e.end)
+        ind = lines.indent[rng]
+        dash = lines.dash[rng]
+        if pptr:
+            idx = rng[(ind <= 6) & ~lines.blank[rng]].tolist()
+        else:
+            idx = rng[((ind <= 6) & ~(dash & (ind == 6))) & ~lines.blank[rng]].tolist()
+        sel = [(i, lines.text(i), int(lines.indent[i]), bool(lines.dash[i])) for i in idx]
     last = None  # (dict, key, indent of the key)
     skipping = False
-    for i in sel.tolist():
-        t = lines.text(i)
-        ii = int(lines.indent[i])
+    for i, t, ii, is_dash in sel:
         if pptr:
-            if ii == 4 and lines.dash[i] and i != e.start:
+            if ii == 4 and is_dash and i != e.start:
                 skipping = True
                 continue
             if skipping and ii > 4:
@@ -340,8 +381,8 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False):
             if rest0 != "":  # wrapped flow mapping or folded plain scalar
                 d0[k0] = (ln0, rest0 + " " + t.strip())
                 continue
-        kv = split_key(t)
-        if kv is None or (i != e.start and lines.dash[i]):
+        kv = _split_fast(t)
+        if kv is None or (i != e.start and is_dash):
             raise ClipReadError(path, i + 1, f"unexpected line in a {e.list_name} item: {t.strip()!r}")
         k, rest = kv
         if i == e.start or ii == 4:
@@ -355,6 +396,18 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False):
         d[k] = (i, rest)
         last = (d, k, level)
     return top, cur
+
+
+def _split_fast(t: str) -> tuple[str, str] | None:
+    """:func:`split_key` for the plain ``name: value`` lines Unity writes (3x faster); anything
+    else goes to the regex, so both give the same answer."""
+    body = t.lstrip(" ")
+    if body.startswith("- "):
+        body = body[2:]
+    k, sep, rest = body.partition(": ")
+    if sep and k and ":" not in k and k[0] not in "'\"{}[],#\t" and not k[0].isspace():
+        return k, rest.strip()
+    return split_key(t)
 
 
 def _entry_names(path, e: Entry, top: dict, need_attribute: bool) -> None:
@@ -383,10 +436,13 @@ def _entry_names(path, e: Entry, top: dict, need_attribute: bool) -> None:
         e.flags = top["flags"][1]
     if "serializedVersion" in top:
         e.item_version = top["serializedVersion"][1]
+        _version(path, top["serializedVersion"][0], f"{e.list_name} item serializedVersion", e.item_version)
 
 
-def _parse_curve_entry(path, lines: Lines, e: Entry, want) -> None:
-    top, cur = _structure(path, lines, e)
+def _parse_curve_entry(path, lines: Lines, e: Entry, want, sel=None) -> tuple[int, int, tuple] | None:
+    """Fill ``e`` from its non-key lines (``sel``: their indices, if known); returns its key block
+    ``(k0, k1, want)`` (None for ``[]``)."""
+    top, cur = _structure(path, lines, e, sel=sel)
     if "curve" not in top:
         raise ClipReadError(path, e.start + 1, f"{e.list_name} item has no 'curve'")
     if top["curve"][1] != "":
@@ -416,12 +472,13 @@ def _parse_curve_entry(path, lines: Lines, e: Entry, want) -> None:
             )
     if "serializedVersion" in cur:
         e.curve_version = cur["serializedVersion"][1]
+        _version(path, cur["serializedVersion"][0], "AnimationCurve serializedVersion", e.curve_version)
     ln, rest = cur["m_Curve"]
     e.extra["m_curve_line"] = ln
     e.extra["key_end"] = ln + 1
     if rest == "[]":
         e.n_keys = 0
-        return
+        return None
     if rest != "":
         raise ClipReadError(path, ln + 1, f"m_Curve must be a list, got {rest!r}")
     # The key block runs to the next curve-level line after m_Curve.
@@ -431,9 +488,24 @@ def _parse_curve_entry(path, lines: Lines, e: Entry, want) -> None:
     while k1 > k0 and lines.blank[k1 - 1]:
         k1 -= 1
     e.extra["key_end"] = k1
-    e.keys = parse_key_block(lines, k0, k1, path, want)
-    e.n_keys = e.keys.n
-    e.times = e.keys.time
+    return k0, k1, want
+
+
+def _check_quaternions(path, lines: Lines, e: Entry) -> None:
+    """A quaternion key must have a direction: Unity normalizes what it plays, and a zero key (or
+    one whose square norm underflows) has none."""
+    k = e.keys
+    if k is None or k.n == 0:
+        return
+    v = k.value
+    norm2 = np.einsum("ij,ij->i", v, v)
+    bad = ~(norm2 > 0.0)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        val = ", ".join(f"{c}: {x:g}" for c, x in zip("xyzw", v[i], strict=True))
+        k0 = int(k.key_lines[i])
+        line = _field_line(lines, k0, min(k0 + 12, lines.n), "value")
+        raise ClipReadError(path, line + 1, f"quaternion key {{{val}}} at {k.time[i]:g} s has zero length")
 
 
 def _parse_pptr_entry(path, lines: Lines, e: Entry) -> None:
@@ -479,6 +551,9 @@ def _parse_pptr_entry(path, lines: Lines, e: Entry) -> None:
 
 
 def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
+    """An ``m_CompressedRotationCurves`` item, decoded (:mod:`.compressed`) into ``e.extra["decoded"]``
+    = (times, values, in_slopes, out_slopes); inconsistent packed data is a ClipReadError at the line
+    of the sub-field concerned."""
     kv = split_key(lines.text(e.start))
     if kv is None or kv[0] != "m_Path":
         raise ClipReadError(path, e.start + 1, "m_CompressedRotationCurves item must start with m_Path")
@@ -487,7 +562,9 @@ def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
         raise ClipReadError(path, e.start + 1, "m_Path is not a string")
     e.path = p
     groups: dict[str, dict[str, str]] = {}
+    where: dict[str, int] = {}
     cur = None
+    cur_name = ""
     for i in range(e.start + 1, e.end):
         if lines.blank[i]:
             continue
@@ -497,19 +574,38 @@ def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
                 path, i + 1, f"unexpected line in a compressed curve: {lines.text(i).strip()!r}"
             )
         if lines.indent[i] == 4:
+            cur_name = kv[0]
+            if kv[0] in groups or kv[0] in where:
+                raise ClipReadError(path, i + 1, f"field {kv[0]} appears twice in a compressed curve")
+            where[kv[0]] = i
             cur = groups.setdefault(kv[0], {}) if kv[1] == "" else None
             if kv[0] in ("m_PreInfinity", "m_PostInfinity"):
-                _int(path, i, kv[0], kv[1])
+                v = _int(path, i, kv[0], kv[1])
+                if not 0 <= v <= 4:
+                    raise ClipReadError(path, i + 1, f"{kv[0]} must be a wrap mode 0..4, got {v}")
+                setattr(e, "pre_infinity" if kv[0] == "m_PreInfinity" else "post_infinity", v)
         elif cur is not None:
+            if kv[0] in cur:
+                raise ClipReadError(path, i + 1, f"field {cur_name}.{kv[0]} appears twice")
             cur[kv[0]] = kv[1]
-            if kv[0] in ("m_NumItems", "m_BitSize"):
-                _int(path, i, kv[0], kv[1])
+            where[f"{cur_name}.{kv[0]}"] = i
+        else:
+            raise ClipReadError(
+                path, i + 1, f"unexpected line in a compressed curve: {lines.text(i).strip()!r}"
+            )
     for g in ("m_Times", "m_Values", "m_Slopes"):
         if g not in groups or "m_NumItems" not in groups[g]:
             raise ClipReadError(path, e.end, f"compressed curve has no {g}.m_NumItems (truncated?)")
-    e.extra["num_items"] = int(groups["m_Times"]["m_NumItems"])
-    e.n_keys = e.extra["num_items"]
+    try:
+        decoded = decode_compressed_curve(groups)
+    except PackedDataError as exc:
+        line = where.get(exc.field, where.get(exc.field.split(".")[0], e.start))
+        raise ClipReadError(path, line + 1, f"compressed rotation curve {e.path!r}: {exc}") from None
+    e.extra["num_items"] = int(decoded[0].shape[0])
     e.extra["packed"] = groups
+    e.extra["decoded"] = decoded
+    e.n_keys = e.extra["num_items"]
+    e.times = decoded[0]
 
 
 _EVENT_FIELDS = (
@@ -589,6 +685,10 @@ def _parse_bindings(path, lines: Lines, span):
         if "classID" in vals:
             key = "classID"
         versioned = "serializedVersion" in vals
+        if versioned:
+            _version(
+                path, vals["serializedVersion"][0], "binding serializedVersion", vals["serializedVersion"][1]
+            )
 
         def num(k, vals=vals, s=s):
             if k not in vals:
@@ -622,6 +722,8 @@ def _parse_settings(path, lines: Lines, span):
         if kv is None:
             raise ClipReadError(path, i + 1, f"unexpected line in clip settings: {lines.text(i).strip()!r}")
         out[kv[0]] = kv[1]
+        if kv[0] == "serializedVersion" and lines.indent[i] == 4:
+            _version(path, i, "clip settings serializedVersion", kv[1])
         if kv[0] == "m_StopTime" and lines.indent[i] == 4:
             _float(path, i, "m_StopTime", kv[1])
             stop = i

@@ -1,10 +1,20 @@
 """Keyframe blocks (``m_Curve:`` lists) parsed straight into numpy arrays.
 
-Hot path: one regex scan of the block's bytes collects every scalar after ``: ``, one conversion turns
-them into floats, and a reshape to ``(N, tokens per key)`` gives the columns. The block is accepted
-only when its line count, the count of every field name and the token count all match the layout of
-its first key, so a deleted field, a swapped type or stray text sends it to the slow line-by-line
-parser, which names the exact line and reason (and also handles flow mappings wrapped over lines).
+Two parsers that accept exactly the same texts with the same values:
+
+* :func:`parse_key_blocks`, the hot path, takes every key block of a document at once and works on
+  the file's bytes with numpy: each number is the run of bytes after ``": "`` up to ``,``, ``}`` or
+  the line end; squeezing every run to one ``#`` gives the block's *skeleton*, which must equal the
+  key layout's skeleton (field names, component names in order, spacing, indentation) repeated once
+  per key, byte for byte; every run may only hold number characters; all runs are then converted
+  by one ``numpy.fromstring`` call. Any block that is not exactly Unity's layout goes to the
+  careful parser.
+* :func:`parse_key_block`, the careful line-by-line parser: it accepts the variants Unity's own YAML
+  reader does (flow mappings wrapped over lines, other spacing) and names the exact line and reason
+  of anything else.
+
+Numbers are what Unity writes and reads (:data:`NUMBER`): decimal with optional exponent (leading
+dot allowed: ``-.998``), ``Infinity`` / ``-Infinity`` (and ``inf`` / YAML ``.inf``); NaN is an error.
 
 Key layouts (``shared/domain/unity-anim-format.md`` section 3): no ``serializedVersion`` (Unity
 4-5.2), ``serializedVersion: 2`` (no weights), ``serializedVersion: 3`` (weights).
@@ -18,9 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ClipReadError
-from .lexer import Lines, key3, split_key
+from .lexer import Lines, split_key
 
-__all__ = ["KeyArrays", "parse_key_block", "LAYOUTS", "modern_tangent_modes"]
+__all__ = ["KeyArrays", "parse_key_block", "parse_key_blocks", "LAYOUTS", "NUMBER", "modern_tangent_modes"]
 
 LAYOUTS = {
     None: ("time", "value", "inSlope", "outSlope", "tangentMode"),
@@ -39,7 +49,11 @@ LAYOUTS = {
 }
 _VECTOR_FIELDS = ("value", "inSlope", "outSlope", "inWeight", "outWeight")
 _COMPONENTS = {1: None, 3: ("x", "y", "z"), 4: ("x", "y", "z", "w")}
-_TOKEN = re.compile(rb": ([^\s{},]+)")
+#: A number as Unity writes it (and our readers accept): decimal, optional exponent, or infinity.
+NUMBER = re.compile(
+    r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|Infinity|infinity|Inf|inf|\.inf|\.Inf|\.INF)"
+)
+_NAN = re.compile(r"[-+]?\.?(?:nan|NaN|NAN)")
 _INT_FIELDS = ("serializedVersion", "tangentMode", "weightedMode")
 
 
@@ -69,26 +83,30 @@ class KeyArrays:
         return int(self.time.shape[0])
 
 
+def _tangent_lut(old: bool) -> np.ndarray:
+    r = np.arange(512, dtype=np.int64)
+    if old:
+        left, right = (r >> 1) & 3, (r >> 3) & 3
+        return np.where(r <= 31, (r & 1) | (left << 1) | (right << 5), 0)
+    left, right = (r >> 1) & 15, (r >> 5) & 15
+    return np.where((left <= 4) & (right <= 4), r, 0)
+
+
+_TANGENT_LUT = {True: _tangent_lut(True), False: _tangent_lut(False)}
+
+
 def modern_tangent_modes(raw: np.ndarray, version: int | None) -> np.ndarray:
     """Unity's modern ``tangentMode`` encoding for raw file values (``(N,)`` int).
 
     Keys without a ``serializedVersion`` use the old 2-bit layout (bit 0 broken, bits 1-2 left, bits 3-4
     right; Editable/Smooth/Linear/Stepped = Free/Auto/Linear/Constant). Values that decode to nothing
-    valid (e.g. the uninitialised-memory pattern -842150451) become 0 (Free): ``tangentMode`` is only an
-    editing hint, never used to play the curve.
+    valid (e.g. the uninitialised-memory pattern -842150451, unknown bits) become 0 (Free):
+    ``tangentMode`` is only an editing hint, never used to play the curve (a 512-entry lookup table).
     """
     r = np.asarray(raw, dtype=np.int64)
-    if version is None:
-        valid = (r >= 0) & (r <= 31)
-        left = (r >> 1) & 3
-        right = (r >> 3) & 3
-        modern = (r & 1) | (left << 1) | (right << 5)
-    else:
-        left = (r >> 1) & 15
-        right = (r >> 5) & 15
-        valid = (r >= 0) & (r <= 511) & (left <= 4) & (right <= 4)
-        modern = r
-    return np.where(valid, modern, 0)
+    lut = _TANGENT_LUT[version is None]
+    inside = (r >= 0) & (r < 512)
+    return np.where(inside, lut[np.where(inside, r, 0)], 0)
 
 
 def _first_key_layout(lines: Lines, k0: int, k1: int, path) -> tuple[int | None, int, int]:
@@ -115,7 +133,11 @@ def _first_key_layout(lines: Lines, k0: int, k1: int, path) -> tuple[int | None,
     version = None
     if names and names[0] == "serializedVersion":
         txt = lines.text(k0).split(":", 1)[1].strip()
+        if not txt:
+            raise ClipReadError(path, k0 + 1, "keyframe serializedVersion is empty (Unity writes 2 or 3)")
         version = int(txt) if txt.isdigit() else -1
+        if version not in (2, 3):
+            raise ClipReadError(path, k0 + 1, f"keyframe serializedVersion must be 2 or 3, got {txt!r}")
     if version not in LAYOUTS or tuple(names) != LAYOUTS[version]:
         raise ClipReadError(
             path,
@@ -128,7 +150,8 @@ def _first_key_layout(lines: Lines, k0: int, k1: int, path) -> tuple[int | None,
 
 
 def parse_key_block(lines: Lines, k0: int, k1: int, path, want_components=None) -> KeyArrays:
-    """Keys of the block of lines ``k0 .. k1 - 1`` (each key starts with ``- `` at the block's indent).
+    """Keys of the block of lines ``k0 .. k1 - 1`` (each key starts with ``- `` at the block's indent),
+    parsed line by line (the careful parser; :func:`parse_key_blocks` is the fast one).
 
     Raises :class:`ClipReadError` (file, line, reason) for anything that is not a well-formed key list.
     """
@@ -137,59 +160,68 @@ def parse_key_block(lines: Lines, k0: int, k1: int, path, want_components=None) 
     ind0 = lines.indent[k0]
     if not lines.dash[k0]:
         raise ClipReadError(path, k0 + 1, f"expected a keyframe '- ...', got {lines.text(k0)!r}")
-    version, comps, per_key = _first_key_layout(lines, k0, k1, path)
+    version, comps, _per_key = _first_key_layout(lines, k0, k1, path)
     if want_components is not None and comps not in want_components:
         raise ClipReadError(
             path, k0 + 1, f"keyframe value has {comps} components; this curve list needs {want_components}"
         )
     fields = LAYOUTS[version]
     widths = [comps if f in _VECTOR_FIELDS else 1 for f in fields]
-    per_tok = sum(widths)
     starts = np.flatnonzero(lines.dash[k0:k1] & (lines.indent[k0:k1] == ind0)) + k0
-    n = int(starts.shape[0])
-    block = lines.raw(k0, k1)
-    ok = (k1 - k0) == n * per_key and per_key == len(fields)
-    if ok:
-        want = np.tile(np.array([key3(f) for f in fields], dtype=np.int32), n)
-        ok = bool(np.array_equal(lines.key3[k0:k1], want)) and bool(
-            np.all(lines.indent[k0 + 1 : k1 : per_key] == ind0 + 2)
-        )
-    if ok:
-        toks = _TOKEN.findall(block)
-        ok = len(toks) == n * per_tok
-    if ok:
-        try:
-            flat = np.array(toks).astype(np.float64)
-        except ValueError:
-            ok = False
-    if not ok:
-        flat = _slow_tokens(lines, starts, k1, fields, widths, path)
-    # Unity holds every key number as float32: read them as exactly those values.
-    # Values past float32's range become inf here and are reported below as a typed error; numpy's
-    # overflow warning would only add lines to that one-line error.
-    with np.errstate(over="ignore"):
-        table = flat.astype(np.float32).astype(np.float64).reshape(n, per_tok)
+    flat = _slow_tokens(lines, starts, k1, fields, widths, path)
+    return _key_arrays(lines, path, version, comps, flat, starts)
+
+
+def _key_arrays(lines: Lines, path, version, comps, flat: np.ndarray, key_lines: np.ndarray) -> KeyArrays:
+    """Validated :class:`KeyArrays` from the flat float64 numbers of a block (``n * tokens``)."""
+    fields = LAYOUTS[version]
+    widths = [comps if f in _VECTOR_FIELDS else 1 for f in fields]
+    per_tok = sum(widths)
+    n = int(key_lines.shape[0])
+    table = _to_float32(flat).reshape(n, per_tok)
     cols = {}
     c = 0
     for f, w in zip(fields, widths, strict=True):
         cols[f] = table[:, c : c + w]
         c += w
-    key_lines = starts
-    _validate(cols, key_lines, fields, path, lines, table, widths)
-    t = cols["time"][:, 0].copy()
+    raw = flat.reshape(n, per_tok)
+    # A finite number past float32's range turns into inf above; in a slope that would read as a
+    # stepped key, so it goes to the checks that report it.
+    if not _all_valid(table, fields, widths) or np.any(np.isinf(table) & np.isfinite(raw)):
+        _validate(cols, key_lines, fields, path, lines, raw)
+    return _pack(version, comps, cols, key_lines)
+
+
+def _to_float32(flat: np.ndarray) -> np.ndarray:
+    """Unity holds every key number as float32: read them as exactly those values (float64 arrays).
+    Values past float32's range become inf here and are reported as a typed error by the checks;
+    numpy's overflow warning would only add lines to that one-line error."""
+    with np.errstate(over="ignore"):
+        return flat.astype(np.float32).astype(np.float64)
+
+
+def _pack(version, comps, cols, key_lines) -> KeyArrays:
+    n = int(key_lines.shape[0])
+
+    def frozen(a):
+        if a.flags.writeable:
+            a = a.copy()
+            a.flags.writeable = False  # Curve keeps read-only arrays as they are (no second copy)
+        return a
+
     return KeyArrays(
         version=version,
         n_components=comps,
-        time=t,
-        value=cols["value"].copy(),
-        in_slope=cols["inSlope"].copy(),
-        out_slope=cols["outSlope"].copy(),
+        time=frozen(cols["time"][:, 0]),
+        value=frozen(cols["value"]),
+        in_slope=frozen(cols["inSlope"]),
+        out_slope=frozen(cols["outSlope"]),
         tangent_mode=cols["tangentMode"][:, 0].astype(np.int64),
         weighted_mode=(
             cols["weightedMode"][:, 0].astype(np.int64) if "weightedMode" in cols else np.zeros(n, np.int64)
         ),
-        in_weight=cols["inWeight"].copy() if "inWeight" in cols else None,
-        out_weight=cols["outWeight"].copy() if "outWeight" in cols else None,
+        in_weight=frozen(cols["inWeight"]) if "inWeight" in cols else None,
+        out_weight=frozen(cols["outWeight"]) if "outWeight" in cols else None,
         key_lines=key_lines,
     )
 
@@ -202,21 +234,35 @@ def _field_line(lines: Lines, key_start: int, key_end: int, name: str) -> int:
     return key_start
 
 
-def _validate(cols, key_lines, fields, path, lines: Lines, table=None, widths=None) -> None:
-    if table is not None and _all_valid(table, fields, widths):
-        return
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _validate(cols, key_lines, fields, path, lines: Lines, raw=None) -> None:
+    """Per-field checks that name the line of the first bad key (raises); ``raw`` = the numbers as
+    float64 before the float32 rounding (to tell 'past float32' from a written infinity)."""
     n = key_lines.shape[0]
-    ends = np.concatenate([key_lines[1:], [key_lines[-1] + len(fields)]])
+    ends = np.concatenate([key_lines[1:], [key_lines[-1] + len(fields) + 8]])
 
     def fail(idx: int, name: str, reason: str):
         i = int(idx)
-        raise ClipReadError(path, _field_line(lines, key_lines[i], ends[i], name) + 1, reason)
+        raise ClipReadError(
+            path, _field_line(lines, key_lines[i], min(int(ends[i]), lines.n), name) + 1, reason
+        )
 
+    c = 0
     for f in fields:
         a = cols[f]
+        w = a.shape[1]
+        r = raw[:, c : c + w] if raw is not None else a
+        c += w
         bad = np.isnan(a).any(axis=1)
         if np.any(bad):
             fail(np.argmax(bad), f, f"{f} is NaN")
+        bad = (np.isfinite(r) & (np.abs(r) > _F32_MAX)).any(axis=1)
+        if np.any(bad):
+            i = int(np.argmax(bad))
+            v = r[i][np.abs(r[i]) > _F32_MAX][0]
+            fail(i, f, f"{f} {v:g} is outside float32's range (Unity stores float32)")
         if f not in ("inSlope", "outSlope"):
             bad = ~np.isfinite(a).all(axis=1)
             if np.any(bad):
@@ -225,30 +271,45 @@ def _validate(cols, key_lines, fields, path, lines: Lines, table=None, widths=No
             bad = (a != np.round(a)).any(axis=1) | (np.abs(a) > 2**31).any(axis=1)
             if np.any(bad):
                 fail(np.argmax(bad), f, f"{f} must be an integer")
+        if f == "weightedMode":
+            bad = ((a < 0) | (a > 3)).any(axis=1)
+            if np.any(bad):
+                fail(
+                    np.argmax(bad),
+                    f,
+                    f"weightedMode must be 0..3 (none, in, out, both), got {int(a[np.argmax(bad), 0])}",
+                )
     t = cols["time"][:, 0]
     if n > 1:
         bad = np.diff(t) <= 0
         if np.any(bad):
             i = int(np.argmax(bad)) + 1
-            fail(i, "time", f"key time {t[i]:g} s is not after the previous key's {t[i - 1]:g} s")
+            fail(
+                i, "time", f"key time {t[i]:g} s is not after the previous key's {t[i - 1]:g} s (in float32)"
+            )
 
 
 def _all_valid(table: np.ndarray, fields, widths) -> bool:
     """One pass over the whole ``(N, tokens)`` table: no NaN, infinities only in slopes, integral ints,
-    increasing times. False sends the block to the per-field checks that name the line."""
+    weightedMode 0..3, increasing times. False sends the block to the per-field checks that name the line."""
     finite_ok = np.ones(table.shape[1], dtype=bool)
     ints = np.zeros(table.shape[1], dtype=bool)
     c = 0
+    wcol = None
     for f, w in zip(fields, widths, strict=True):
         if f not in ("inSlope", "outSlope"):
             finite_ok[c : c + w] = False
         if f in _INT_FIELDS:
             ints[c : c + w] = True
+        if f == "weightedMode":
+            wcol = c
         c += w
     if np.isnan(table).any() or not np.isfinite(table[:, ~finite_ok]).all():
         return False
     iv = table[:, ints]
     if not (np.array_equal(iv, np.round(iv)) and np.all(np.abs(iv) <= 2**31)):
+        return False
+    if wcol is not None and not np.all((table[:, wcol] >= 0) & (table[:, wcol] <= 3)):
         return False
     t = table[:, fields.index("time")]
     return t.shape[0] < 2 or bool(np.all(t[1:] > t[:-1]))
@@ -272,8 +333,12 @@ def _slow_tokens(lines: Lines, starts, k1: int, fields, widths, path) -> np.ndar
                 raise ClipReadError(path, i + 1, f"unexpected indentation in a keyframe: {txt!r}")
             else:
                 items.append((i, txt))
+        got = [split_key(t)[0] if split_key(t) else t.strip() for _, t in items]
+        dup = next((g for j, g in enumerate(got) if g in got[:j] and g in fields), None)
+        if dup is not None:
+            line = items[[g for g in got].index(dup, got.index(dup) + 1)][0] + 1
+            raise ClipReadError(path, line, f"keyframe field {dup!r} appears twice")
         if len(items) != len(fields):
-            got = [split_key(t)[0] if split_key(t) else t.strip() for _, t in items]
             missing = [f for f in fields if f not in got]
             line = items[-1][0] + 1 if items else a + 1
             if missing:
@@ -287,6 +352,10 @@ def _slow_tokens(lines: Lines, starts, k1: int, fields, widths, path) -> np.ndar
             if w == 1:
                 if rest.startswith("{"):
                     raise ClipReadError(path, i + 1, f"{f} must be a number, got a mapping {rest!r}")
+                if f == "serializedVersion" and rest.strip() not in ("2", "3"):
+                    raise ClipReadError(
+                        path, i + 1, f"keyframe serializedVersion must be 2 or 3, got {rest!r}"
+                    )
                 out.append(_number(rest, path, i, f))
             else:
                 if not (rest.startswith("{") and rest.endswith("}")):
@@ -295,18 +364,293 @@ def _slow_tokens(lines: Lines, starts, k1: int, fields, widths, path) -> np.ndar
                 names = [p.split(":", 1)[0].strip() for p in parts]
                 want = list("xyzw"[:w])
                 if names != want:
+                    dup = next((m for j, m in enumerate(names) if m in names[:j]), None)
+                    if dup is not None:
+                        raise ClipReadError(path, i + 1, f"{f} has component {dup!r} twice: {rest}")
                     raise ClipReadError(path, i + 1, f"{f} has components {names}, expected {want}")
                 for p in parts:
+                    if ":" in p and not p.split(":", 1)[1].startswith(" "):
+                        raise ClipReadError(path, i + 1, f"{f}: expected 'name: number', got {p!r}")
                     out.append(_number(p.split(":", 1)[1] if ":" in p else "", path, i, f))
     return np.array(out, dtype=np.float64)
 
 
 def _number(s: str, path, i: int, field: str) -> float:
+    """One key number (:data:`NUMBER`); NaN and anything else is an error naming line ``i + 1``."""
     s = s.strip()
-    try:
-        v = float(s)
-    except ValueError:
-        raise ClipReadError(path, i + 1, f"{field} must be a number, got {s!r}") from None
-    if np.isnan(v):
-        raise ClipReadError(path, i + 1, f"{field} is NaN")
-    return v
+    if NUMBER.fullmatch(s) is None:
+        if _NAN.fullmatch(s):
+            raise ClipReadError(path, i + 1, f"{field} is NaN")
+        raise ClipReadError(path, i + 1, f"{field} must be a number, got {s!r}")
+    return float(s.replace(".inf", "inf").replace(".Inf", "inf").replace(".INF", "inf"))
+
+
+# --------------------------------------------------------------------------------------------------
+# The fast path: every block of a document at once.
+
+_NUM_LUT = np.zeros(256, dtype=bool)
+_NUM_LUT[np.frombuffer(b"0123456789.+-eEIinfty", dtype=np.uint8)] = True
+_DELIM_LUT = np.zeros(256, dtype=bool)
+_DELIM_LUT[np.frombuffer(b",}\r\n", dtype=np.uint8)] = True
+_CHUNK_BYTES = 8 << 20  # blocks are processed in groups of about this many bytes (bounded memory)
+
+
+def _skeleton(version, comps: int, indent: int, eol: bytes) -> bytes:
+    """The bytes of one key of this layout with every number squeezed to ``#``."""
+    p0 = b" " * indent + b"- "
+    p1 = b" " * (indent + 2)
+    out = []
+    for j, f in enumerate(LAYOUTS[version]):
+        if f in _VECTOR_FIELDS and comps > 1:
+            val = b"{" + b", ".join(c.encode() + b": #" for c in "xyzw"[:comps]) + b"}"
+        else:
+            val = b"#"
+        out.append((p0 if j == 0 else p1) + f.encode() + b": " + val + eol)
+    return b"".join(out)
+
+
+def _candidates(indent: int, eol: bytes, want) -> list[tuple[bytes, int | None, int, int]]:
+    """(skeleton, key version, components, numbers per key) of every layout a block may have."""
+    out = []
+    for comps in want or (1, 3, 4):
+        for version in (3, 2, None):
+            sk = _skeleton(version, comps, indent, eol)
+            out.append((sk, version, comps, sk.count(b"#")))
+    return out
+
+
+def parse_key_blocks(lines: Lines, blocks: list[tuple[int, int, tuple | None]], path) -> list[KeyArrays]:
+    """:class:`KeyArrays` of every block ``(k0, k1, want_components)`` (lines ``k0 .. k1 - 1``).
+
+    The blocks of Unity's exact layout are parsed together, vectorized over the file's bytes (see the
+    module docstring); the others, and any block whose numbers fail the checks, by
+    :func:`parse_key_block`, which accepts the same texts with the same values and raises the typed
+    error with the line. Blocks must not overlap.
+    """
+    out: list[KeyArrays | None] = [None] * len(blocks)
+    order = sorted(range(len(blocks)), key=lambda j: blocks[j][0])
+    group: list[int] = []
+    size = 0
+    for j in order:
+        k0, k1, _ = blocks[j]
+        if k1 <= k0:
+            out[j] = parse_key_block(lines, k0, k1, path, blocks[j][2])
+            continue
+        group.append(j)
+        size += int(lines.start[k1] - lines.start[k0])
+        if size >= _CHUNK_BYTES:
+            _fast_group(lines, blocks, group, out, path)
+            group, size = [], 0
+    if group:
+        _fast_group(lines, blocks, group, out, path)
+    for j, ka in enumerate(out):
+        if ka is None:
+            k0, k1, want = blocks[j]
+            out[j] = parse_key_block(lines, k0, k1, path, want)
+    return out  # type: ignore[return-value]
+
+
+def _intervals(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:
+    """Bool mask of length ``size``, True on ``[starts[i], ends[i])`` (sorted, disjoint): one
+    ``np.repeat`` of alternating gap/interval lengths (a cumsum of +1/-1 marks was 4x slower)."""
+    edges = np.empty(2 * starts.shape[0] + 2, dtype=np.int64)
+    edges[0] = 0
+    edges[1:-1:2] = starts
+    edges[2:-1:2] = ends
+    edges[-1] = size
+    flags = np.zeros(edges.shape[0] - 1, dtype=bool)
+    flags[1::2] = True
+    return np.repeat(flags, np.diff(edges))
+
+
+def _fast_group(lines: Lines, blocks, group: list[int], out: list, path) -> None:
+    """Parse the blocks ``group`` (sorted by position) with the vectorized path where they match
+    Unity's layout exactly; leaves ``out[j]`` None for the others."""
+    data = lines.data
+    n_blocks = len(group)
+    k0s = np.array([blocks[j][0] for j in group], dtype=np.int64)
+    k1s = np.array([blocks[j][1] for j in group], dtype=np.int64)
+    b_start = lines.start[k0s]
+    b_end = lines.start[k1s]
+    base = int(b_start[0])
+    L = int(b_end[-1]) - base
+    arr = np.frombuffer(data, dtype=np.uint8, count=L, offset=base)
+    rel_s = b_start - base
+    rel_e = b_end - base
+    inblock = _intervals(rel_s, rel_e, L)
+    # Number runs: after ": " (not "{"), up to the next delimiter.
+    colon = np.flatnonzero(arr[:-2] == 58)  # ':' is ~5% of the bytes: filter the rest on those
+    colon = colon[(arr[colon + 1] == 32) & inblock[colon]]
+    rs = colon + 2
+    rs = rs[arr[rs] != 123]
+    dpos = np.flatnonzero(_DELIM_LUT[arr])
+    if dpos.size == 0 or rs.size == 0:
+        return
+    re_ = dpos[np.minimum(np.searchsorted(dpos, rs), dpos.shape[0] - 1)]
+    blk_of_run = np.searchsorted(rel_s, rs, side="right") - 1
+    good = np.ones(n_blocks, dtype=bool)
+    # Runs that are empty, overlap the next run or leave their block: those blocks go the careful way.
+    bad_run = (re_ <= rs) | (re_ >= rel_e[blk_of_run])
+    if rs.shape[0] > 1:
+        bad_run[:-1] |= re_[:-1] > rs[1:]
+    good[blk_of_run[bad_run]] = False
+    keep_runs = good[blk_of_run]
+    rs, re_, blk_of_run = rs[keep_runs], re_[keep_runs], blk_of_run[keep_runs]
+    runmask = _intervals(rs, re_, L)
+    # Skeletons: every run squeezed to one '#'.
+    keep = inblock & ~runmask
+    del inblock
+    keep[rs] = True
+    # Kept bytes per block: sums from each block start to the next (gaps between blocks keep nothing).
+    per_block = np.add.reduceat(keep.view(np.uint8), rel_s, dtype=np.int64)
+    sk = arr[keep]
+    sk[runmask[keep]] = 35
+    skel = sk.tobytes()
+    del sk, keep
+    offs = np.concatenate([[0], np.cumsum(per_block)]).tolist()
+    runs_per_block = np.bincount(blk_of_run, minlength=n_blocks).tolist()
+    # Line ending of each block's first line (CRLF files keep CRLF skeletons).
+    crlf = (arr[np.maximum(lines.start[k0s + 1] - 2 - base, 0)] == 13).tolist()
+    indents = lines.indent[k0s].tolist()
+    good_l = good.tolist()
+    layouts: list[tuple | None] = [None] * n_blocks
+    cand_cache: dict = {}
+    for i, j in enumerate(group):
+        if not good_l[i]:
+            continue
+        want = blocks[j][2]
+        ck = (indents[i], crlf[i], want)
+        cands = cand_cache.get(ck)
+        if cands is None:
+            cands = cand_cache[ck] = _candidates(indents[i], b"\r\n" if crlf[i] else b"\n", want)
+        a, b = offs[i], offs[i + 1]
+        for sk1, version, comps, per_tok in cands:
+            if skel.startswith(sk1, a):
+                m = len(sk1)
+                n = (b - a) // m
+                if n * m == b - a and skel[a:b] == sk1 * n and runs_per_block[i] == n * per_tok:
+                    layouts[i] = (version, comps, n, per_tok, len(LAYOUTS[version]))
+                break
+        if layouts[i] is None:
+            good_l[i] = False
+    del skel
+    idx = [i for i in range(n_blocks) if good_l[i]]
+    if not idx:
+        return
+    # Numbers of the good blocks, in one C parse.
+    good = np.array(good_l)
+    sel = good[blk_of_run]
+    rs_g, re_g = rs[sel], re_[sel]
+    del runmask
+    take = _intervals(rs_g, re_g + 1, L)  # each run and the delimiter after it (the separator)
+    buf = arr[take]
+    del take
+    sep = np.cumsum(re_g + 1 - rs_g) - 1
+    buf[sep] = 48
+    # Runs may only hold number characters (no space: "1 garbage" or "1 2" fail here): any other
+    # byte sends the group to the careful parser, which names it.
+    if not _NUM_LUT[buf].all():
+        return
+    buf[sep] = 32
+    flat = _fromstring(buf.tobytes(), rs_g.shape[0])
+    del buf
+    if flat is None:  # a run numpy refuses ("1e", "1-2"): the careful parser finds and names it
+        return
+    f32 = _to_float32(flat)
+    # What each number is (time, slope, int...), for the checks of all blocks in one pass.
+    lay = [layouts[i] for i in idx]
+    per_tok = np.array([x[3] for x in lay], dtype=np.int64)
+    counts = np.array([x[2] * x[3] for x in lay], dtype=np.int64)
+    pat_ids = {}
+    for x in lay:
+        pat_ids.setdefault(x[:2], len(pat_ids))
+    width = max(_kind_pattern(*k).shape[0] for k in pat_ids)
+    table = np.zeros((len(pat_ids), width), dtype=np.int8)
+    for k, r in pat_ids.items():
+        pat = _kind_pattern(*k)
+        table[r, : pat.shape[0]] = pat
+    tok_block = np.repeat(np.arange(len(idx)), counts)
+    tok_start = np.repeat(np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+    within = (np.arange(flat.shape[0]) - tok_start) % per_tok[tok_block]
+    kinds = table[np.array([pat_ids[x[:2]] for x in lay])[tok_block], within]
+    del tok_start, within
+    bad = _bad_tokens(flat, f32, kinds, tok_block)
+    bad_blocks = set(np.unique(tok_block[bad]).tolist()) if bad.size else set()
+    del kinds, tok_block, flat
+    f32.flags.writeable = False
+    pos = 0
+    for b, i in enumerate(idx):
+        version, comps, n, per_tok_i, lines_per_key = layouts[i]
+        cnt = n * per_tok_i
+        if b not in bad_blocks:  # the others: the careful parser names the line and the reason
+            j = group[i]
+            key_lines = blocks[j][0] + np.arange(n, dtype=np.int64) * lines_per_key
+            cols = _columns(f32[pos : pos + cnt].reshape(n, per_tok_i), version, comps)
+            out[j] = _pack(version, comps, cols, key_lines)
+        pos += cnt
+
+
+_KIND_TIME, _KIND_VALUE, _KIND_SLOPE, _KIND_INT, _KIND_WMODE = 0, 1, 2, 3, 4
+_KIND_CACHE: dict = {}
+
+
+def _kind_pattern(version, comps: int) -> np.ndarray:
+    """What each number of one key is, in file order (time, value, slope, int field, weightedMode)."""
+    key = (version, comps)
+    if key not in _KIND_CACHE:
+        out = []
+        for f in LAYOUTS[version]:
+            w = comps if f in _VECTOR_FIELDS else 1
+            k = {
+                "time": _KIND_TIME,
+                "inSlope": _KIND_SLOPE,
+                "outSlope": _KIND_SLOPE,
+                "weightedMode": _KIND_WMODE,
+                "serializedVersion": _KIND_INT,
+                "tangentMode": _KIND_INT,
+            }.get(f, _KIND_VALUE)
+            out += [k] * w
+        _KIND_CACHE[key] = np.array(out, dtype=np.int8)
+    return _KIND_CACHE[key]
+
+
+def _bad_tokens(raw: np.ndarray, f32: np.ndarray, kinds: np.ndarray, tok_block: np.ndarray) -> np.ndarray:
+    """Indices of numbers that fail the same checks :func:`_validate` makes (one pass over all)."""
+    with np.errstate(invalid="ignore"):
+        bad = np.isnan(f32)
+        inf = np.isinf(f32)
+        bad |= inf & (np.isfinite(raw) | (kinds != _KIND_SLOPE))
+        ints = (kinds == _KIND_INT) | (kinds == _KIND_WMODE)
+        iv = f32[ints]
+        bad[ints] |= (iv != np.round(iv)) | (np.abs(iv) > 2**31)
+        wm = kinds == _KIND_WMODE
+        bad[wm] |= (f32[wm] < 0) | (f32[wm] > 3)
+        ti = np.flatnonzero(kinds == _KIND_TIME)
+        if ti.size > 1:
+            t = f32[ti]
+            same = tok_block[ti[1:]] == tok_block[ti[:-1]]
+            bad[ti[1:][same & ~(t[1:] > t[:-1])]] = True
+    return np.flatnonzero(bad)
+
+
+def _columns(table: np.ndarray, version, comps: int) -> dict:
+    cols = {}
+    c = 0
+    for f in LAYOUTS[version]:
+        w = comps if f in _VECTOR_FIELDS else 1
+        cols[f] = table[:, c : c + w]
+        c += w
+    return cols
+
+
+def _fromstring(buf: bytes, count: int) -> np.ndarray | None:
+    """All numbers of ``buf`` (space separated), or None when one of them is malformed."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            a = np.fromstring(buf, dtype=np.float64, sep=" ")
+        except (ValueError, DeprecationWarning):
+            return None
+    return a if a.shape[0] == count else None

@@ -29,7 +29,6 @@ from ...engine.clip import Clip, OtherTrack, RotationTrack
 from ...engine.curves import Curve
 from ...engine.rotations import UNITY_ROTATION_ORDERS
 from ..errors import ClipReadError
-from .compressed import decode_compressed_curve
 from .document import AnimDocument, Entry
 from .keys import modern_tangent_modes
 
@@ -54,7 +53,7 @@ DISPLAY_ATTRS = ("localEulerAngles", "localEulerAnglesBaked", "m_LocalEulerAngle
 class TrackSource:
     """Where a rotation track lives in the document."""
 
-    kind: str  # "euler" | "quaternion" | "humanoid"
+    kind: str  # "euler" | "quaternion" | "humanoid" | "compressed"
     runtime: list[Entry]  # 1 entry (vector curve) or 4 (humanoid x, y, z, w)
     editor: list[Entry] = field(default_factory=list)  # mirrored scalar editor curves
     display: list[Entry] = field(default_factory=list)  # m_EulerEditorCurves of this path
@@ -210,17 +209,10 @@ def _humanoid_curve(parts: list[Entry]) -> Curve:
     )
 
 
-def _compressed_track(e: Entry) -> OtherTrack:
-    """A read-only track for a packed quaternion curve, decoded when the data is consistent."""
-    meta = {"list": "m_CompressedRotationCurves", "index": e.index, "num_items": e.extra.get("num_items", 0)}
-    try:
-        t, v, ins, outs = decode_compressed_curve(e.extra["packed"])
-        curve = Curve.make(t, v, ins, outs)
-    except (ValueError, KeyError) as exc:
-        meta.update(decoded=False, reason=str(exc))
-        return OtherTrack(e.path, "m_CompressedRotation", "compressed", None, np.zeros(0), meta)
-    meta["decoded"] = True
-    return OtherTrack(e.path, "m_CompressedRotation", "compressed", curve, curve.time, meta)
+def _compressed_curve(e: Entry) -> Curve:
+    """The decoded keys of an ``m_CompressedRotationCurves`` item (float32, as Unity holds them)."""
+    t, v, ins, outs = (np.asarray(x, dtype=np.float32).astype(np.float64) for x in e.extra["decoded"])
+    return Curve.make(t, v, ins, outs, pre_infinity=e.pre_infinity, post_infinity=e.post_infinity)
 
 
 def build_clip(doc: AnimDocument) -> Clip:
@@ -274,6 +266,19 @@ def build_clip(doc: AnimDocument) -> Clip:
         add(
             RotationTrack(e.path, "quaternion", curve, meta={"format": "anim", "list": "m_RotationCurves"}),
             src,
+        )
+
+    for e in E["m_CompressedRotationCurves"]:
+        # Legacy m_Compressed: 1 clips: decoded into ordinary quaternion tracks (written back as
+        # m_RotationCurves, see writer).
+        add(
+            RotationTrack(
+                e.path,
+                "quaternion",
+                _compressed_curve(e),
+                meta={"format": "anim", "list": "m_CompressedRotationCurves", "compressed": True},
+            ),
+            TrackSource("compressed", [e], [], displays.get(e.path, []), path=e.path),
         )
 
     quartets: dict[tuple[str, str], dict[str, Entry]] = {}
@@ -345,8 +350,6 @@ def build_clip(doc: AnimDocument) -> Clip:
                 },
             )
         )
-    for e in E["m_CompressedRotationCurves"]:
-        others.append(_compressed_track(e))
     if doc.events:
         others.append(
             OtherTrack(

@@ -33,7 +33,7 @@ from ..atomic import atomic_write_bytes
 from ..errors import ClipWriteError
 from .bindings import HUMANOID_IK_INDEX, Binding, binding_lines, float_binding, transform_binding
 from .document import AnimDocument, Entry
-from .floats import detect_style, format_floats
+from .floats import detect_style, format_bytes, format_floats
 from .lexer import yaml_string
 from .reader import DISPLAY_ATTRS, EULER_EDITOR, HUMANOID_Q, QUAT_EDITOR, TrackSource
 
@@ -80,10 +80,84 @@ def key_block(
     curve: Curve, fmt: Fmt, comp: int | None, indent: int = 6, runtime_tm: np.ndarray | None = None
 ) -> str:
     """Keyframe lines of ``curve`` (all components as a vector curve when ``comp`` is None, else the
-    scalar curve of component ``comp``)."""
+    scalar curve of component ``comp``).
+
+    Vectorized (:func:`_splice`): the numbers of a column are spelled by :func:`floats.format_bytes`
+    and spliced between the constant parts of Unity's key layout; a column with one spelling for all
+    keys (default weights, tangent modes) becomes part of the constant text, and out-slopes equal to
+    the in-slopes reuse their spellings. The per-key Python loop this replaces wrote 5 MB/s.
+    """
     n = curve.n_keys
     if n == 0:
         return ""
+    if n < _SMALL_BLOCK:
+        return _key_block_small(curve, fmt, comp, indent, runtime_tm)
+    sl = slice(None) if comp is None else slice(comp, comp + 1)
+    val, ins, outs = curve.value[:, sl], curve.in_slope[:, sl], curve.out_slope[:, sl]
+    inw, outw = curve.in_weight[:, sl], curve.out_weight[:, sl]
+    c = val.shape[1]
+    if comp is None:
+        tm = np.zeros(n, dtype=np.int64) if runtime_tm is None else np.asarray(runtime_tm, dtype=np.int64)
+        wm = np.bitwise_or.reduce(curve.weighted_mode, axis=1)
+    else:
+        tm = curve.tangent_mode[:, comp]
+        wm = curve.weighted_mode[:, comp]
+    if fmt.key_version is None:
+        tm = _old_tangent_mode(tm) if comp is not None else tm
+    kv = fmt.key_version
+    style = fmt.style
+    p0 = " " * indent + "- "
+    p1 = " " * (indent + 2)
+    names = _COMP[:c]
+    pieces: list = []
+
+    def lit(t: str) -> None:
+        pieces.append(t.encode("utf-8"))
+
+    def vec(col: _Column, field_name: str, first: bool = False) -> None:
+        lit(("" if first else p1) + field_name + ": ")
+        if comp is not None:
+            pieces.append(col.part(0))
+        else:
+            lit("{")
+            for j in range(c):
+                lit(("" if j == 0 else ", ") + names[j] + ": ")
+                pieces.append(col.part(j))
+            lit("}")
+        lit("\n")
+
+    t_col = _Column(curve.time[:, None], style)
+    v_col = _Column(val, style)
+    i_col = _Column(ins, style)
+    o_col = i_col if np.array_equal(ins, outs) else _Column(outs, style)
+    if kv is None:
+        lit(p0 + "time: ")
+    else:
+        lit(f"{p0}serializedVersion: {kv}\n{p1}time: ")
+    pieces.append(t_col.part(0))
+    lit("\n")
+    vec(v_col, "value")
+    vec(i_col, "inSlope")
+    vec(o_col, "outSlope")
+    lit(p1 + "tangentMode: ")
+    pieces.append(_Column(tm[:, None], None).part(0))
+    lit("\n")
+    if kv == 3:
+        lit(p1 + "weightedMode: ")
+        pieces.append(_Column(wm[:, None], None).part(0))
+        lit("\n")
+        w_col = _Column(inw, style)
+        vec(w_col, "inWeight")
+        vec(w_col if np.array_equal(inw, outw) else _Column(outw, style), "outWeight")
+    return _splice(n, pieces)
+
+
+_SMALL_BLOCK = 8  # keys; below this a per-key Python loop costs less than the vectorized setup
+
+
+def _key_block_small(curve: Curve, fmt: Fmt, comp: int | None, indent: int, runtime_tm) -> str:
+    """:func:`key_block` for a few keys (same text), one f-string per key."""
+    n = curve.n_keys
     sl = slice(None) if comp is None else slice(comp, comp + 1)
     val, ins, outs = curve.value[:, sl], curve.in_slope[:, sl], curve.out_slope[:, sl]
     inw, outw = curve.in_weight[:, sl], curve.out_weight[:, sl]
@@ -91,15 +165,14 @@ def key_block(
     nums = format_floats(np.concatenate([curve.time[:, None], val, ins, outs, inw, outw], axis=1), fmt.style)
     stride = 1 + 5 * c
     if comp is None:
-        tm = np.zeros(n, dtype=np.int64) if runtime_tm is None else runtime_tm
+        tm = np.zeros(n, dtype=np.int64) if runtime_tm is None else np.asarray(runtime_tm, dtype=np.int64)
         wm = np.bitwise_or.reduce(curve.weighted_mode, axis=1)
     else:
         tm = curve.tangent_mode[:, comp]
         wm = curve.weighted_mode[:, comp]
-    if fmt.key_version is None:
-        tm = _old_tangent_mode(tm) if comp is not None else tm
-    tm = tm.tolist()
-    wm = wm.tolist()
+        if fmt.key_version is None:
+            tm = _old_tangent_mode(tm)
+    tm, wm = tm.tolist(), wm.tolist()
     p0 = " " * indent + "- "
     p1 = " " * (indent + 2)
     names = _COMP[:c]
@@ -113,21 +186,119 @@ def key_block(
     kv = fmt.key_version
     for i in range(n):
         r = nums[i * stride : (i + 1) * stride]
-        v = r[1 : 1 + c]
-        a = r[1 + c : 1 + 2 * c]
-        b = r[1 + 2 * c : 1 + 3 * c]
         if kv is None:
             out.append(f"{p0}time: {r[0]}\n")
         else:
             out.append(f"{p0}serializedVersion: {kv}\n{p1}time: {r[0]}\n")
         out.append(
-            f"{p1}value: {vec(v)}\n{p1}inSlope: {vec(a)}\n{p1}outSlope: {vec(b)}\n{p1}tangentMode: {tm[i]}\n"
+            f"{p1}value: {vec(r[1 : 1 + c])}\n{p1}inSlope: {vec(r[1 + c : 1 + 2 * c])}\n"
+            f"{p1}outSlope: {vec(r[1 + 2 * c : 1 + 3 * c])}\n{p1}tangentMode: {tm[i]}\n"
         )
         if kv == 3:
-            wi = r[1 + 3 * c : 1 + 4 * c]
-            wo = r[1 + 4 * c : 1 + 5 * c]
+            wi, wo = r[1 + 3 * c : 1 + 4 * c], r[1 + 4 * c : 1 + 5 * c]
             out.append(f"{p1}weightedMode: {wm[i]}\n{p1}inWeight: {vec(wi)}\n{p1}outWeight: {vec(wo)}\n")
     return "".join(out)
+
+
+class _Column:
+    """The spellings of an ``(N, C)`` array (floats in ``style``; ints when ``style`` is None),
+    computed once; ``part(j)`` is component ``j``: constant bytes when every key spells it the same."""
+
+    def __init__(self, a: np.ndarray, style: str | None):
+        self.a = a
+        self.style = style
+        self.n, self.c = a.shape
+        self._buf = None
+
+    def part(self, j: int):
+        col = self.a[:, j]
+        if (
+            self.n == 1
+            or np.all(col == col[0])
+            and (self.style is None or np.all(np.signbit(col) == np.signbit(col[0])))
+        ):
+            v = col[0]
+            txt = str(int(v)) if self.style is None else format_floats([v], self.style)[0]
+            return txt.encode("ascii")
+        if self._buf is None:
+            if self.style is None:
+                self._buf = _int_bytes(self.a.reshape(-1))
+            else:
+                self._buf = format_bytes(self.a, self.style)
+            buf, lengths = self._buf
+            self._offs = np.concatenate([[0], np.cumsum(lengths)[:-1]]).reshape(self.n, self.c)
+            self._lens = lengths.reshape(self.n, self.c)
+        return (self._buf[0], self._offs[:, j], self._lens[:, j])
+
+
+def _int_bytes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Decimal spellings of integers (few distinct values: tangent and weighted modes)."""
+    u, inv = np.unique(v.astype(np.int64), return_inverse=True)
+    texts = [str(int(x)).encode("ascii") for x in u.tolist()]
+    pool = np.frombuffer(b"".join(texts), dtype=np.uint8)
+    ulen = np.array([len(t) for t in texts], dtype=np.int64)
+    ustart = np.concatenate([[0], np.cumsum(ulen)[:-1]])
+    lengths = ulen[inv]
+    idx = np.repeat(ustart[inv] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(
+        int(lengths.sum())
+    )
+    return pool[idx], lengths
+
+
+_KEYS_PER_PASS = 4096  # bounded temporaries (8 bytes of gather index per output byte)
+
+
+def _splice(n: int, pieces: list) -> str:
+    """The text of ``n`` keys, each the concatenation of ``pieces``: constant ``bytes`` or a column
+    ``(buffer, offsets (n,), lengths (n,))``. One gather per pass of keys (no Python per key)."""
+    merged: list = []
+    for p in pieces:
+        if isinstance(p, bytes) and merged and isinstance(merged[-1], bytes):
+            merged[-1] += p
+        else:
+            merged.append(p)
+    lit_pool = b"".join(p for p in merged if isinstance(p, bytes))
+    bufs = [lit_pool]
+    base = len(lit_pool)
+    spec = []  # per piece: (source start (n,) or scalar, length (n,) or scalar)
+    lo = 0
+    for p in merged:
+        if isinstance(p, bytes):
+            spec.append((lo, len(p), None))
+            lo += len(p)
+    si = iter(spec)
+    specs = []
+    buf_base: dict[int, int] = {}
+    for p in merged:
+        if isinstance(p, bytes):
+            specs.append(next(si))
+        else:
+            buf, offs, lens = p
+            key = id(buf)
+            if key not in buf_base:
+                buf_base[key] = base
+                bufs.append(buf.tobytes() if isinstance(buf, np.ndarray) else buf)
+                base += len(bufs[-1])
+            specs.append((buf_base[key] + offs, lens, True))
+    pool = np.frombuffer(b"".join(bufs), dtype=np.uint8)
+    out = []
+    for k0 in range(0, n, _KEYS_PER_PASS):
+        k1 = min(n, k0 + _KEYS_PER_PASS)
+        m = k1 - k0
+        starts = np.empty((m, len(specs)), dtype=np.int64)
+        lens = np.empty((m, len(specs)), dtype=np.int64)
+        for j, (st, ln, is_col) in enumerate(specs):
+            if is_col:
+                starts[:, j] = st[k0:k1]
+                lens[:, j] = ln[k0:k1]
+            else:
+                starts[:, j] = st
+                lens[:, j] = ln
+        lens_f = lens.reshape(-1)
+        out_start = np.cumsum(lens_f) - lens_f
+        idx = np.repeat(starts.reshape(-1) - out_start, lens_f) + np.arange(int(lens_f.sum()))
+        out.append(pool[idx].tobytes())
+    return b"".join(out).decode("utf-8")
 
 
 def new_entry(
@@ -202,18 +373,42 @@ def _check_float32_times(track: RotationTrack) -> None:
     if t32.shape[0] > 1 and not np.all(t32[1:] > t32[:-1]):
         i = int(np.argmax(~(t32[1:] > t32[:-1]))) + 1
         raise ValueError(
-            f"track {track.path!r}: keys at {track.times[i - 1]!r} s and {track.times[i]!r} s are the same "
-            "time in float32, which Unity stores"
+            f"track {track.path!r}: keys at {float(track.times[i - 1])!r} s and {float(track.times[i])!r} s "
+            "are the same time in float32, which Unity stores"
         )
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_float32_values(track: RotationTrack) -> None:
+    """Unity stores key numbers as float32: a finite number past its range (a -1e300 deg cell in a
+    CSV) cannot be written (it would become Infinity, a stepped slope or a file we reject)."""
+    c = track.curve
+    for name, a in (
+        ("key time", c.time[:, None]),
+        ("value", c.value),
+        ("in slope", c.in_slope),
+        ("out slope", c.out_slope),
+    ):
+        over = np.isfinite(a) & (np.abs(a) > _F32_MAX)
+        if np.any(over):
+            i, j = np.argwhere(over)[0]
+            raise ValueError(
+                f"track {track.path!r}: {name} {a[i, j]:g} at {c.time[i]:g} s is outside float32's range "
+                "(Unity stores float32)"
+            )
+
+
 def _prepare(track: RotationTrack, kind: str, keep_order: bool, original_order, fix_hemisphere: bool):
+    _check_float32_values(track)
     if kind == EULER:
         idx, order = _euler_order_index(track, keep_order, original_order)
         out, w = prepare_for_export(track, EULER, order, fix_hemisphere)
     else:
         out, w = prepare_for_export(track, QUATERNION, None, fix_hemisphere)
         idx = 4
+    _check_float32_values(out)
     _check_float32_times(out)
     return out, w, idx
 
@@ -348,7 +543,8 @@ def _render_doc(
                     f"{t.path or '(root)'}: this clip layout (serializedVersion {doc.clip_version}, "
                     "before Unity 5.3) has no Euler curves; written as quaternion keys"
                 )
-        if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]):
+        compressed = src is not None and src.kind == "compressed"
+        if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]) and not compressed:
             want = refresh_display is True or (refresh_display and t.path in refresh_display)
             if want and t.kind == QUATERNION and _wrapped_display(src):
                 changed_any = True
@@ -362,7 +558,8 @@ def _render_doc(
         original_order = orig[0].order if orig and orig[0].kind == EULER else None
         new, w, order_idx = _prepare(t, kind, keep_order, original_order, fix_hemisphere)
         warnings += w
-        _apply_track(ed, fmt, new, src, order_idx, uses, single_rule, humanoid)
+        warnings += _layout_warnings(new, orig[0] if orig else None, fmt, src)
+        _apply_track(ed, fmt, new, src, order_idx, uses, single_rule, humanoid, orig[0] if orig else None)
     for p, (ot, src) in doc.original_tracks.items():
         if p not in seen:
             changed_any = True
@@ -378,9 +575,82 @@ def _render_doc(
             )
     if clip.name != doc.name or np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
         changed_any = True
+    n_comp = len(doc.entries["m_CompressedRotationCurves"])
+    if n_comp:
+        warnings.append(
+            f"{n_comp} compressed rotation curve(s) (m_Compressed: 1, a Unity 4 clip) written as ordinary "
+            "m_RotationCurves keys; m_Compressed set to 0"
+        )
     if not changed_any:
         return doc.text, warnings
     return _assemble(clip, doc, ed, fmt), warnings
+
+
+def _modes_edited(t: RotationTrack, original: RotationTrack | None) -> bool:
+    if original is None:
+        return True
+    a, b = t.curve.tangent_mode, original.curve.tangent_mode
+    return a.shape != b.shape or not np.array_equal(t.times, original.times) or not np.array_equal(a, b)
+
+
+def _runtime_tangent_modes(
+    t: RotationTrack, e: Entry, original: RotationTrack | None, fmt: Fmt, has_editor: bool = True
+):
+    """The ``tangentMode`` of each runtime vector key, in the file's key layout.
+
+    Unedited keys keep the file's raw value (garbage included); edited modes are written as Unity
+    writes a vector key: one integer per key, the components' common mode (keys whose components
+    differ keep Free there; the per-component modes live in the mirrored editor curves), in the old
+    2-bit layout for keys without serializedVersion.
+    """
+    same_times = e.keys is not None and e.keys.n == t.n_keys and np.array_equal(e.keys.time, t.times)
+    if same_times and not _modes_edited(t, original):
+        return e.keys.tangent_mode
+    if fmt.key_version == 3 and has_editor:
+        # Modern editor-made clips: the editor curves hold the modes (as before this change).
+        return e.keys.tangent_mode if same_times else None
+    tm = np.asarray(t.curve.tangent_mode, dtype=np.int64)
+    uniform = np.all(tm == tm[:, :1], axis=1)
+    out = np.where(uniform, tm[:, 0], 0)
+    if fmt.key_version is None:
+        out = _old_tangent_mode(out)
+    return out
+
+
+def _layout_warnings(t: RotationTrack, original: RotationTrack | None, fmt: Fmt, src) -> list[str]:
+    """What the file's key layout cannot hold of an edited track's tangents (issue 8 section 2): keys
+    without weight fields (Unity 4.x-2017 layouts) drop weights, and keys without serializedVersion
+    have no ClampedAuto (written as Smooth, Unity's old name for Auto). Said once per track."""
+    if fmt.key_version == 3:
+        return []
+    out = []
+    name = t.path or "(root)"
+    c = t.curve
+    layout = "keys without serializedVersion" if fmt.key_version is None else "serializedVersion 2 keys"
+    if np.any(c.weighted_mode != 0):
+        n = int(np.count_nonzero(np.any(c.weighted_mode != 0, axis=1)))
+        out.append(
+            f"{name}: {n} weighted key(s) written unweighted: this file's {layout} have no weight fields "
+            "(what Unity plays between them changes; save as a new clip to keep the weights)"
+        )
+    if fmt.key_version is None and _modes_edited(t, original):
+        left = (c.tangent_mode >> 1) & 15
+        right = (c.tangent_mode >> 5) & 15
+        ca = np.any((left == 4) | (right == 4), axis=1)
+        if np.any(ca):
+            out.append(
+                f"{name}: {int(np.count_nonzero(ca))} key(s) with ClampedAuto tangents written as Smooth: "
+                f"this file's {layout} (Unity 4.x-5.2) have no ClampedAuto; the slopes are kept as they are"
+            )
+    if _modes_edited(t, original) and src is not None and not src.editor and src.kind != "humanoid":
+        tm = c.tangent_mode
+        mixed = ~np.all(tm == tm[:, :1], axis=1)
+        if np.any(mixed):
+            out.append(
+                f"{name}: {int(np.count_nonzero(mixed))} key(s) with different tangent modes per component "
+                "written as Free: the clip has no editor curves, and a runtime key holds one tangentMode"
+            )
+    return out
 
 
 def _remove_source(ed: _Edits, src: TrackSource) -> None:
@@ -397,6 +667,7 @@ def _apply_track(
     uses,
     single_rule,
     humanoid,
+    original: RotationTrack | None = None,
 ) -> None:
     doc = ed.doc
     new_b = _track_bindings(t.path, t.kind, _hq(t) if humanoid else None)
@@ -411,10 +682,8 @@ def _apply_track(
         return
     if src is not None and src.kind == t.kind:
         e = src.runtime[0]
-        raw_tm = None
-        if e.keys is not None and e.keys.n == t.n_keys and np.array_equal(e.keys.time, t.times):
-            raw_tm = e.keys.tangent_mode
-        text = rewrite_entry(doc, e, t.curve, fmt, None, raw_tm)
+        tm = _runtime_tangent_modes(t, e, original, fmt, bool(src.editor))
+        text = rewrite_entry(doc, e, t.curve, fmt, None, tm)
         if t.kind == EULER and e.rotation_order is not None and e.rotation_order != order_idx:
             text = text.replace(f"m_RotationOrder: {e.rotation_order}", f"m_RotationOrder: {order_idx}", 1)
         ed.replace[id(e)] = text
@@ -441,7 +710,7 @@ def _apply_track(
     if src is not None:
         _remove_source(ed, src)
         old_n = src.runtime[0].n_keys
-        old_b = _track_bindings(t.path, src.kind, None)
+        old_b = _track_bindings(t.path, QUATERNION if src.kind == "compressed" else src.kind, None)
         has_editor = bool(src.editor) or bool(doc.entries["m_EditorCurves"])
     else:
         has_editor = bool(doc.entries["m_EditorCurves"]) or not any(
@@ -503,7 +772,13 @@ def _stop_time(clip: Clip, doc: AnimDocument, fmt: Fmt) -> str | None:
                 old_max = max(old_max, float(e.times[-1]))
     new_max = 0.0
     for lname, lst in doc.entries.items():
-        if lname in ("m_RotationCurves", "m_EulerCurves", "m_EditorCurves", "m_EulerEditorCurves"):
+        if lname in (
+            "m_RotationCurves",
+            "m_CompressedRotationCurves",
+            "m_EulerCurves",
+            "m_EditorCurves",
+            "m_EulerEditorCurves",
+        ):
             continue
         for e in lst:
             if (
@@ -548,10 +823,21 @@ def _assemble(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt) -> str:
         scalars["m_Name"] = yaml_string(clip.name)
     if np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
         scalars["m_SampleRate"] = format_floats([clip.frame_rate], fmt.style)[0]
+    comp = doc.entries["m_CompressedRotationCurves"]
+    if comp and all(id(e) in ed.replace for e in comp):
+        scalars["m_Compressed"] = "0"  # nothing packed is left
     by_name = {}
     for lname, lst in doc.entries.items():
         by_name[lname] = lst
     for name, a, b, _rest in doc.fields:
+        if name == "m_CompressedRotationCurves" and any(id(e) in ed.replace for e in by_name[name]):
+            kept = [
+                raw(e.start, e.end).decode("utf-8", "surrogateescape")
+                for e in by_name[name]
+                if id(e) not in ed.replace
+            ]
+            out.append(f"  {name}:\n" + "".join(kept) if kept else f"  {name}: []\n")
+            continue
         if name in by_name and name not in ("m_Events", "m_PPtrCurves", "m_CompressedRotationCurves"):
             lst = by_name[name]
             touched = any(id(e) in ed.replace for e in lst) or ed.append.get(name)
