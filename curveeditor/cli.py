@@ -237,6 +237,8 @@ def _shorthand_steps(args) -> list[dict]:
         steps["limit"] = _parse_limit(args.limit)
     if args.resample is not None:
         steps["resample"] = {"op": "resample", "hz": args.resample, "method": args.method or "slerp"}
+        if args.spin_speed is not None:
+            steps["resample"]["spin_speed"] = args.spin_speed
     if args.reduce is not None:
         steps["reduce"] = {"op": "reduce", "max_error": args.reduce}
     out = [steps[name] for name in SHORTHAND_ORDER if name in steps]
@@ -315,8 +317,8 @@ def _clean_recipe(args):
         if given:
             raise CliError(f"--recipe and {given[0]} cannot be combined (put every step in the recipe file)")
         return Recipe.load(args.recipe)
-    if args.spin_speed is not None and not args.unwrap:
-        raise CliError("--spin-speed only applies to --unwrap")
+    if args.spin_speed is not None and not args.unwrap and args.resample is None:
+        raise CliError("--spin-speed only applies to --unwrap and --resample")
     if args.method and args.resample is None:
         raise CliError("--method needs --resample HZ")
     steps = _shorthand_steps(args)
@@ -614,7 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--spin-speed",
         type=_positive_float,
         metavar="DEG_PER_S",
-        help="with --unwrap: steps slower than this are deliberate spins and kept (default 1800)",
+        help="with --unwrap and --resample: key steps slower than this are deliberate spins and keep "
+        "their winding, faster ones are wraps taken the short way (default 1800)",
     )
     p.add_argument(
         "--resample", type=_positive_float, metavar="HZ", help="re-key on a uniform grid of HZ keys/s"
