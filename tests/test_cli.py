@@ -80,7 +80,7 @@ def test_usage_error_exit_2(capsys):
 
 def test_inspect_json_schema_and_values(capsys, sample):
     data = inspect_json(capsys, sample)
-    assert list(data) == ["file", "tracks"] and data["file"] == str(sample)
+    assert list(data) == ["file", "tracks", "flips"] and data["file"] == str(sample)
     tracks = {t["path"]: t for t in data["tracks"]}
     assert [t["path"] for t in data["tracks"]] == [
         "Character",
@@ -112,7 +112,9 @@ def test_inspect_table(capsys, sample):
     assert head[:4] == ["track", "kind", "order", "keys"] and "wraps" in head and "spikes" in head
     row = next(line for line in out if line.startswith("Character/RightHand "))
     assert row.split()[1:4] == ["quaternion", "zxy", "121"]
-    assert out[-1].startswith("problems: wrap jumps")
+    problems = next(i for i, line in enumerate(out) if line.startswith("problems: "))
+    assert out[problems].startswith("problems: wrap jumps")
+    assert out[problems + 1].startswith("flips: 2")  # then one line per flip, with its reason
 
 
 def test_bad_csv_one_line_error_exit_2(tmp_path):

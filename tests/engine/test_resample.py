@@ -542,9 +542,7 @@ def test_spline_resample_across_wraps_interpolates_the_key_orientations(method):
 def test_unity_method_keeps_baking_what_unity_plays_across_wraps():
     track = wrapped_mocap_track()
     out = resample_track(track, 60.0, "unity")
-    np.testing.assert_allclose(
-        geodesic_angle(key_quaternions(out), played(track, out.times)), 0.0, atol=1e-6
-    )
+    np.testing.assert_allclose(geodesic_angle(key_quaternions(out), played(track, out.times)), 0.0, atol=1e-6)
     # Unity plays the 358 deg spins: the baked channels keep them.
     assert np.abs(np.diff(out.curve.value, axis=0)).max() > 90.0
 
