@@ -30,8 +30,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from scipy.interpolate import PchipInterpolator
-from scipy.spatial.transform import Rotation, RotationSpline
 
 from .clip import EULER, RotationTrack, key_quaternions, played
 from .curves import (
@@ -493,7 +491,13 @@ def catmull_rom(times, quats, t, alpha: float = 0.0) -> np.ndarray:
         # A floor keeps knots strictly increasing where the pose does not move.
         d = np.maximum(ang, 1e-6) ** alpha
         knots = np.concatenate([[0.0], np.cumsum(d)])
-        tk = PchipInterpolator(ts, knots)(tt) if len(ts) > 2 else np.interp(tt, ts, knots)
+        if len(ts) > 2:
+            # scipy imported here: it is 0.2-2 s of start-up a Slerp resample does not need.
+            from scipy.interpolate import PchipInterpolator
+
+            tk = PchipInterpolator(ts, knots)(tt)
+        else:
+            tk = np.interp(tt, ts, knots)
     d = np.diff(knots)
     v = np.empty((len(knots), 3))
     v[0] = r[0] / d[0]
@@ -512,6 +516,8 @@ def rotation_spline(times, quats, t) -> np.ndarray:
 
     Returns ``(M, 4)`` hemisphere-continuous unit quaternions; times in seconds.
     """
+    from scipy.spatial.transform import Rotation, RotationSpline
+
     ts, q, tt = _prepare(times, quats, t)
     if len(ts) == 1:
         return np.broadcast_to(q[0], (len(tt), 4)).copy()
