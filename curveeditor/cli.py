@@ -408,6 +408,9 @@ def cmd_clean(args) -> int:
             f"played motion: max error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); "
             f"at the input's keys: max error {at_keys:.6f} deg"
         )
+    flips = _flips_left(result, tracks)
+    for line in _flip_lines(flips):
+        print(line)
     _warn(warnings)
     if args.report:
         report = {
@@ -415,10 +418,19 @@ def cmd_clean(args) -> int:
             "output": args.output,
             "recipe": recipe.to_dict(),
             "tracks": tracks,
+            "flips": [dict(fd.as_dict(), reason=fd.reason) for fd in flips],
             "warnings": warnings,
         }
         _write_json(args.report, report, protect=[args.file, args.output])
     return 0
+
+
+def _flips_left(result, tracks) -> list:
+    """The Euler flips left in the processed tracks of the result, each with its reason
+    (``engine.analysis.flip_details``: near gimbal lock or not)."""
+    from .engine.analysis import flip_details
+
+    return [fd for t in tracks for fd in flip_details(result.clip.track(t["path"]))]
 
 
 def _track_report(clip, result) -> list[dict]:

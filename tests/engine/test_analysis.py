@@ -260,3 +260,27 @@ def test_cli_inspect_lists_flips_with_their_reason():
     assert all(not f["near_gimbal"] and f["gimbal_distance"] > 10 and f["reason"] for f in flips)
     text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     assert "flips: 2, 2 not near gimbal lock" in text and "Character/Spine key 45 at 1.500 s" in text
+
+
+def test_cli_clean_report_lists_the_flips_left(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[2] / "resources" / "samples" / "demo.csv"
+    if not demo.exists():
+        pytest.skip("demo sample not generated")
+
+    def clean(*ops):
+        rep = tmp_path / "r.json"
+        cmd = [sys.executable, "-m", "curveeditor.cli", "clean", str(demo), "-o", str(tmp_path / "o.csv")]
+        r = subprocess.run(
+            cmd + list(ops) + ["--report", str(rep)], check=True, capture_output=True, text=True
+        )
+        return json.loads(rep.read_text())["flips"], r.stdout
+
+    flips, out = clean("--despike")
+    assert len(flips) == 2 and not any(f["near_gimbal"] for f in flips) and "flips: 2" in out
+    flips, out = clean("--unwrap")
+    assert flips == [] and "flips:" not in out
