@@ -272,7 +272,7 @@ def goal_reduce(goals: list, quick: bool) -> None:
     import scipy.signal  # noqa: F401  (reduce's peak finder; a one-time import, timed on its own)
 
     t_import = time.perf_counter() - s
-    print(f"\n3. reduce_track(track, 0.5) over every track (in-process; the one-time scipy.signal")
+    print("\n3. reduce_track(track, 0.5) over every track (in-process; the one-time scipy.signal")
     print(f"   import, {t_import:.2f} s, excluded)")
     print(
         f"   {'clip':48} {'tracks':>6} {'keys':>8} {'kept':>6} {'RDP kept':>8} {'s':>7} {'certified max':>13}"
