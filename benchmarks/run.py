@@ -228,10 +228,10 @@ def goal_inspect(tmp: Path, repeats: int, goals: list) -> None:
     from curveeditor.io import write_clip
 
     rng = np.random.default_rng(3)
-    t = np.arange(20) / 30.0
+    t = np.arange(6) / 30.0
     tracks = []
-    for k in range(95):  # ~2.8 MB: 95 quaternion tracks x 20 keys, each with its 4 editor curves
-        e = np.cumsum(rng.normal(0, 2, (20, 3)), axis=0)
+    for k in range(304):  # ~2.8 MB, 1,520 curve entries: 304 quaternion tracks x 6 keys (+4 editor curves)
+        e = np.cumsum(rng.normal(0, 2, (6, 3)), axis=0)
         tracks.append(
             RotationTrack(f"Root/Bone{k}", "quaternion", make_curve(t, euler_to_quat(e), mode="auto"))
         )
@@ -250,7 +250,7 @@ def goal_inspect(tmp: Path, repeats: int, goals: list) -> None:
     ours = [sys.executable, "-m", "curveeditor.cli", "inspect", str(anim)]
     base = [sys.executable, str(loader), str(anim)]
     (ow, oc), (bw, bc) = best_pair([ours, base], repeats)
-    curves = anim.read_text().count("    curve:")
+    curves = anim.read_text().count("- curve:")
     print(f"\n2. inspect of a generated {mb:.1f} MB .anim ({curves} curve entries; best of {repeats})")
     print(f"   curveeditor-cli inspect      wall {ow:6.2f} s  CPU {oc:6.2f} s")
     print(f"   yaml.CSafeLoader alone       wall {bw:6.2f} s  CPU {bc:6.2f} s")
