@@ -168,15 +168,41 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
 # ------------------------------------------------------------------------------------------ inspect
 
 
+#: ``inspect`` text lists at most this many flips (``--json`` lists them all).
+MAX_LISTED_FLIPS = 20
+
+
+def _flip_lines(flips) -> list[str]:
+    """Text lines for the flips left in a clip: a summary, then one line per flip with its reason."""
+    if not flips:
+        return []
+    near = sum(1 for f in flips if f.near_gimbal)
+    summary = f"flips: {len(flips)}"
+    if near == len(flips):
+        summary += ", all within 10 deg of gimbal lock (no Euler curve through those poses is continuous)"
+    else:
+        summary += f", {len(flips) - near} not near gimbal lock (run clean --unwrap)"
+    lines = [summary]
+    listed = sorted(flips, key=lambda f: (f.near_gimbal, f.path, f.index))[:MAX_LISTED_FLIPS]
+    for f in listed:
+        lines.append(f"  {f.path or '(root)'} key {f.index} at {f.time:.3f} s: {f.reason}")
+    if len(flips) > len(listed):
+        lines.append(f"  ... and {len(flips) - len(listed)} more (--json lists all)")
+    return lines
+
+
 def cmd_inspect(args) -> int:
-    from .engine.analysis import inspect_clip
+    from .engine.analysis import flip_details, inspect_clip
 
     clip = _read(args.file, args.order)
     reports = inspect_clip(clip)
+    flips = [fd for tr in clip.tracks for fd in flip_details(tr)]
     if args.json:
         import json
 
-        print(json.dumps({"file": args.file, "tracks": [r.as_dict() for r in reports]}, indent=2))
+        out = {"file": args.file, "tracks": [r.as_dict() for r in reports]}
+        out["flips"] = [dict(fd.as_dict(), reason=fd.reason) for fd in flips]
+        print(json.dumps(out, indent=2))
         return 0
     print(
         f"{args.file}: clip '{clip.name}', {len(clip.tracks)} rotation track(s), "
@@ -210,6 +236,8 @@ def cmd_inspect(args) -> int:
     }
     found = [f"{k} {n}" for k, n in totals.items() if n]
     print("problems: " + (", ".join(found) if found else "none"))
+    for line in _flip_lines(flips):
+        print(line)
     return 0
 
 
@@ -237,6 +265,8 @@ def _shorthand_steps(args) -> list[dict]:
         steps["limit"] = _parse_limit(args.limit)
     if args.resample is not None:
         steps["resample"] = {"op": "resample", "hz": args.resample, "method": args.method or "slerp"}
+        if args.spin_speed is not None:
+            steps["resample"]["spin_speed"] = args.spin_speed
     if args.reduce is not None:
         steps["reduce"] = {"op": "reduce", "max_error": args.reduce}
     out = [steps[name] for name in SHORTHAND_ORDER if name in steps]
@@ -345,8 +375,8 @@ def _clean_recipe(args):
         if given:
             raise CliError(f"--recipe and {given[0]} cannot be combined (put every step in the recipe file)")
         return Recipe.load(args.recipe)
-    if args.spin_speed is not None and not args.unwrap:
-        raise CliError("--spin-speed only applies to --unwrap")
+    if args.spin_speed is not None and not args.unwrap and args.resample is None:
+        raise CliError("--spin-speed only applies to --unwrap and --resample")
     if args.method and args.resample is None:
         raise CliError("--method needs --resample HZ")
     steps = _shorthand_steps(args)
@@ -408,6 +438,9 @@ def cmd_clean(args) -> int:
             f"played motion: max error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); "
             f"at the input's keys: max error {at_keys:.6f} deg"
         )
+    flips = _flips_left(result, tracks)
+    for line in _flip_lines(flips):
+        print(line)
     _warn(warnings)
     if args.report:
         report = {
@@ -415,10 +448,19 @@ def cmd_clean(args) -> int:
             "output": args.output,
             "recipe": recipe.to_dict(),
             "tracks": tracks,
+            "flips": [dict(fd.as_dict(), reason=fd.reason) for fd in flips],
             "warnings": warnings,
         }
         _write_json(args.report, report, protect=[args.file, args.output])
     return 0
+
+
+def _flips_left(result, tracks) -> list:
+    """The Euler flips left in the processed tracks of the result, each with its reason
+    (``engine.analysis.flip_details``: near gimbal lock or not)."""
+    from .engine.analysis import flip_details
+
+    return [fd for t in tracks for fd in flip_details(result.clip.track(t["path"]))]
 
 
 def _track_report(clip, result) -> list[dict]:
@@ -622,7 +664,19 @@ def build_parser() -> argparse.ArgumentParser:
             help="Euler order of CSV x,y,z columns (default zxy = Unity; upper case = intrinsic)",
         )
 
-    p = sub.add_parser("inspect", help="count wrap jumps, flips, gimbal keys, spikes per track")
+    p = sub.add_parser(
+        "inspect",
+        help="count wrap jumps, flips, gimbal keys, spikes per track",
+        description="Counts per key step. Euler tracks are judged on their key values as stored (what Unity "
+        "interpolates channel by channel); quaternion tracks on the continuous Euler decomposition the "
+        "editor's graphs draw. wraps: a channel steps more than 180 deg (Euler: Unity plays a spin there; "
+        "quaternion: always 0, the drawn curves never jump). flips: a channel moves more than 45 deg while "
+        "the pose moves less than 10 deg (Euler: an equivalent-triple switch an unwrap removes, or a "
+        "gimbal-lock flip; quaternion: only near gimbal lock); every flip is listed with its middle angle. "
+        "hemi: quaternion keys on the opposite hemisphere of the previous one (Unity swings the long way; "
+        "Euler: 0). gimbal: keys whose middle angle is within 5 deg of +-90. spikes: a fast step that "
+        "comes straight back within 3 keys.",
+    )
     p.add_argument("file", help="clip file (.anim, .bvh, .csv)")
     p.add_argument("--json", action="store_true", help='print {"file": ..., "tracks": [...]} as JSON')
     order_arg(p)
@@ -644,7 +698,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--spin-speed",
         type=_positive_float,
         metavar="DEG_PER_S",
-        help="with --unwrap: steps slower than this are deliberate spins and kept (default 1800)",
+        help="with --unwrap and --resample: key steps slower than this are deliberate spins and keep "
+        "their winding, faster ones are wraps taken the short way (default 1800)",
     )
     p.add_argument(
         "--resample", type=_positive_float, metavar="HZ", help="re-key on a uniform grid of HZ keys/s"

@@ -80,7 +80,7 @@ def test_usage_error_exit_2(capsys):
 
 def test_inspect_json_schema_and_values(capsys, sample):
     data = inspect_json(capsys, sample)
-    assert list(data) == ["file", "tracks"] and data["file"] == str(sample)
+    assert list(data) == ["file", "tracks", "flips"] and data["file"] == str(sample)
     tracks = {t["path"]: t for t in data["tracks"]}
     assert [t["path"] for t in data["tracks"]] == [
         "Character",
@@ -112,7 +112,9 @@ def test_inspect_table(capsys, sample):
     assert head[:4] == ["track", "kind", "order", "keys"] and "wraps" in head and "spikes" in head
     row = next(line for line in out if line.startswith("Character/RightHand "))
     assert row.split()[1:4] == ["quaternion", "zxy", "121"]
-    assert out[-1].startswith("problems: wrap jumps")
+    problems = next(i for i, line in enumerate(out) if line.startswith("problems: "))
+    assert out[problems].startswith("problems: wrap jumps")
+    assert out[problems + 1].startswith("flips: 2")  # then one line per flip, with its reason
 
 
 def test_bad_csv_one_line_error_exit_2(tmp_path):
@@ -160,7 +162,8 @@ def test_clean_unwrap_removes_wraps_and_keeps_poses(capsys, sample, tmp_path):
         assert np.max(1 - np.abs(np.sum(q0 * q1, axis=1))) < 1e-12, t.path
 
     report = json.loads(rep.read_text())
-    assert set(report) == {"file", "output", "recipe", "tracks", "warnings"}
+    assert set(report) == {"file", "output", "recipe", "tracks", "flips", "warnings"}
+    assert report["flips"] == []  # the unwrap left none (each would be listed with its reason)
     assert report["recipe"] == {"version": 1, "steps": [{"op": "unwrap", "spin_speed": 1800.0}]}
     rows = {t["path"]: t for t in report["tracks"]}
     assert set(rows) == {t.path for t in src.tracks}

@@ -11,11 +11,20 @@ speeds in deg/s):
 * *gimbal key*: the middle angle of the order within 5 degrees of +-90 (any multiple of 360 apart).
 * *spike*: see :func:`spike_mask`.
 
-Euler values: an Euler track's key values as stored; a quaternion track's keys decomposed one by one
-into Unity's ZXY, outer angles in (-180, 180] (what Unity's inspector would show, each key on its own).
-The reported ``order`` is the order those Euler values use: the track's order string as stored for
-Euler tracks (``"zxy"`` is Unity's extrinsic ZXY, upper case is an intrinsic BVH order such as
-``"ZXY"``), and ``"zxy"`` for quaternion tracks.
+Euler values: an Euler track's key values as stored (what Unity interpolates channel by channel); a
+quaternion track's keys as the graphs draw them, the continuous decomposition in the track's order
+(:func:`~curveeditor.engine.display.key_euler`: hemisphere-continuous keys, unwrapped over the whole
+track). So the counts match the curves a user sees: a quaternion track has no wrap jumps (its drawn
+curves never jump 360), its flips are the places where the drawn curves swing while the pose barely
+moves (only near gimbal lock), and its hemisphere flips are the stored keys a clean-up (``unflip``)
+fixes. Judging each quaternion key on its own decomposition (as before) counted a wrap at every
++-180 crossing of a correctly converted spin, which no clean-up could change.
+The reported ``order`` is the order those Euler values use: the track's order string (``"zxy"`` is
+Unity's extrinsic ZXY, upper case is an intrinsic BVH order such as ``"ZXY"``).
+
+Flips left after an unwrap sit near gimbal lock, where no Euler sequence can be continuous:
+:func:`flip_details` gives each flip's middle angle and whether it is within
+:data:`FLIP_GIMBAL_DEG` of lock (the reason it remains).
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .clip import EULER, Clip, RotationTrack, key_quaternions
-from .rotations import UNITY_ORDER, geodesic_angle, middle_axis, quat_to_euler
+from .rotations import geodesic_angle, middle_axis, quat_conj, quat_exp, quat_log, quat_mul, quat_to_euler
 from .unwrap import wrap180
 
 __all__ = [
@@ -46,6 +55,10 @@ __all__ = [
     "default_spike_speed",
     "spike_mask",
     "key_euler_values",
+    "FlipDetail",
+    "FLIP_GIMBAL_DEG",
+    "flip_details",
+    "gimbal_distance",
 ]
 
 PROBLEM_KINDS = ("wrap", "flip", "hemisphere", "gimbal", "spike")
@@ -61,6 +74,9 @@ SPIKE_MIN_SPEED = 720.0
 SPIKE_MEDIAN_FACTOR = 8.0
 #: A spike must come back within this many keys after the step that starts it.
 SPIKE_RETURN_FRAMES = 3
+#: A flip whose middle angle is within this many degrees of +-90 is a gimbal-lock flip: no Euler
+#: sequence through that pose can be continuous, so an unwrap cannot remove it.
+FLIP_GIMBAL_DEG = 10.0
 
 
 @dataclass
@@ -184,12 +200,52 @@ def spike_mask(times, quats, speed_deg_s: float | None = None) -> np.ndarray:
 
 
 def key_euler_values(track: RotationTrack) -> tuple[np.ndarray, str]:
-    """``(values (N, 3) degrees, order)`` the inspector judges: key values, or ZXY per quaternion key."""
+    """``(values (N, 3) degrees, order)`` the inspector judges: an Euler track's key values, a
+    quaternion track's continuous decomposition as the graphs draw it (``display.key_euler``)."""
     if track.kind == EULER:
         return np.asarray(track.curve.value), track.order
-    if track.n_keys == 0:
-        return np.zeros((0, 3)), UNITY_ORDER
-    return quat_to_euler(key_quaternions(track), UNITY_ORDER), UNITY_ORDER
+    # display imports this module (angular_speed): imported here.
+    from .display import key_euler
+
+    return key_euler(track), track.order
+
+
+def gimbal_distance(middle_deg) -> np.ndarray:
+    """Degrees from the middle angle(s) ``middle_deg`` (any winding) to the nearest gimbal lock (+-90)."""
+    x = np.mod(np.asarray(middle_deg, dtype=np.float64) - 90.0, 180.0)
+    return np.minimum(x, 180.0 - x)
+
+
+@dataclass
+class FlipDetail:
+    """One Euler flip (key step ``index - 1 -> index``) and why it is there.
+
+    ``middle_deg``: the middle angle of the track's order (degrees, in [-90, 90]) where the pose
+    passes nearest gimbal lock on the geodesic step between the two keys (at a key or between);
+    ``gimbal_distance``: its distance to +-90 (degrees);
+    ``near_gimbal``: within :data:`FLIP_GIMBAL_DEG` (the reason it remains after an unwrap);
+    ``step_deg``: the geodesic step between the two keys (degrees).
+    """
+
+    path: str
+    time: float
+    index: int
+    axis: str
+    middle_deg: float
+    gimbal_distance: float
+    near_gimbal: bool
+    step_deg: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def reason(self) -> str:
+        """One phrase: ``near gimbal lock (middle angle x = 86.2 deg)`` or why not."""
+        where = f"middle angle {self.axis} = {self.middle_deg:.1f} deg"
+        if self.near_gimbal:
+            return f"near gimbal lock ({where}, {self.gimbal_distance:.1f} deg from +-90)"
+        return f"not near gimbal lock ({where}): a wrap/flip an unwrap removes"
 
 
 class _Findings:
@@ -223,6 +279,49 @@ class _Findings:
         mid = np.abs(wrap180(e[:, middle_axis(self.order)])) if n else np.zeros(0)
         self.gimbal = np.abs(mid - 90.0) <= GIMBAL_DEG
         self.spike_start, self.spike_keys = _spikes(t, q, spike_speed, self.geo if n >= 2 else None)
+
+
+#: Points per flip step at which :func:`flip_details` measures the distance to gimbal lock.
+_FLIP_PATH_SAMPLES = 33
+
+
+def _flip_details(track: RotationTrack, f: _Findings) -> list[FlipDetail]:
+    idx = np.nonzero(f.flip)[0] if track.n_keys >= 2 else np.zeros(0, dtype=np.int64)
+    if idx.size == 0:
+        return []
+    mid = middle_axis(f.order)
+    # The pose passes nearest the lock somewhere on the (short, < 10 deg) step between the two keys,
+    # not necessarily at a key: measure along the geodesic between them.
+    q0, q1 = f.q[idx], f.q[idx + 1]
+    rel = quat_log(quat_mul(quat_conj(q0), q1))  # (K, 3) radians
+    s = np.linspace(0.0, 1.0, _FLIP_PATH_SAMPLES)
+    path = quat_mul(
+        np.repeat(q0, s.size, axis=0), quat_exp((rel[:, None, :] * s[None, :, None]).reshape(-1, 3))
+    )
+    m_path = quat_to_euler(path, f.order)[:, mid].reshape(idx.size, s.size)
+    nearest = np.argmax(np.abs(m_path), axis=1)
+    m = m_path[np.arange(idx.size), nearest]
+    d = 90.0 - np.abs(m)
+    axis = "xyz"[mid]
+    return [
+        FlipDetail(
+            track.path,
+            float(f.t[i + 1]),
+            int(i + 1),
+            axis,
+            float(mk),
+            float(dk),
+            bool(dk <= FLIP_GIMBAL_DEG),
+            float(f.geo[i]),
+        )
+        for i, mk, dk in zip(idx, m, d, strict=True)
+    ]
+
+
+def flip_details(track: RotationTrack) -> list[FlipDetail]:
+    """Every Euler flip of ``track`` (the ones :func:`inspect_track` counts) with its middle angle and
+    whether it sits within :data:`FLIP_GIMBAL_DEG` of gimbal lock, in key order."""
+    return _flip_details(track, _Findings(track, None))
 
 
 def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> TrackReport:
@@ -269,11 +368,12 @@ def find_problems(track: RotationTrack, spike_speed: float | None = None) -> lis
 
     for i in np.nonzero(f.wrap)[0]:
         add("wrap", i + 1, f"Euler {_fmt3(e[i])} -> {_fmt3(e[i + 1])}: a channel jumps more than 180 deg")
-    for i in np.nonzero(f.flip)[0]:
+    for fd in _flip_details(track, f):
+        i = fd.index - 1
         add(
             "flip",
-            i + 1,
-            f"Euler {_fmt3(e[i])} -> {_fmt3(e[i + 1])} while the pose moves {f.geo[i]:.3f} deg",
+            fd.index,
+            f"Euler {_fmt3(e[i])} -> {_fmt3(e[i + 1])} while the pose moves {f.geo[i]:.3f} deg; {fd.reason}",
         )
     for i in np.nonzero(f.hemi)[0]:
         add("hemisphere", i + 1, "quaternion key on the opposite hemisphere of the previous key")

@@ -1,8 +1,11 @@
 """How far an edited track plays from its original: geodesic error in degrees over time.
 
-Both tracks are evaluated as Unity plays them (:func:`~curveeditor.engine.clip.played`) on the union
-of both key time sets and a dense uniform grid, so an error between keys (a Hermite overshoot, a lost
-spin) is caught as well as one at a key.
+Both tracks are evaluated as Unity plays them (:func:`~curveeditor.engine.clip.played`) at both key
+time sets and between them, so an error between keys (a Hermite overshoot, a lost spin) is caught as
+well as one at a key. The reported maximum is certified (:func:`diff_tracks`): an adaptive grid
+refined until a per-interval bound on the error's rate of change proves no peak is missed. That is
+also much cheaper than the former 1 kHz grid (benchmarks/run.py: the report's diff was 54% of
+``clean --unwrap --resample 120 --method slerp`` on a 65-track mocap CSV).
 """
 
 from __future__ import annotations
@@ -15,7 +18,19 @@ from .clip import EULER, Clip, RotationTrack, played
 from .curves import _segment_index
 from .rotations import geodesic_angle
 
-__all__ = ["TrackDiff", "diff_tracks", "diff_clips", "MIN_RATE_HZ", "SAMPLES_PER_INTERVAL", "MAX_SAMPLES"]
+__all__ = [
+    "TrackDiff",
+    "diff_tracks",
+    "diff_clips",
+    "MIN_RATE_HZ",
+    "SAMPLES_PER_INTERVAL",
+    "MAX_SAMPLES",
+    "CERTIFY_TOL_DEG",
+]
+
+#: The certified maximum is within this many degrees of the true maximum of the error (relative:
+#: times the maximum, above 1 degree).
+CERTIFY_TOL_DEG = 1e-6
 
 #: The dense grid is at least this fine (samples per second) ...
 MIN_RATE_HZ = 1000.0
@@ -37,6 +52,8 @@ class TrackDiff:
             key times do not bias it), degrees.
         times: ``(M,)`` seconds where the error was measured (sorted, unique).
         errors: ``(M,)`` degrees at ``times``.
+        bound: certified upper bound of the error at every instant (degrees), at most
+            :data:`CERTIFY_TOL_DEG` above ``max_error``; NaN where the pair was only grid-sampled.
     """
 
     path: str
@@ -46,6 +63,7 @@ class TrackDiff:
     rms_error: float
     times: np.ndarray
     errors: np.ndarray
+    bound: float = float("nan")
 
     def as_dict(self) -> dict:
         """JSON-friendly summary (no per-sample arrays)."""
@@ -130,13 +148,28 @@ def _played_error(before: RotationTrack, after: RotationTrack, times: np.ndarray
     return out
 
 
+def _rms(times: np.ndarray, errors: np.ndarray) -> float:
+    """Trapezoid-weighted RMS (degrees) of ``errors`` at sorted ``times``."""
+    if len(times) > 1 and times[-1] > times[0]:
+        sq = errors * errors
+        return float(np.sqrt(np.sum(0.5 * (sq[1:] + sq[:-1]) * np.diff(times)) / (times[-1] - times[0])))
+    return float(errors[0])
+
+
 def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = None) -> TrackDiff:
     """Geodesic error (degrees) between what Unity plays for ``before`` and ``after``.
 
-    Sampled at both key time sets plus a uniform grid over the union of their time ranges (``hz``
-    samples per second if given, else >= 1 kHz or 10 samples per shortest key interval, whichever is
-    finer, capped at :data:`MAX_SAMPLES`). Outside a track's own key range it plays its wrap mode, as
-    in Unity. Tracks without keys cannot be compared: ``ValueError``.
+    ``max_error`` is the true maximum over the whole time range, not a grid reading: both versions
+    are sampled at both key time sets and a few points per interval, then every sample interval
+    whose error could still exceed the largest sample by more than :data:`CERTIFY_TOL_DEG` (a
+    bound on how fast the error can change there, derived from the two curves' Hermite segments,
+    :mod:`._diff_bound`) is bisected until none can. ``bound`` is that certified upper bound
+    (``max_error <= true max <= bound <= max_error + CERTIFY_TOL_DEG``). Pairs the bound does not
+    cover (different kinds or Euler orders, weighted tangents, Repeat/PingPong extrapolation) are
+    sampled on the dense grid instead (>= 1 kHz or 10 samples per shortest key interval, capped at
+    :data:`MAX_SAMPLES`; ``bound`` is then NaN), as is everything when ``hz`` (samples per second)
+    is given. Outside a track's own key range it plays its wrap mode, as in Unity. Tracks without
+    keys cannot be compared: ``ValueError``.
 
     When both versions have the same key times (and kind and order), key intervals whose keys are
     identical in both play identically and get an error of exactly 0 without being evaluated.
@@ -146,6 +179,23 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
         raise ValueError(f"track {empty!r} has no keys: nothing to compare")
     keys = _sorted_union(before.curve.time, after.curve.time)
     start, end = float(keys[0]), float(keys[-1])
+    changed = _changed_intervals(before, after)
+    if hz is None and end > start:
+        from ._diff_bound import certified_error
+
+        found = certified_error(before, after, keys, changed)
+        if found is not None:
+            times, errors, bound = found
+            return TrackDiff(
+                path=after.path,
+                keys_before=before.n_keys,
+                keys_after=after.n_keys,
+                max_error=float(errors.max()),
+                rms_error=_rms(times, errors),
+                times=times,
+                errors=errors,
+                bound=bound,
+            )
     if end > start:
         step = _grid_step([before.curve.time, after.curve.time], start, end, hz)
         n = int(np.ceil((end - start) / step))
@@ -153,7 +203,6 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
         times = _sorted_union(keys, grid)
     else:
         times = keys
-    changed = _changed_intervals(before, after)
     if changed is None:
         errors = _played_error(before, after, times)
     else:
@@ -161,17 +210,12 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
         if changed.any():
             sel = changed[_segment_index(before.curve.time, times)]
             errors[sel] = _played_error(before, after, times[sel])
-    if len(times) > 1:
-        sq = errors * errors
-        mean_sq = np.sum(0.5 * (sq[1:] + sq[:-1]) * np.diff(times)) / (times[-1] - times[0])
-    else:
-        mean_sq = float(errors[0] ** 2)
     return TrackDiff(
         path=after.path,
         keys_before=before.n_keys,
         keys_after=after.n_keys,
         max_error=float(errors.max()),
-        rms_error=float(np.sqrt(mean_sq)),
+        rms_error=_rms(times, errors),
         times=times,
         errors=errors,
     )

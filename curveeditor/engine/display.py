@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from .analysis import angular_speed
 from .clip import EULER, RotationTrack, key_quaternions, played
@@ -158,6 +157,8 @@ def rotation_matrices(q) -> np.ndarray:
 
     Column j is the rotated basis vector j (``R @ v`` rotates column vectors).
     """
+    from scipy.spatial.transform import Rotation  # imported here: headless commands never need it
+
     return Rotation.from_quat(np.asarray(q, dtype=np.float64)).as_matrix()
 
 

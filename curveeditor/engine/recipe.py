@@ -5,7 +5,7 @@ and ``"description"`` strings). Ops, parameters and units (``docs/architecture.m
 
     unwrap      spin_speed=1800.0 (deg/s)
     unflip      (no parameters: quaternion tracks -> hemisphere continuity, Euler -> unwrap defaults)
-    resample    hz=None (Hz; None = the clip's frame rate), method="slerp"
+    resample    hz=None (Hz; None = the clip's frame rate), method="slerp", spin_speed=1800.0 (deg/s)
     reduce      max_error (degrees, geodesic)
     smooth      method="gaussian", sigma (seconds) | method="butterworth", cutoff (Hz), order=2
     despike     speed=None (deg/s; None = automatic)
@@ -177,6 +177,16 @@ _SPECS = (
                 doc="keys per second (empty = the clip's frame rate)",
             ),
             P("method", "choice", "slerp", choices=RESAMPLE_METHODS, doc="interpolation between keys"),
+            P(
+                "spin_speed",
+                "float",
+                1800.0,
+                "deg/s",
+                minimum=0.0,
+                exclusive_minimum=True,
+                doc="key steps slower than this are deliberate spins and keep their winding; faster "
+                "ones are wraps and go the short way (not for method unity)",
+            ),
         ),
         "resample",
         "resample_track",
@@ -608,7 +618,7 @@ def _apply(step: Step, track: RotationTrack, frame_rate: float) -> tuple[Rotatio
         return fn(track), None
     if op == "resample":
         hz = p["hz"] if p["hz"] is not None else frame_rate
-        return fn(track, hz, p["method"]), None
+        return fn(track, hz, p["method"], spin_speed=p["spin_speed"]), None
     if op == "reduce":
         return fn(track, p["max_error"]), None
     if op == "smooth":

@@ -10,14 +10,19 @@ Interpolants over sampled rotations (all take key ``times (N,)`` in seconds and 
   cubic Bezier with De Casteljau slerps.
 * :func:`rotation_spline` -- ``scipy.spatial.transform.RotationSpline`` (C2 angular velocity).
 
-Every interpolant passes through the given rotations, takes the short way between neighbours (so
-callers feed it :func:`densify` output, where neighbours are at most ~90 deg apart) and clamps times
-outside the key range to the end rotations (Unity's Clamp wrap mode). Input keys may be unsorted:
-they are sorted by time and, for duplicate times, the last given key wins.
+Every interpolant passes through the given rotations, takes the short way between neighbours and
+clamps times outside the key range to the end rotations (Unity's Clamp wrap mode). Input keys may be
+unsorted: they are sorted by time and, for duplicate times, the last given key wins.
 
-:func:`resample_track` is the track-level operation: it densifies what Unity plays, resamples with a
-method from :data:`METHODS` ("unity" bakes what Unity plays, like the importer's Resample Curves)
-and writes a track of the same kind.
+:func:`resample_track` is the track-level operation, the resampling article's pipeline: key
+orientations (Euler keys -> quaternions), interpolated in quaternion space with a method from
+:data:`METHODS`, back to Euler. Neighbouring keys are joined the short way (a channel going
+179 -> -179 deg between two mocap frames is a 2 deg turn, not the 358 deg spin Unity would play),
+except where the keys show deliberate motion over 180 deg: a key interval whose implied speed is
+below ``spin_speed`` (the unwrap's rule, :data:`~curveeditor.engine.unwrap.DEFAULT_SPIN_SPEED`) is
+densified with samples of what Unity plays there (:func:`densify` with ``spin_speed``), so a
+0 -> 360 deg spin over a second stays a spin. "unity" bakes what Unity plays, like the importer's
+Resample Curves.
 """
 
 from __future__ import annotations
@@ -25,8 +30,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from scipy.interpolate import PchipInterpolator
-from scipy.spatial.transform import Rotation, RotationSpline
 
 from .clip import EULER, RotationTrack, key_quaternions, played
 from .curves import (
@@ -49,9 +52,11 @@ from .rotations import (
     quat_normalize,
     quat_to_euler,
 )
+from .unwrap import DEFAULT_SPIN_SPEED, unwrap_track
 
 __all__ = [
     "METHODS",
+    "DELIBERATE_MIN_DEG",
     "uniform_grid",
     "densify",
     "slerp",
@@ -69,6 +74,9 @@ METHODS = ("slerp", "squad", "catmull-rom", "spline", "unity")
 _PROBES = 32
 #: Upper bound on samples :func:`densify` inserts into one key interval.
 _MAX_SUBDIVISIONS = 4096
+#: With ``spin_speed``, :func:`densify` splits only intervals whose played motion exceeds this
+#: (degrees): the short way between the two keys cannot hold such a motion.
+DELIBERATE_MIN_DEG = 180.0
 
 
 # --------------------------------------------------------------------------------------------- grid
@@ -162,8 +170,28 @@ def _motion_bound(track: RotationTrack) -> np.ndarray:
     return np.where(r > 0, bound, np.inf)
 
 
-def densify(track: RotationTrack, max_step_deg: float = 90.0) -> tuple[np.ndarray, np.ndarray]:
+def _implied_speed(track: RotationTrack, seg: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Implied speed (deg/s) of the key steps ``seg``: the unwrap's rule for Euler tracks (largest
+    authored channel change / dt), the played path ``total`` (degrees) / dt for quaternion tracks."""
+    c = track.curve
+    dt = c.time[seg + 1] - c.time[seg]
+    if track.kind == EULER:
+        step = np.abs(c.value[seg + 1] - c.value[seg]).max(axis=1)
+    else:
+        step = total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(dt > 0, step / np.where(dt > 0, dt, 1.0), np.inf)
+
+
+def densify(
+    track: RotationTrack, max_step_deg: float = 90.0, spin_speed: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Key times plus samples of what Unity plays wherever a key interval moves more than ``max_step_deg``.
+
+    With ``spin_speed`` (deg/s) only *deliberate* motion is sampled: intervals whose played path
+    exceeds :data:`DELIBERATE_MIN_DEG` and whose implied speed (:func:`_implied_speed`, the unwrap's
+    rule) is below ``spin_speed``. The other intervals keep their two key orientations only, which
+    the interpolants join the short way: a 358 deg wrap between two 1/30 s frames becomes 2 deg.
 
     Returns ``(times (K,), quats (K, 4))``: seconds, strictly increasing, and hemisphere-continuous
     unit quaternions of :func:`~curveeditor.engine.clip.played`. The motion of an interval is its path
@@ -187,7 +215,8 @@ def densify(track: RotationTrack, max_step_deg: float = 90.0) -> tuple[np.ndarra
         return times.copy(), kq.reshape(-1, 4).copy()
     # NaN bounds (infinite slopes) are stepped intervals, excluded anyway.
     # (1 + 1e-9): rounding of the bound must not hide an interval the probes would split.
-    seg = np.nonzero(~stepped_intervals(curve) & ~(_motion_bound(track) * (1 + 1e-9) <= max_step_deg))[0]
+    least = max_step_deg if spin_speed is None else max(max_step_deg, DELIBERATE_MIN_DEG)
+    seg = np.nonzero(~stepped_intervals(curve) & ~(_motion_bound(track) * (1 + 1e-9) <= least))[0]
     if seg.size == 0:
         return times.copy(), _align(kq, kq[0])
     step, dt = _probe_motion(track, seg, _PROBES)
@@ -199,7 +228,10 @@ def densify(track: RotationTrack, max_step_deg: float = 90.0) -> tuple[np.ndarra
         fstep, _ = _probe_motion(track, seg[fine], _PROBES * 16)
         peak[fine] = fstep.max(axis=1) * _PROBES * 16
         total[fine] = fstep.sum(axis=1)
-    pieces = np.where(total > max_step_deg, np.ceil(np.maximum(peak, total) / max_step_deg), 1.0)
+    split_it = total > max_step_deg
+    if spin_speed is not None:
+        split_it &= (total > DELIBERATE_MIN_DEG) & (_implied_speed(track, seg, total) < spin_speed)
+    pieces = np.where(split_it, np.ceil(np.maximum(peak, total) / max_step_deg), 1.0)
     pieces = np.minimum(pieces, _MAX_SUBDIVISIONS).astype(np.int64)
     split = pieces > 1
     if not np.any(split):
@@ -459,7 +491,13 @@ def catmull_rom(times, quats, t, alpha: float = 0.0) -> np.ndarray:
         # A floor keeps knots strictly increasing where the pose does not move.
         d = np.maximum(ang, 1e-6) ** alpha
         knots = np.concatenate([[0.0], np.cumsum(d)])
-        tk = PchipInterpolator(ts, knots)(tt) if len(ts) > 2 else np.interp(tt, ts, knots)
+        if len(ts) > 2:
+            # scipy imported here: it is 0.2-2 s of start-up a Slerp resample does not need.
+            from scipy.interpolate import PchipInterpolator
+
+            tk = PchipInterpolator(ts, knots)(tt)
+        else:
+            tk = np.interp(tt, ts, knots)
     d = np.diff(knots)
     v = np.empty((len(knots), 3))
     v[0] = r[0] / d[0]
@@ -478,6 +516,8 @@ def rotation_spline(times, quats, t) -> np.ndarray:
 
     Returns ``(M, 4)`` hemisphere-continuous unit quaternions; times in seconds.
     """
+    from scipy.spatial.transform import Rotation, RotationSpline
+
     ts, q, tt = _prepare(times, quats, t)
     if len(ts) == 1:
         return np.broadcast_to(q[0], (len(tt), 4)).copy()
@@ -504,12 +544,20 @@ def _check_method(method: str) -> None:
         raise ValueError(f"unknown resampling method {method!r}; expected one of {METHODS}")
 
 
-def resample_quats(track: RotationTrack, t, method: str = "slerp", max_step_deg: float = 90.0) -> np.ndarray:
+def resample_quats(
+    track: RotationTrack,
+    t,
+    method: str = "slerp",
+    max_step_deg: float = 90.0,
+    spin_speed: float = DEFAULT_SPIN_SPEED,
+) -> np.ndarray:
     """What ``method`` makes of ``track`` at times ``t (M,)``: hemisphere-continuous ``(M, 4)``.
 
-    "unity" is :func:`~curveeditor.engine.clip.played` itself. The other methods interpolate the
-    :func:`densify` samples; stepped (constant) intervals break the interpolant into independent runs
-    and hold their first rotation, as Unity plays them.
+    "unity" is :func:`~curveeditor.engine.clip.played` itself. The other methods interpolate the key
+    orientations, the short way between neighbours, plus samples of what Unity plays in intervals of
+    deliberate motion over 180 deg (:func:`densify` with ``spin_speed`` deg/s, pieces of at most
+    ``max_step_deg``). Stepped (constant) intervals break the interpolant into independent runs and
+    hold their first rotation, as Unity plays them.
     """
     _check_method(method)
     tt = np.asarray(t, dtype=np.float64).reshape(-1)
@@ -518,7 +566,7 @@ def resample_quats(track: RotationTrack, t, method: str = "slerp", max_step_deg:
     if method == "unity" or track.n_keys == 1:
         return _align(played(track, tt), key_quaternions(track)[0])
     fn = _INTERPOLANTS[method]
-    dtimes, dq = densify(track, max_step_deg)
+    dtimes, dq = densify(track, max_step_deg, spin_speed)
     key_t = track.curve.time
     stepped = stepped_intervals(track.curve)
     if not np.any(stepped):
@@ -629,15 +677,21 @@ def euler_following(q: np.ndarray, order: str, ref: np.ndarray, smooth_lock: boo
 
 
 def resample_track(
-    track: RotationTrack, hz: float, method: str = "slerp", max_step_deg: float = 90.0
+    track: RotationTrack,
+    hz: float,
+    method: str = "slerp",
+    max_step_deg: float = 90.0,
+    spin_speed: float = DEFAULT_SPIN_SPEED,
 ) -> RotationTrack:
     """``track`` resampled at ``hz`` (samples per second) from its first to its last key with ``method``.
 
-    Keeps the kind, path, order, meta and wrap modes:
+    The rotations are :func:`resample_quats` (short way between neighbouring keys except deliberate
+    spins slower than ``spin_speed`` deg/s). Keeps the kind, path, order, meta and wrap modes:
 
     * Euler tracks: the resampled rotations converted back to Euler in the track's order, each sample
-      taking the equivalent triple nearest to the source's own channels at that time (winding and
-      spins survive, every channel within 180 deg of the source's), with ClampedAuto tangents
+      taking the equivalent triple nearest to the source's channels unwrapped with the same
+      ``spin_speed`` (``unwrap.unwrap_track``; "unity" follows the source's own channels), so spins
+      and winding survive and wraps do not come back; with ClampedAuto tangents
       (``tangents.make_curve(mode="clamped_auto")``), the Animation window's default, except at the
       two end keys (Free, the source's end slopes: ClampedAuto would flatten them).
     * Quaternion tracks: hemisphere-continuous keys (first key on the source's hemisphere) with slopes
@@ -654,20 +708,22 @@ def resample_track(
 
     curve = track.curve
     grid = uniform_grid(curve.start, curve.end, hz)
-    q = resample_quats(track, grid, method, max_step_deg)
+    q = resample_quats(track, grid, method, max_step_deg, spin_speed)
     wrap = dict(pre_infinity=curve.pre_infinity, post_infinity=curve.post_infinity)
     steps = _grid_steps(curve, grid, per_channel=track.kind == EULER)
     if track.kind == EULER:
-        source = evaluate(curve, grid)
-        # Baking what Unity plays: the evaluated channels are that motion, winding included.
+        # Baking what Unity plays: the evaluated channels are that motion, winding included. The
+        # interpolants took the short way across wraps, so their reference is the unwrapped source.
+        ref = curve if method == "unity" else unwrap_track(track, spin_speed).curve
+        source = evaluate(ref, grid)
         values = source if method == "unity" else euler_following(q, track.order, source)
         new = make_curve(grid, values, mode="clamped_auto", **wrap)
         ins, outs = np.array(new.in_slope), np.array(new.out_slope)
         # ClampedAuto is flat at the end keys; a spin that starts or ends at speed would lose up to
-        # speed * dt * 0.15 deg in the first and last frame. The end keys take the source's own end
-        # slopes (the played channels' derivative there) in the Free mode instead.
-        first = np.where(np.isfinite(curve.out_slope[0]), curve.out_slope[0], 0.0)
-        last = np.where(np.isfinite(curve.in_slope[-1]), curve.in_slope[-1], 0.0)
+        # speed * dt * 0.15 deg in the first and last frame. The end keys take the (unwrapped)
+        # source's own end slopes (the played channels' derivative there) in the Free mode instead.
+        first = np.where(np.isfinite(ref.out_slope[0]), ref.out_slope[0], 0.0)
+        last = np.where(np.isfinite(ref.in_slope[-1]), ref.in_slope[-1], 0.0)
         ins[0] = outs[0] = first
         ins[-1] = outs[-1] = last
         mode = np.array(new.tangent_mode)
@@ -676,9 +732,13 @@ def resample_track(
     else:
         ins = np.gradient(q, grid, axis=0)
         # End keys: the derivative of what the source plays there (its end slopes projected onto the
-        # unit sphere, as the normalization does), which a one-sided difference only approximates.
-        ins[0] = _played_derivative(curve.value[0], curve.out_slope[0], q[0])
-        ins[-1] = _played_derivative(curve.value[-1], curve.in_slope[-1], q[-1])
+        # unit sphere, as the normalization does), which a one-sided difference only approximates;
+        # not where the end interval was taken the short way (a hemisphere flip Unity swings through).
+        short = _short_way_ends(track, method, spin_speed)
+        if not short[0]:
+            ins[0] = _played_derivative(curve.value[0], curve.out_slope[0], q[0])
+        if not short[1]:
+            ins[-1] = _played_derivative(curve.value[-1], curve.in_slope[-1], q[-1])
         outs = ins.copy()
         # Next to a step, one-sided differences: the jump must not leak into the held frames.
         i = np.nonzero(steps.any(axis=1))[0]
@@ -689,6 +749,19 @@ def resample_track(
     if np.any(steps):
         new = _with_steps(new, steps, ins, outs)
     return replace(track, curve=new)
+
+
+def _short_way_ends(track: RotationTrack, method: str, spin_speed: float) -> tuple[bool, bool]:
+    """Whether the first / last key interval of a quaternion track is resampled the short way while
+    Unity plays it the long way (keys on opposite hemispheres, a step faster than ``spin_speed``)."""
+    if method == "unity":
+        return False, False
+    v = np.asarray(track.curve.value)
+    ends = np.array([0, track.n_keys - 2])
+    flipped = np.einsum("ij,ij->i", v[ends], v[ends + 1]) < 0
+    fast = _implied_speed(track, ends, 360.0 - geodesic_angle(v[ends], v[ends + 1])) >= spin_speed
+    out = flipped & fast
+    return bool(out[0]), bool(out[1])
 
 
 def _played_derivative(value: np.ndarray, slope: np.ndarray, unit: np.ndarray) -> np.ndarray:

@@ -96,7 +96,12 @@ def test_widgets_follow_param_specs(setup):
     panel.add_step("resample")
     hz = panel._param_widgets["hz"][1]
     assert hz.value() == hz.minimum() and hz.specialValueText().startswith("auto")
-    assert panel.recipe().to_dict()["steps"][1] == {"op": "resample", "hz": None, "method": "slerp"}
+    assert panel.recipe().to_dict()["steps"][1] == {
+        "op": "resample",
+        "hz": None,
+        "method": "slerp",
+        "spin_speed": 1800.0,
+    }
 
 
 def test_apply_is_one_undo_step(setup, qtbot):

@@ -162,3 +162,125 @@ def test_corpus_bvh_reports_are_consistent(path):
         }
         assert rep.hemisphere_flips == 0
         assert np.isfinite(rep.max_angular_speed)
+
+
+# ------------------------------------------- quaternion tracks judged as drawn (issue 8 s5)
+
+
+def yaw_spin_quats(n=302, seconds=5.0, turns=1.0):
+    """A correctly converted spin: ``turns`` x 360 deg about Y over ``seconds`` (72 deg/s for one)."""
+    t = np.linspace(0.0, seconds, n)
+    return t, axis_angle_quat(1, np.deg2rad(360.0 * turns) * t / seconds)
+
+
+def test_converted_spin_shows_no_wraps_and_counts_match_the_drawn_curves():
+    from curveeditor.engine.display import key_euler
+
+    t, q = yaw_spin_quats()
+    track = RotationTrack("Turntable", "quaternion", Curve.make(t, q))
+    rep = inspect_track(track)
+    # Before: each key's own decomposition wrapped at +-180 (a "wrap" no clean-up could remove).
+    assert rep.wrap_jumps == 0 and rep.euler_flips == 0 and rep.hemisphere_flips == 0
+    drawn = key_euler(track)
+    assert np.ptp(drawn[:, 1]) == pytest.approx(360.0, abs=1e-6)
+    assert rep.wrap_jumps == int(np.count_nonzero(np.any(np.abs(np.diff(drawn, axis=0)) > 180, axis=1)))
+    assert [p.kind for p in find_problems(track)] == []
+
+
+def test_quaternion_counts_drop_after_a_clean_up():
+    from curveeditor.engine.unwrap import unwrap_track
+
+    t = np.arange(200) / 30.0
+    e = np.stack([25 * np.sin(t), 150 * t, 10 * np.cos(2 * t)], axis=1)  # yaw crosses +-180 often
+    q = euler_to_quat(e, "zxy")
+    q[1::9] *= -1  # stored hemisphere flips
+    track = RotationTrack("Hips", "quaternion", make_curve(t, q, mode="linear"))
+    before = inspect_track(track)
+    assert before.hemisphere_flips > 0 and before.wrap_jumps == 0  # old code: a wrap at every crossing
+    after = inspect_track(unwrap_track(track))
+    assert after.hemisphere_flips == 0 and after.wrap_jumps == 0 and after.euler_flips == 0
+
+
+def test_flips_carry_their_reason():
+    from curveeditor.engine.analysis import FLIP_GIMBAL_DEG, flip_details
+    from curveeditor.engine.rotations import equivalent_euler
+
+    # A representation flip far from lock: the same pose switched to its equivalent triple.
+    v = smooth_values(40)
+    v[20:] = equivalent_euler(v[20:], "zxy")
+    far = flip_details(euler_track(v))
+    assert len(far) == 1 and not far[0].near_gimbal and far[0].index == 20
+    assert far[0].gimbal_distance > 40 and "not near gimbal" in far[0].reason
+    # A pose passing 0.3 deg from the lock (a 10 deg turn about X from 85 to 95 deg, rolled 0.3 deg
+    # about Z): the outer angles of every decomposition swing ~180 deg within two frames while the
+    # pose moves 0.5 deg per frame. No unwrap can remove that.
+    s = np.linspace(0, 1, 21)
+    q = quat_mul(
+        axis_angle_quat(2, np.full(21, np.deg2rad(0.3))), axis_angle_quat(0, np.deg2rad(85 + 10 * s))
+    )
+    from curveeditor.engine.rotations import quat_to_euler
+    from curveeditor.engine.unwrap import unwrap_track
+
+    near_track = unwrap_track(euler_track(quat_to_euler(q, "zxy")))
+    near = flip_details(near_track)
+    assert near and all(f.near_gimbal and f.gimbal_distance <= FLIP_GIMBAL_DEG for f in near)
+    assert all(abs(f.middle_deg) > 89 for f in near) and "near gimbal lock" in near[0].reason
+    problems = [p for p in find_problems(near_track) if p.kind == "flip"]
+    assert len(problems) == len(near) and "middle angle x" in problems[0].detail
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", bvh_files, ids=lambda p: p.name[:40])
+def test_no_flip_outside_the_gimbal_neighbourhood_after_unwrap(path):
+    from curveeditor.engine.analysis import flip_details
+    from curveeditor.engine.unwrap import unwrap_track
+
+    bvh = pytest.importorskip("curveeditor.io.bvh")
+    clip = bvh.read_bvh(path)
+    for tr in clip.tracks:
+        left = flip_details(unwrap_track(tr))
+        assert all(f.near_gimbal for f in left), [f for f in left if not f.near_gimbal][:3]
+
+
+def test_cli_inspect_lists_flips_with_their_reason():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[2] / "resources" / "samples" / "demo.csv"
+    if not demo.exists():
+        pytest.skip("demo sample not generated")
+    cmd = [sys.executable, "-m", "curveeditor.cli", "inspect", str(demo)]
+    data = json.loads(subprocess.run(cmd + ["--json"], check=True, capture_output=True, text=True).stdout)
+    flips = data["flips"]
+    spine = [t for t in data["tracks"] if t["path"] == "Character/Spine"][0]
+    assert len(flips) == spine["euler_flips"] == 2
+    assert {f["path"] for f in flips} == {"Character/Spine"}
+    assert all(not f["near_gimbal"] and f["gimbal_distance"] > 10 and f["reason"] for f in flips)
+    text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    assert "flips: 2, 2 not near gimbal lock" in text and "Character/Spine key 45 at 1.500 s" in text
+
+
+def test_cli_clean_report_lists_the_flips_left(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[2] / "resources" / "samples" / "demo.csv"
+    if not demo.exists():
+        pytest.skip("demo sample not generated")
+
+    def clean(*ops):
+        rep = tmp_path / "r.json"
+        cmd = [sys.executable, "-m", "curveeditor.cli", "clean", str(demo), "-o", str(tmp_path / "o.csv")]
+        r = subprocess.run(
+            cmd + list(ops) + ["--report", str(rep)], check=True, capture_output=True, text=True
+        )
+        return json.loads(rep.read_text())["flips"], r.stdout
+
+    flips, out = clean("--despike")
+    assert len(flips) == 2 and not any(f["near_gimbal"] for f in flips) and "flips: 2" in out
+    flips, out = clean("--unwrap")
+    assert flips == [] and "flips:" not in out

@@ -189,3 +189,19 @@ def test_reduce_that_keeps_every_key_returns_the_track_unchanged():
     out = reduce_track(track, 0.5)
     assert out.n_keys == 4
     assert out.curve.equals(track.curve)
+
+
+def test_reduced_mocap_is_certified_within_the_bound():
+    from curveeditor.engine.diff import diff_tracks
+
+    rng = np.random.default_rng(11)
+    t = np.arange(900) / 120.0
+    e = np.stack([40 * np.sin(1.3 * t), 60 * np.sin(0.7 * t + 1), 25 * np.cos(2.1 * t)], axis=1)
+    e += rng.normal(0, 0.05, e.shape)
+    src = RotationTrack("m", "euler", make_curve(t, e), "ZYX")
+    for bound in (0.1, 0.5):
+        red = reduce_track(src, bound)
+        d = diff_tracks(src, red)
+        assert red.n_keys < 0.2 * src.n_keys
+        # The true max of what Unity plays (proven upper bound), not a grid reading.
+        assert d.max_error <= bound and d.bound <= bound * 1.001

@@ -34,6 +34,7 @@ from curveeditor.engine.rotations import (
     quat_to_euler,
 )
 from curveeditor.engine.tangents import make_curve
+from curveeditor.engine.unwrap import unwrap_track
 
 SETTINGS = settings(deadline=None, max_examples=40)
 
@@ -350,7 +351,9 @@ def test_resampled_euler_keeps_the_source_winding(seed, n, spin):
     track = euler_track(seed, n, spin=spin)
     for method in ("slerp", "catmull-rom"):
         out = resample_track(track, 30, method)
-        src = evaluate(track.curve, out.times)
+        # Winding of the source as the unwrap leaves it: steps faster than the spin speed are
+        # wraps, taken the short way; slower ones are spins and kept.
+        src = evaluate(unwrap_track(track).curve, out.times)
         assert np.abs(out.curve.value - src).max() <= 180.0 + 1e-9
         # Every key is the resampled pose: exactly, except within 10 deg of gimbal lock where the
         # channels are kept smooth at the price of a pose error below 0.5 deg.
@@ -360,7 +363,8 @@ def test_resampled_euler_keeps_the_source_winding(seed, n, spin):
         assert err[far].max(initial=0.0) < 1e-6
         assert err.max() < 0.5
     total = out.curve.value[-1] - out.curve.value[0]
-    assert total == pytest.approx(track.curve.value[-1] - track.curve.value[0], abs=180.0)
+    unwrapped = unwrap_track(track).curve.value
+    assert total == pytest.approx(unwrapped[-1] - unwrapped[0], abs=180.0)
 
 
 @pytest.mark.parametrize("method", ["slerp", "squad", "spline"])
@@ -480,3 +484,123 @@ def test_step_rotvecs_are_quat_log_of_relative_rotation():
     q = Rotation.random(200, random_state=11).as_quat()
     want = quat_log(quat_mul(quat_conj(q[:-1]), q[1:]))
     np.testing.assert_allclose(_rel_rotvecs(q), want, rtol=0, atol=1e-12)
+
+
+# ------------------------------------------------------------- short way across wraps (issue 8 s3)
+
+
+def wrapped_mocap_track(seed: int = 3, n: int = 240, fps: float = 30.0) -> RotationTrack:
+    """Exporter-style mocap: smooth motion with a fast yaw drift, decomposed per frame into Unity's
+    ZXY with outer angles in (-180, 180], so the channels wrap (179 -> -179) several times."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(n) / fps
+    e = np.stack(
+        [
+            30 * np.sin(2 * np.pi * 0.4 * t + rng.uniform(0, 6)),
+            170 * t + 40 * np.sin(2 * np.pi * 0.7 * t),  # crosses +-180 several times
+            25 * np.sin(2 * np.pi * 0.9 * t + rng.uniform(0, 6)),
+        ],
+        axis=1,
+    )
+    wrapped = quat_to_euler(euler_to_quat(e, "zxy"), "zxy")
+    return RotationTrack("Hips", "euler", make_curve(t, wrapped, mode="clamped_auto"), order="zxy")
+
+
+def test_wrapped_track_really_wraps():
+    track = wrapped_mocap_track()
+    assert np.any(np.abs(np.diff(track.curve.value, axis=0)) > 300)
+
+
+@pytest.mark.parametrize("hz", [60.0, 120.0, 30.0])
+def test_slerp_resample_across_wraps_is_scipy_slerp_of_the_keys(hz):
+    track = wrapped_mocap_track()
+    out = resample_track(track, hz, "slerp")
+    ref = Slerp(track.times, Rotation.from_quat(key_quaternions(track)))(out.times).as_quat()
+    # Every written key is scipy's Slerp between the same keys (before: up to 180 deg off, the
+    # 358 deg spins Unity plays across each wrap were densified and kept).
+    assert geodesic_angle(key_quaternions(out), ref).max() < 1e-6
+    # ... and what Unity plays from the result stays on it between the written keys too.
+    dense = np.linspace(out.times[0], out.times[-1], 7001)
+    want = Slerp(track.times, Rotation.from_quat(key_quaternions(track)))(dense).as_quat()
+    assert geodesic_angle(played(out, dense), want).max() < 3.0  # ClampedAuto curves vs chords
+    # No wrap is written back: the channels are continuous.
+    assert np.abs(np.diff(out.curve.value, axis=0)).max() < 180 * 2 / hz + 20
+
+
+@pytest.mark.parametrize("method", ["squad", "catmull-rom", "spline"])
+def test_spline_resample_across_wraps_interpolates_the_key_orientations(method):
+    track = wrapped_mocap_track()
+    grid = uniform_grid(track.curve.start, track.curve.end, 90.0)
+    got = resample_quats(track, grid, method)
+    fn = {"squad": squad, "catmull-rom": catmull_rom, "spline": rotation_spline}[method]
+    want = fn(track.times, key_quaternions(track), grid)
+    assert geodesic_angle(got, want).max() < 1e-9
+    out = resample_track(track, 90.0, method)
+    assert np.abs(np.diff(out.curve.value, axis=0)).max() < 30.0
+
+
+def test_unity_method_keeps_baking_what_unity_plays_across_wraps():
+    track = wrapped_mocap_track()
+    out = resample_track(track, 60.0, "unity")
+    np.testing.assert_allclose(geodesic_angle(key_quaternions(out), played(track, out.times)), 0.0, atol=1e-6)
+    # Unity plays the 358 deg spins: the baked channels keep them.
+    assert np.abs(np.diff(out.curve.value, axis=0)).max() > 90.0
+
+
+@pytest.mark.parametrize("method", ["slerp", "squad", "catmull-rom", "spline"])
+def test_slow_spin_over_a_second_stays_a_spin(method):
+    times = np.array([0.0, 1.0])
+    values = np.array([[0.0, 0.0, 0.0], [0.0, 360.0, 0.0]])
+    track = RotationTrack("Spin", "euler", make_curve(times, values, mode="linear"), order="zxy")
+    out = resample_track(track, 30.0, method)
+    y = out.curve.value[:, 1]
+    assert y[-1] - y[0] == pytest.approx(360.0, abs=1e-6)
+    dense = np.linspace(0, 1, 2001)
+    assert geodesic_angle(played(out, dense), played(track, dense)).max() < 3.0
+    # The same step made faster than --spin-speed is a wrap: the short way (no motion at all).
+    fast = resample_track(track, 30.0, method, spin_speed=300.0)
+    assert geodesic_angle(played(fast, dense), key_quaternions(track)[:1]).max() < 1e-6
+
+
+def test_quaternion_hemisphere_flip_between_frames_goes_the_short_way():
+    track = wrapped_mocap_track()
+    q = key_quaternions(track)
+    q[::7] *= -1  # stored hemisphere flips: Unity swings the long way between those frames
+    qtrack = RotationTrack("Hips", "quaternion", make_curve(track.times, q, mode="linear"))
+    out = resample_track(qtrack, 60.0, "slerp")
+    want = Slerp(track.times, Rotation.from_quat(q))(out.times).as_quat()
+    assert geodesic_angle(key_quaternions(out), want).max() < 1e-6
+    assert np.all(np.einsum("ij,ij->i", out.curve.value[1:], out.curve.value[:-1]) > 0)
+
+
+def test_recipe_and_cli_pass_spin_speed(tmp_path):
+    import subprocess
+    import sys
+
+    from curveeditor.engine.clip import Clip
+    from curveeditor.engine.recipe import OPS, Recipe, run_recipe
+    from curveeditor.io import read_clip, write_clip
+
+    assert OPS["resample"].param("spin_speed").default == 1800.0
+    times = np.array([0.0, 1.0])
+    values = np.array([[0.0, 0.0, 0.0], [0.0, 360.0, 0.0]])
+    spin = RotationTrack("Spin", "euler", make_curve(times, values, mode="linear"), order="zxy")
+    clip = Clip("c", 30.0, [spin, wrapped_mocap_track()])
+    slow = run_recipe(clip, Recipe.of({"op": "resample", "hz": 30, "spin_speed": 200.0}))
+    assert np.ptp(slow.clip.track("Spin").curve.value[:, 1]) < 1e-6  # 360 deg/s > 200: a wrap
+    src = tmp_path / "in.csv"
+    write_clip(clip, str(src))
+    out = tmp_path / "out.csv"
+    cmd = [sys.executable, "-m", "curveeditor.cli", "clean", str(src), "-o", str(out)]
+    subprocess.run(cmd + ["--resample", "60", "--method", "slerp"], check=True, capture_output=True)
+    back = read_clip(str(out))
+    hips = back.track("Hips")
+    src_hips = read_clip(str(src)).track("Hips")
+    ref = Slerp(src_hips.times, Rotation.from_quat(key_quaternions(src_hips)))(hips.times).as_quat()
+    assert geodesic_angle(key_quaternions(hips), ref).max() < 1e-3  # CSV text rounding
+    assert np.ptp(back.track("Spin").curve.value[:, 1]) == pytest.approx(360.0, abs=1e-3)
+    out2 = tmp_path / "out2.csv"
+    subprocess.run(
+        cmd[:-1] + [str(out2), "--resample", "60", "--spin-speed", "200"], check=True, capture_output=True
+    )
+    assert np.ptp(read_clip(str(out2)).track("Spin").curve.value[:, 1]) < 1e-3
