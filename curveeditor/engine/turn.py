@@ -44,6 +44,9 @@ DIRECTIONS = ("shortest", "positive", "negative")
 #: Largest angle (degrees) between neighbouring keys of a generated quaternion or vector-axis turn.
 MAX_KEY_STEP_DEG = 90.0
 
+#: Smallest turn (degrees per degree of the start angle) that is keyed; below it the turn is no turn.
+MIN_TURN_DEG = 1e-9
+
 #: Most keys a generated turn may have (duration x rate); more is an argument error, not a clip.
 MAX_KEYS = 10_000_000
 #: Largest angle (degrees) between keys of an Euler turn about a non-basis axis: the channels are not
@@ -175,7 +178,9 @@ def generate_turn(
         "direction": direction,
     }
 
-    if total <= tol:
+    # A turn below the start angle's float resolution (359.9999999999999 -> 0 "shortest" is 1e-13 deg)
+    # cannot be keyed: its two keys would hold the same value 6e-15 s apart. It is no turn.
+    if total <= max(tol, MIN_TURN_DEG * max(1.0, abs(start))):
         times = np.zeros(1)
         angles = np.array([start + delta])
     else:

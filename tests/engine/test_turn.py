@@ -123,3 +123,10 @@ def test_turn_with_too_many_keys_is_an_argument_error():
         generate_turn(0.0, 90.0, speed_deg_s=1e-9)
     with pytest.raises(ValueError, match="keys"):
         generate_turn(0.0, 90.0, speed_deg_s=90.0, rate_hz=1e9)
+
+
+def test_turn_below_float_resolution_is_one_key():
+    """359.9999999999999 -> 0 the short way is a 1e-13 deg turn: keyed as two equal keys 6e-15 s apart it
+    played at a noise speed (found by the property test above)."""
+    tr = generate_turn(359.9999999999999, 0.0, "x", "shortest", 20.0, rate_hz=24.0, tolerance_deg=0.0)
+    assert tr.n_keys == 1
