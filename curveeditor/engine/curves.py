@@ -272,6 +272,11 @@ def with_infinity(curve: Curve, pre: int | None = None, post: int | None = None)
     )
 
 
+def _mathf_repeat(t: np.ndarray, length: float) -> np.ndarray:
+    """Unity's ``Mathf.Repeat(t, length)``: ``t - floor(t / length) * length`` clamped to [0, length]."""
+    return np.clip(t - np.floor(t / length) * length, 0.0, length)
+
+
 def _wrap_time(curve: Curve, t: np.ndarray) -> np.ndarray:
     """Map times outside the key range according to the pre/post infinity modes."""
     t0, t1 = curve.start, curve.end
@@ -284,11 +289,13 @@ def _wrap_time(curve: Curve, t: np.ndarray) -> np.ndarray:
     for mode, mask in ((curve.pre_infinity, t < t0), (curve.post_infinity, t > t1)):
         if not np.any(mask):
             continue
+        # Unity's Mathf.Repeat / Mathf.PingPong formulas, not np.mod: at an exact multiple of a period
+        # that is not a binary fraction (t = 1.0 on a 0.05 s curve) np.mod rounds to the period's end,
+        # Unity's floor formula to its start.
         if mode == WRAP_REPEAT:
-            out[mask] = t0 + np.mod(t[mask] - t0, length)
+            out[mask] = t0 + _mathf_repeat(t[mask] - t0, length)
         elif mode == WRAP_PINGPONG:
-            phase = np.mod(t[mask] - t0, 2 * length)
-            out[mask] = t0 + np.where(phase > length, 2 * length - phase, phase)
+            out[mask] = t0 + length - np.abs(_mathf_repeat(t[mask] - t0, 2 * length) - length)
         else:  # Clamp and Default
             out[mask] = np.clip(t[mask], t0, t1)
     return out

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from curveeditor.engine.curves import (
     DEFAULT_WEIGHT,
+    WRAP_REPEAT,
     Curve,
     TangentMode,
     evaluate,
@@ -270,3 +271,10 @@ def test_infinity_modes_are_written_to_anim_as_unity_encodes_them(tmp_path, corp
     # Only that curve changed: its m_EulerCurves entry and its 3 m_EditorCurves channels (Unity keeps
     # the editor curves in step with the rotation curve).
     assert text.count("m_PreInfinity: 1") == 4 and text.count("m_PostInfinity: 0") == 4
+
+
+def test_repeat_at_an_exact_period_multiple_starts_the_cycle_as_unity():
+    """t = 1.0 on a 0.05 s Repeat curve is the start of a cycle in Unity's Mathf.Repeat; np.mod rounded it
+    to the cycle's end (found by the property test above)."""
+    c = Curve.make([0.0, 0.05], [[1.0], [0.0]], post_infinity=WRAP_REPEAT)
+    assert evaluate(c, np.array([1.0]))[0, 0] == pytest.approx(1.0)
