@@ -331,15 +331,13 @@ def _clean_recipe(args):
 def cmd_clean(args) -> int:
     from .batch import write_options
     from .engine.recipe import RecipeError, run_recipe
-    from .io import write_clip
+    from .io import write_checked
+    from .io.verify import recipe_promise
 
     protect = [args.file]
     _check_output(args.output, protect)
     if args.report:
-        from .io.atomic import check_not_protected, check_target
-
-        check_not_protected(args.report, [args.file, args.output])
-        check_target(args.report)
+        _check_report(args.report, args.file, args.output)
     recipe = _clean_recipe(args)
     clip = _read(args.file, args.order)
     paths = _select_paths(clip, args.track, args.file)
@@ -350,16 +348,24 @@ def cmd_clean(args) -> int:
     warnings = []
     for path, log in result.changes.items():
         warnings.extend(f"track {path!r}: {line}" for line in log if line.startswith("skipped"))
-    warnings.extend(
-        write_clip(result.clip, args.output, protect=protect, **write_options(recipe, args.output, paths))
+    # The figures below are the written file's: read back before the rename and compared with the
+    # input (within the recipe's bound when it has one; nothing is written when it is missed).
+    check = write_checked(
+        result.clip,
+        args.output,
+        protect=protect,
+        promise=recipe_promise(clip, recipe),
+        **write_options(recipe, args.output, paths),
     )
+    warnings.extend(check.warnings)
 
-    tracks = _track_report(clip, result)
+    tracks = _track_report(clip, result, check)
     rows = [
         [
             t["path"] or "(root)",
             str(t["keys_before"]),
             str(t["keys_after"]),
+            str(t["keys_written"]),
             f"{t['max_error']:.6f}",
             f"{t['rms_error']:.6f}",
             f"{t['max_key_error']:.6f}",
@@ -368,15 +374,27 @@ def cmd_clean(args) -> int:
     ]
     steps = ", ".join(s.op for s in recipe.steps)
     print(f"{args.file} -> {args.output}: {steps}")
-    headers = ["track", "keys before", "keys after", "max err (deg)", "rms err (deg)", "at keys (deg)"]
+    headers = [
+        "track",
+        "keys before",
+        "keys after",
+        "written",
+        "max err (deg)",
+        "rms err (deg)",
+        "at keys (deg)",
+    ]
     print(_table(headers, rows))
     if tracks:
         worst = max(tracks, key=lambda t: t["max_error"])
         at_keys = max(t["max_key_error"] for t in tracks)
+        before = sum(t["keys_before"] for t in tracks)
+        after = sum(t["keys_after"] for t in tracks)
+        written = sum(t["keys_written"] for t in tracks)
+        extra = f" ({written - after:+d} by the writer)" if written != after else ""
         print(
-            f"total keys {sum(t['keys_before'] for t in tracks)} -> {sum(t['keys_after'] for t in tracks)}; "
-            f"played motion: max error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); "
-            f"at the input's keys: max error {at_keys:.6f} deg"
+            f"total keys {before} -> {after}, written {written}{extra}; written file read back: max error "
+            f"{worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max error "
+            f"{at_keys:.6f} deg"
         )
     _warn(warnings)
     if args.report:
@@ -386,36 +404,51 @@ def cmd_clean(args) -> int:
             "recipe": recipe.to_dict(),
             "tracks": tracks,
             "warnings": warnings,
+            "written": check.as_dict(),
         }
         _write_json(args.report, report, protect=[args.file, args.output])
     return 0
 
 
-def _track_report(clip, result) -> list[dict]:
-    """Per processed track: key counts, the played-motion error (max/RMS over a dense grid, from
-    ``engine.diff``) and ``max_key_error``, the largest error at the input's own key times.
+def _check_report(report: str, input_path: str, output: str) -> None:
+    """Fail before any work when ``--report`` names the input, the output or an unwritable place."""
+    from .io.atomic import check_not_protected, check_target, same_file
+    from .io.errors import ClipWriteError
 
-    Both matter: an unwrap keeps every key pose (``max_key_error`` ~ 0) while the motion Unity plays
-    between keys changes wherever a wrap jump or flip made it spin (``max_error`` up to 180)."""
-    from .engine.clip import played
-    from .engine.rotations import geodesic_angle
+    if same_file(report, output):
+        raise ClipWriteError(
+            report, None, f"--report names the output file {output}: give the report its own name"
+        )
+    check_not_protected(report, [input_path])
+    check_target(report)
 
-    diffs = {d.path: d for d in result.diffs}
+
+def _track_report(clip, result, check) -> list[dict]:
+    """Per processed track: key counts (input, recipe result, written file), the played-motion error
+    of the *written file* read back against the input (max/RMS over a dense grid) and
+    ``max_key_error``, the largest error at the input's own key times; plus what the writer did.
+
+    Both errors matter: an unwrap keeps every key pose (``max_key_error`` ~ 0) while the motion Unity
+    plays between keys changes wherever a wrap jump or flip made it spin (``max_error`` up to 180)."""
+    checks = {t.path: t for t in check.tracks}
     tracks = []
     for path, log in result.changes.items():
         before, after = clip.track(path), result.clip.track(path)
-        d = diffs.get(path)
-        key_err = 0.0
-        if before.n_keys and after.n_keys:
-            key_err = float(geodesic_angle(played(before, before.times), played(after, before.times)).max())
+        c = checks.get(path)
+        fig = c.figures if c is not None else None
         tracks.append(
             {
                 "path": path,
                 "keys_before": before.n_keys,
                 "keys_after": after.n_keys,
-                "max_error": float(d.max_error) if d is not None else 0.0,
-                "rms_error": float(d.rms_error) if d is not None else 0.0,
-                "max_key_error": key_err,
+                "keys_written": c.keys_written if c is not None else after.n_keys,
+                "max_error": fig.max_error if fig is not None else 0.0,
+                "rms_error": fig.rms_error if fig is not None else 0.0,
+                "max_key_error": fig.key_error if fig is not None else 0.0,
+                "bound": fig.bound if fig is not None else None,
+                "writer_keys_added": c.keys_added if c is not None else 0,
+                "writer_reasons": list(c.reasons) if c is not None else [],
+                "writer_max_error": c.writer.max_error if c is not None else 0.0,
                 "changes": list(log),
             }
         )
@@ -472,15 +505,68 @@ def cmd_sample(args) -> int:
 
 
 def cmd_convert(args) -> int:
-    from .io import write_clip
+    from .io import write_checked
 
     _check_output(args.output, [args.file])
     clip = _read(args.file, args.order)
-    warnings = write_clip(clip, args.output, protect=[args.file])
+    check = write_checked(clip, args.output, protect=[args.file])
     keys = sum(t.n_keys for t in clip.tracks)
     print(f"{args.file} -> {args.output}: {len(clip.tracks)} rotation track(s), {keys} keys")
-    _warn(warnings)
+    print(_convert_figures(check))
+    hint = _reduce_hint(clip, args.output)
+    if hint:
+        print(hint)
+    _warn(check.warnings)
     return 0
+
+
+def _convert_figures(check) -> str:
+    """One line of read-back figures for a lossless write: keys added and the deviation at and
+    between keys (frames, for per-frame BVH tracks, whose reference between frames is their Slerp)."""
+    if not check.tracks:
+        return "written file read back: no rotation tracks"
+    at = max(check.tracks, key=lambda t: t.writer.key_error)
+    between = max(check.tracks, key=lambda t: t.writer.max_error)
+    frames = any(t.writer.frames for t in check.tracks)
+    unit = "frames" if frames else "keys"
+    added = check.keys_added
+    add = f"{added} key(s) added by the writer" if added else "no keys added"
+    return (
+        f"written file read back: {check.keys_written} keys ({add}); max deviation at {unit} "
+        f"{at.writer.key_error:.4f} deg ({at.path or '(root)'}), between {unit} "
+        f"{between.writer.max_error:.4f} deg ({between.path or '(root)'})"
+    )
+
+
+#: Unity's own import default for keyframe reduction error (degrees).
+UNITY_REDUCE_DEG = 0.5
+
+
+def _reduce_hint(clip, output: str) -> str | None:
+    """For a dense clip written as ``.anim``: how much smaller ``clean --reduce 0.5`` (Unity's
+    import default) would make it, in keys, measured by running the engine's reduction."""
+    if not output.lower().endswith(".anim"):
+        return None
+    tracks = [t for t in clip.tracks if t.n_keys > 2]
+    keys = sum(t.n_keys for t in clip.tracks)
+    dense = (
+        tracks
+        and clip.frame_rate > 0
+        and keys >= 0.5 * clip.frame_rate * sum(t.curve.end - t.curve.start for t in tracks)
+    )
+    if not dense:
+        return None
+    from .engine.reduce import reduce_track
+
+    reduced = (
+        sum(reduce_track(t, UNITY_REDUCE_DEG).n_keys for t in tracks) + keys - sum(t.n_keys for t in tracks)
+    )
+    if reduced >= keys:
+        return None
+    return (
+        f"dense clip: clean --reduce {UNITY_REDUCE_DEG:g} (Unity's import default error) would keep "
+        f"{reduced} of {keys} keys ({100.0 * (1 - reduced / keys):.0f}% fewer)"
+    )
 
 
 # --------------------------------------------------------------------------------------------- turn
@@ -505,7 +591,7 @@ def cmd_turn(args) -> int:
     from pathlib import Path
 
     from .engine.clip import Clip
-    from .io import write_clip
+    from .io import write_checked
 
     _check_output(args.output, [])
     try:
@@ -529,12 +615,14 @@ def cmd_turn(args) -> int:
     clip = Clip(
         name=Path(args.output).stem, frame_rate=args.rate, tracks=[track], meta={"format": "generated"}
     )
-    warnings = write_clip(clip, args.output)
+    check = write_checked(clip, args.output)
+    warnings = list(check.warnings)
     duration = track.curve.end - track.curve.start
     print(
         f"{args.output}: turn {args.from_deg:g} -> {args.to_deg:g} deg about {args.axis} ({args.direction}) "
         f"at {args.speed:g} deg/s: {track.n_keys} keys over {duration:.3f} s"
     )
+    print(_convert_figures(check))
     _warn(warnings)
     return 0
 

@@ -46,6 +46,7 @@ from .rotations import (
     normalize_order,
     quat_dot,
 )
+from .tangents import make_curve
 from .unwrap import continuous_euler
 
 __all__ = [
@@ -115,12 +116,18 @@ def rekey(
     order: str,
     max_error_deg: float = DEFAULT_MAX_ERROR_DEG,
     max_step_deg: float = DENSIFY_STEP_DEG,
+    slopes: str = "path",
 ) -> RotationTrack:
     """``source`` re-keyed as ``kind`` in ``order`` along its played path: keys at the source's key times
     plus wherever it moves more than ``max_step_deg`` between keys, then keys at the worst instants until
     the played error is within ``max_error_deg`` (module docstring). Works for any kind to any kind,
-    including quaternion -> quaternion (to split segments Unity would play the short way)."""
+    including quaternion -> quaternion (to split segments Unity would play the short way).
+
+    ``slopes``: ``"path"`` (Free tangents along the played path) or ``"clamped_auto"`` (Euler only: the
+    tangents a CSV reader gives key values, so the keys are chosen for that read-back)."""
     max_error_deg = _check_bound(max_error_deg)
+    if slopes not in ("path", "clamped_auto") or (slopes == "clamped_auto" and kind != EULER):
+        raise ValueError(f"slopes must be 'path' or (Euler only) 'clamped_auto', got {slopes!r}")
     curve = source.curve
     times, _ = densify(source, max_step_deg)
     src_t = np.asarray(curve.time)
@@ -146,15 +153,18 @@ def rekey(
             tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, True),
             tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False),
         )
-        new_curve = Curve.make(
-            times,
-            val,
-            ins,
-            outs,
-            tangent_mode=mode,
-            pre_infinity=curve.pre_infinity,
-            post_infinity=curve.post_infinity,
-        )
+        if slopes == "clamped_auto":
+            new_curve = make_curve(times, val, mode="clamped_auto")
+        else:
+            new_curve = Curve.make(
+                times,
+                val,
+                ins,
+                outs,
+                tangent_mode=mode,
+                pre_infinity=curve.pre_infinity,
+                post_infinity=curve.post_infinity,
+            )
         out = replace(source, kind=kind, curve=new_curve, order=order)
         err = geodesic_angle(played(out, grid), q_src)
         seg = np.clip(np.searchsorted(times, grid, side="right") - 1, 0, len(times) - 2)
