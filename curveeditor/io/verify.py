@@ -40,6 +40,9 @@ __all__ = [
     "check_written",
     "deviation",
     "is_sampled",
+    "prepare_samples",
+    "recipe_bound",
+    "recipe_promise",
     "WRITER_TOLERANCE_DEG",
     "FLOAT32_SLACK_DEG",
 ]
@@ -202,13 +205,33 @@ class WriteCheck:
 # -------------------------------------------------------------------------------------------------
 
 
-def is_sampled(track, clip) -> bool:
-    """True for a per-frame track read from a BVH: keys exactly one frame apart (``clip.frame_rate``)."""
-    meta = getattr(clip, "meta", None) or {}
-    if meta.get("format") != "bvh" or track.n_keys < 2 or not clip.frame_rate > 0:
-        return False
-    dt = np.diff(track.times)
-    return bool(np.allclose(dt, 1.0 / clip.frame_rate, rtol=1e-6, atol=1e-9))
+def is_sampled(track, clip=None) -> bool:
+    """True for a per-frame track read from a BVH (:func:`~curveeditor.engine.reorder.is_frame_samples`)."""
+    from ..engine.reorder import is_frame_samples
+
+    return is_frame_samples(track)
+
+
+def prepare_samples(
+    clip, ext: str, mode: str | None = None, tolerance_deg: float | None = None, keep_order: bool = False
+):
+    """``clip`` with its per-frame tracks keyed for the target format
+    (:func:`~curveeditor.engine.reorder.sampled_track`): keys at the frames, ZXY Euler or quaternion
+    curves (whichever is closer to the Slerp between frames; ``mode`` forces one; CSV: Euler), keys
+    added only where ``tolerance_deg`` demands. ``keep_order`` (``.anim``) keeps the frames' order."""
+    from ..engine.clip import EULER
+    from ..engine.reorder import is_frame_samples, sampled_track
+
+    kind = EULER if ext == ".csv" else mode
+    changed = False
+    tracks = []
+    for t in clip.tracks:
+        if is_frame_samples(t) and not (keep_order and t.kind == EULER):
+            tracks.append(sampled_track(t, kind, tolerance_deg=tolerance_deg))
+            changed = True
+        else:
+            tracks.append(t)
+    return clip.with_tracks(tracks) if changed else clip
 
 
 def deviation(
@@ -313,7 +336,9 @@ def check_written(
         if ref is not None and ref.n_keys and ref is not t:
             rframes = is_sampled(ref, ref_clip)
             pbound = promise.bound_deg
-            pd = deviation(ref, w, rframes, pbound, pbound)
+            # Against samples (a BVH input) the promise holds at the frames; between them the
+            # deviation from their Slerp is reported (bounded only by a stated tolerance).
+            pd = deviation(ref, w, rframes, promise.between_bound_deg if rframes else pbound, pbound)
         checks.append(TrackCheck(t.path, t.n_keys, w.n_keys, _reasons(t, w, ext), wd, pd))
         if failure is None:
             for dev, what in ((wd, promise.clip_what), (pd, promise.what)):
@@ -371,6 +396,7 @@ def write_checked(
     path: str | os.PathLike,
     protect=None,
     promise: Promise | None = None,
+    tolerance: float | None = None,
     **opts,
 ) -> WriteCheck:
     """Write ``clip`` to ``path`` (writer by extension, options ``opts`` as for ``write_clip``), read the
@@ -378,7 +404,11 @@ def write_checked(
 
     Returns the :class:`WriteCheck` (with the writer's warnings). Raises :class:`ClipWriteError` when
     the path is protected or unwritable, the writer refuses the clip, the written file does not read
-    back, or it misses a bound; the target is then untouched."""
+    back, or it misses a bound; the target is then untouched.
+
+    Per-frame tracks (BVH samples) are keyed at their frames first (:func:`prepare_samples`);
+    ``tolerance`` (degrees) bounds their deviation from the Slerp between frames, adding keys where
+    needed (without it that deviation is measured and reported, not bounded)."""
     from . import WRITE_FORMATS, _extension, _load
 
     fname = os.fspath(path)
@@ -386,9 +416,16 @@ def write_checked(
     check_not_protected(fname, protect)
     ext = _extension(fname)
     box: dict = {}
+    if tolerance is not None:
+        if not (np.isfinite(tolerance) and tolerance > 0):
+            raise ClipWriteError(
+                fname, None, f"tolerance must be a positive number of degrees, got {tolerance}"
+            )
+        promise = replace(promise or Promise(), between_bound_deg=float(tolerance))
+    to_write = prepare_samples(clip, ext, opts.get("mode"), tolerance, bool(opts.get("keep_order")))
 
     def check(tmp: str, target: str) -> None:
-        written = _read_back(tmp, fname, clip)
+        written = _read_back(tmp, fname, to_write)
         try:
             result = check_written(clip, written, promise, ext, fname)
         except (ValueError, FloatingPointError) as exc:
@@ -400,7 +437,7 @@ def write_checked(
         box["check"] = result
 
     with check_before_replace(check):
-        warnings = list(writer(clip, fname, protect=protect, **opts) or [])
+        warnings = list(writer(to_write, fname, protect=protect, **opts) or [])
     result = box.get("check")
     if result is None:  # pragma: no cover - every writer writes through io.atomic
         raise ClipWriteError(fname, None, "the writer did not write through io.atomic; not checked")
