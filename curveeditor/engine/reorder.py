@@ -236,10 +236,10 @@ def rekey(
     times, _ = densify(source, max_step_deg)
     limit = MAX_KEYS_PER_SOURCE_KEY * source.n_keys + MAX_EXTRA_KEYS
     if times.shape[0] > limit:
-        raise ValueError(
-            f"track {source.path or '(root)'!r}: moves too fast to re-key ({times.shape[0]:,} keys needed "
-            f"for {source.n_keys:,} source keys; a channel turning thousands of degrees between keys?)"
-        )
+        # Bounded work: keep every source key and an even subset of the densified samples.
+        extra = np.setdiff1d(times, curve.time)
+        keep = extra[np.linspace(0, len(extra) - 1, max(limit - source.n_keys, 0)).astype(np.int64)]
+        times = np.union1d(curve.time, keep)
     src_t = np.asarray(curve.time)
     stepped_src = stepped_intervals(curve)
     for _ in range(_MAX_ROUNDS):
