@@ -36,6 +36,7 @@ __all__ = [
     "Deviation",
     "TrackCheck",
     "WriteCheck",
+    "WriteCancelled",
     "write_checked",
     "check_written",
     "deviation",
@@ -391,12 +392,17 @@ def _read_back(tmp: str, target: str, clip):
         ) from None
 
 
+class WriteCancelled(ClipWriteError):
+    """The ``confirm`` callback of :func:`write_checked` declined the checked file: nothing written."""
+
+
 def write_checked(
     clip,
     path: str | os.PathLike,
     protect=None,
     promise: Promise | None = None,
     tolerance: float | None = None,
+    confirm=None,
     **opts,
 ) -> WriteCheck:
     """Write ``clip`` to ``path`` (writer by extension, options ``opts`` as for ``write_clip``), read the
@@ -408,7 +414,11 @@ def write_checked(
 
     Per-frame tracks (BVH samples) are keyed at their frames first (:func:`prepare_samples`);
     ``tolerance`` (degrees) bounds their deviation from the Slerp between frames, adding keys where
-    needed (without it that deviation is measured and reported, not bounded)."""
+    needed (without it that deviation is measured and reported, not bounded).
+
+    ``confirm(check) -> bool``, if given, is called with the passed :class:`WriteCheck` (read-back
+    figures, no warnings yet) before the rename; False raises :class:`WriteCancelled` and nothing is
+    written (the editor's export dialog shows the written file's figures this way)."""
     from . import WRITE_FORMATS, _extension, _load
 
     fname = os.fspath(path)
@@ -435,6 +445,8 @@ def write_checked(
         if result.failure:
             raise ClipWriteError(fname, None, result.failure)
         box["check"] = result
+        if confirm is not None and not confirm(result):
+            raise WriteCancelled(fname, None, "cancelled; nothing written")
 
     with check_before_replace(check):
         warnings = list(writer(to_write, fname, protect=protect, **opts) or [])
