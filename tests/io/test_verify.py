@@ -173,3 +173,18 @@ def test_unity_plays_the_csv_the_same_at_keys(tmp_path):
     src = clip.track("Spin")
     assert geodesic_angle(played(src, src.times), played(back, src.times)).max() < 1e-6
     assert check.tracks[0].writer.key_error < 1e-6 and check.tracks[0].writer.bound is None
+
+
+def test_batch_writes_are_read_back_against_the_input(spin_anim, tmp_path):
+    from curveeditor.batch import run_batch
+    from curveeditor.engine.recipe import Recipe
+
+    out = tmp_path / "o"
+    out.mkdir()
+    rep = run_batch([str(spin_anim)], str(out), Recipe.of({"op": "reduce", "max_error": 0.5}), jobs=1)
+    assert rep.exit_status == 0, [f.error for f in rep.files]
+    back = read_clip(out / "spin.anim").track("Spin")
+    detail = rep.files[0].track_details[0]
+    assert detail["keys_written"] == back.n_keys
+    d = diff_tracks(read_clip(spin_anim).track("Spin"), back)
+    assert detail["max_error"] == pytest.approx(d.max_error, abs=1e-6) and d.max_error < 0.512
