@@ -364,7 +364,7 @@ def check_written(
     return WriteCheck(path, tuple(checks), (), failure, promise.what)
 
 
-def _read_back(tmp: str, target: str, clip):
+def _read_back(tmp: str, target: str, clip, order: str | None = None):
     """The temp file ``tmp`` read with the reader of ``target``'s extension (CSV: in the order the
     writer used, which a CSV does not record)."""
     from ..engine.clip import EULER
@@ -376,7 +376,8 @@ def _read_back(tmp: str, target: str, clip):
     reader = _load(target, READ_FORMATS, "read", ClipWriteError)
     kwargs = {}
     if ext == ".csv":
-        orders = {t.order for t in clip.tracks if t.kind == EULER}
+        orders = {t.order for t in clip.tracks if t.kind == EULER} if clip is not None else {order}
+        orders.discard(None)
         if len(orders) == 1:
             kwargs["order"] = orders.pop()
     try:
@@ -390,6 +391,32 @@ def _read_back(tmp: str, target: str, clip):
         raise ClipWriteError(
             target, None, f"the written file does not read back ({exc}); nothing written"
         ) from None
+
+
+def check_samples_read_back(tmp: str, target: str, expected: dict, order: str = "zxy") -> None:
+    """For a file of samples (``cli sample``'s CSV): ``tmp`` must read back (CSV in ``order``) with the
+    same track paths and, at each track's sample times, the same poses as ``expected`` (path ->
+    ``(times (M,), quats (M, 4))``) within :data:`WRITER_TOLERANCE_DEG`; else :class:`ClipWriteError`."""
+    from ..engine.clip import played
+    from ..engine.rotations import geodesic_angle
+
+    written = _read_back(tmp, target, None, order)
+    got = {t.path: t for t in written.tracks}
+    for path, (times, quats) in expected.items():
+        t = got.get(path)
+        if t is None:
+            raise ClipWriteError(
+                target, None, f"track {path!r} is missing from the written file; nothing written"
+            )
+        err = geodesic_angle(played(t, times), quats)
+        i = int(np.argmax(err))
+        if err[i] > WRITER_TOLERANCE_DEG:
+            raise ClipWriteError(
+                target,
+                None,
+                f"track {path or '(root)'!r} at {times[i]:.3f} s reads back {err[i]:.3g} deg from the "
+                f"samples (bound {WRITER_TOLERANCE_DEG:g} deg); nothing written",
+            )
 
 
 class WriteCancelled(ClipWriteError):

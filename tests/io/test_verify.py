@@ -188,3 +188,22 @@ def test_batch_writes_are_read_back_against_the_input(spin_anim, tmp_path):
     assert detail["keys_written"] == back.n_keys
     d = diff_tracks(read_clip(spin_anim).track("Spin"), back)
     assert detail["max_error"] == pytest.approx(d.max_error, abs=1e-6) and d.max_error < 0.512
+
+
+def test_sample_of_a_mixed_order_bvh_reads_back(tmp_path):
+    """``sample`` of joints in several Euler orders wrote a CSV our reader refused (issue 11)."""
+    bvh = tmp_path / "mixed.bvh"
+    bvh.write_text(
+        "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation "
+        "Yrotation Xrotation\n  JOINT Arm\n  {\n    OFFSET 0 1 0\n    "
+        "CHANNELS 3 Xrotation Yrotation Zrotation\n"
+        "    End Site\n    {\n      OFFSET 0 1 0\n    }\n  }\n}\nMOTION\nFrames: 3\nFrame Time: 0.1\n"
+        "0 0 0 10 20 30 40 50 60\n0 0 0 15 25 35 45 55 65\n0 0 0 20 30 40 50 60 70\n"
+    )
+    out = tmp_path / "s.csv"
+    r = run_cli("sample", bvh, "--rate", "20", "-o", out)
+    assert r.returncode == 0, r.stderr
+    src, back = read_clip(bvh), read_clip(out)
+    for t in src.tracks:
+        b = back.track(t.path)
+        assert geodesic_angle(played(t, b.times), played(b, b.times)).max() < 0.01
