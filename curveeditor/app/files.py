@@ -94,8 +94,11 @@ def export_warnings(clip: Clip, path: str, mode: str | None = None) -> list[str]
     if not path.lower().endswith(".anim"):
         return []
     from curveeditor.io.anim import anim_text
+    from curveeditor.io.verify import prepare_samples
 
-    _text, warnings = anim_text(clip, mode=mode)
+    # The clip as write_checked hands it to the writer (per-frame BVH tracks keyed at their frames),
+    # so the dialog's words are those of the write.
+    _text, warnings = anim_text(prepare_samples(clip, ".anim", mode), mode=mode)
     return list(warnings or [])
 
 

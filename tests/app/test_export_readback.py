@@ -78,3 +78,28 @@ def test_a_file_missing_the_bound_is_refused_in_a_dialog(window, tmp_path, monke
     assert not out.exists()
     assert len(window.errors) == 1 and "track 'Spin' at " in window.errors[0]
     assert "nothing written" in window.errors[0]
+
+
+def test_export_warnings_of_a_bvh_match_the_write(window, tmp_path):
+    from curveeditor.app.files import export_warnings
+
+    bvh = tmp_path / "a.bvh"
+    rows = [
+        " ".join(["0 0 0"] + [str(v) for v in (i * 5, i * 3, (i * 40) % 360 - 180, i, 2 * i, 3 * i)])
+        for i in range(30)
+    ]
+    bvh.write_text(
+        "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation "
+        "Yrotation Xrotation\n  JOINT Spine\n  {\n    OFFSET 0 1 0\n    "
+        "CHANNELS 3 Zrotation Yrotation Xrotation\n"
+        "    End Site\n    {\n      OFFSET 0 1 0\n    }\n  }\n}\nMOTION\nFrames: 30\nFrame Time: 0.0333333\n"
+        + "\n".join(rows)
+        + "\n"
+    )
+    clip = read_clip(bvh)
+    window.doc.load(clip, None)
+    out = tmp_path / "a.anim"
+    warnings = export_warnings(clip, str(out))
+    assert not any("key(s) added" in w for w in warnings)  # keyed at the frames: nothing added
+    assert window.files.write(str(out), None, mark_saved=False, confirm=lambda ws: True)
+    assert window.files.last_check.keys_added == 0
