@@ -6,13 +6,14 @@ Commands (``curveeditor-cli COMMAND --help`` for details)::
     clean   FILE -o OUT [--order ORDER] [--track PATH]... [operation flags | --recipe R.json]
             [--report R.json]
     sample  FILE --rate HZ -o OUT.csv [--track PATH]...
-    convert FILE OUT
+    convert FILE OUT [--tolerance DEG]
     turn    --from DEG --to DEG [--axis x|y|z|X,Y,Z] [--direction ...] --speed DEG_PER_S [--rate HZ]
             [--tolerance DEG] [--path NAME] -o OUT
     batch   INPUT_DIR_OR_GLOB... -o OUT_DIR --recipe R.json [--jobs N] [--report R.json]
 
 Rules every command follows: outputs never overwrite the input (error), writes are atomic (nothing is
-written when a command fails), and every error is one line on stderr,
+written when a command fails), every written file is read back before it is put in place and the
+figures printed are the written file's (``io.verify``), and every error is one line on stderr,
 ``curveeditor-cli: error: FILE:LINE: REASON``, with exit status 2.
 
 Startup stays fast (``--help`` well under 0.3 s): only the standard library is imported here; the
