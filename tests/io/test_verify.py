@@ -207,3 +207,12 @@ def test_sample_of_a_mixed_order_bvh_reads_back(tmp_path):
     for t in src.tracks:
         b = back.track(t.path)
         assert geodesic_angle(played(t, b.times), played(b, b.times)).max() < 0.01
+
+
+def test_sample_refuses_a_grid_past_its_row_bound(tmp_path):
+    csv = tmp_path / "long.csv"
+    csv.write_text("path,time,x,y,z\nA,0,0,0,0\nA,1,0,10,0\nA,100000,0,20,0\n")
+    out = tmp_path / "s.csv"
+    r = run_cli("sample", csv, "--rate", "30", "-o", out)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "rows (at most 1,000,000)" in r.stderr
+    assert not out.exists()
