@@ -218,24 +218,31 @@ def _process_file(job: dict[str, Any]) -> dict[str, Any]:
     """Read, run the recipe, write. Top level so spawn-started workers can import it; returns the
     :class:`FileResult` fields as a dict (never raises for a bad file)."""
     from .engine.recipe import Recipe, RecipeError
-    from .io import read_clip, write_clip
+    from .io import read_clip, write_checked
     from .io.errors import ClipError
+    from .io.verify import recipe_promise
 
     res: dict[str, Any] = {"input": job["input"], "output": job["output"], "status": "failed"}
     try:
         recipe = Recipe.from_dict(job["recipe"])
         clip = read_clip(job["input"])
         result = _run(clip, recipe)
-        warnings = write_clip(
-            result.clip, job["output"], protect=job["input"], **write_options(recipe, job["output"])
+        # Read back before the rename and checked against the input (the recipe's bound, if any).
+        check = write_checked(
+            result.clip,
+            job["output"],
+            protect=job["input"],
+            promise=recipe_promise(clip, recipe),
+            **write_options(recipe, job["output"]),
         )
+        warnings = check.warnings
     except (ClipError, RecipeError) as e:
         res["error"] = str(e)
         return res
     except Exception as e:  # keep going past anything a file can trigger; name the failure
         res["error"] = f"{job['input']}: internal error: {type(e).__name__}: {e}"
         return res
-    res.update(_stats(clip, result))
+    res.update(_stats(clip, result, check))
     res["warnings"] = [str(w) for w in warnings]
     res["status"] = "ok"
     return res
@@ -247,20 +254,26 @@ def _run(clip, recipe):
     return run_recipe(clip, recipe)
 
 
-def _stats(clip, result) -> dict[str, Any]:
+def _stats(clip, result, check=None) -> dict[str, Any]:
+    """Per-track figures; with ``check`` (the read-back ``io.verify.WriteCheck``) the errors are the
+    written file's against the input, and ``keys_written`` its key count."""
     before = {t.path: t for t in clip.tracks}
     after = {t.path: t for t in result.clip.tracks}
     diffs = {d.path: d for d in result.diffs}
+    written = {t.path: t for t in check.tracks} if check is not None else {}
     details = []
     for path, changes in result.changes.items():
         d = diffs.get(path)
+        w = written.get(path)
+        fig = w.figures if w is not None else d
         details.append(
             {
                 "path": path,
                 "keys_before": before[path].n_keys,
                 "keys_after": after[path].n_keys,
-                "max_error": float(d.max_error) if d is not None else 0.0,
-                "rms_error": float(d.rms_error) if d is not None else 0.0,
+                "keys_written": w.keys_written if w is not None else after[path].n_keys,
+                "max_error": float(fig.max_error) if fig is not None else 0.0,
+                "rms_error": float(fig.rms_error) if fig is not None else 0.0,
                 "changes": list(changes),
             }
         )

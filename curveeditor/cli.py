@@ -6,13 +6,14 @@ Commands (``curveeditor-cli COMMAND --help`` for details)::
     clean   FILE -o OUT [--order ORDER] [--track PATH]... [operation flags | --recipe R.json]
             [--report R.json]
     sample  FILE --rate HZ -o OUT.csv [--track PATH]...
-    convert FILE OUT
+    convert FILE OUT [--tolerance DEG]
     turn    --from DEG --to DEG [--axis x|y|z|X,Y,Z] [--direction ...] --speed DEG_PER_S [--rate HZ]
             [--tolerance DEG] [--path NAME] -o OUT
     batch   INPUT_DIR_OR_GLOB... -o OUT_DIR --recipe R.json [--jobs N] [--report R.json]
 
 Rules every command follows: outputs never overwrite the input (error), writes are atomic (nothing is
-written when a command fails), and every error is one line on stderr,
+written when a command fails), every written file is read back before it is put in place and the
+figures printed are the written file's (``io.verify``), and every error is one line on stderr,
 ``curveeditor-cli: error: FILE:LINE: REASON``, with exit status 2.
 
 Startup stays fast (``--help`` well under 0.3 s): only the standard library is imported here; the
@@ -391,15 +392,13 @@ def _clean_recipe(args):
 def cmd_clean(args) -> int:
     from .batch import write_options
     from .engine.recipe import RecipeError, run_recipe
-    from .io import write_clip
+    from .io import write_checked
+    from .io.verify import recipe_promise
 
     protect = [args.file]
     _check_output(args.output, protect)
     if args.report:
-        from .io.atomic import check_not_protected, check_target
-
-        check_not_protected(args.report, [args.file, args.output])
-        check_target(args.report)
+        _check_report(args.report, args.file, args.output)
     recipe = _clean_recipe(args)
     clip = _read(args.file, args.order)
     paths = _select_paths(clip, args.track, args.file)
@@ -410,16 +409,24 @@ def cmd_clean(args) -> int:
     warnings = []
     for path, log in result.changes.items():
         warnings.extend(f"track {path!r}: {line}" for line in log if line.startswith("skipped"))
-    warnings.extend(
-        write_clip(result.clip, args.output, protect=protect, **write_options(recipe, args.output, paths))
+    # The figures below are the written file's: read back before the rename and compared with the
+    # input (within the recipe's bound when it has one; nothing is written when it is missed).
+    check = write_checked(
+        result.clip,
+        args.output,
+        protect=protect,
+        promise=recipe_promise(clip, recipe),
+        **write_options(recipe, args.output, paths),
     )
+    warnings.extend(check.warnings)
 
-    tracks = _track_report(clip, result)
+    tracks = _track_report(clip, result, check)
     rows = [
         [
             t["path"] or "(root)",
             str(t["keys_before"]),
             str(t["keys_after"]),
+            str(t["keys_written"]),
             f"{t['max_error']:.6f}",
             f"{t['rms_error']:.6f}",
             f"{t['max_key_error']:.6f}",
@@ -428,15 +435,27 @@ def cmd_clean(args) -> int:
     ]
     steps = ", ".join(s.op for s in recipe.steps)
     print(f"{args.file} -> {args.output}: {steps}")
-    headers = ["track", "keys before", "keys after", "max err (deg)", "rms err (deg)", "at keys (deg)"]
+    headers = [
+        "track",
+        "keys before",
+        "keys after",
+        "written",
+        "max err (deg)",
+        "rms err (deg)",
+        "at keys (deg)",
+    ]
     print(_table(headers, rows))
     if tracks:
         worst = max(tracks, key=lambda t: t["max_error"])
         at_keys = max(t["max_key_error"] for t in tracks)
+        before = sum(t["keys_before"] for t in tracks)
+        after = sum(t["keys_after"] for t in tracks)
+        written = sum(t["keys_written"] for t in tracks)
+        extra = f" ({written - after:+d} by the writer)" if written != after else ""
         print(
-            f"total keys {sum(t['keys_before'] for t in tracks)} -> {sum(t['keys_after'] for t in tracks)}; "
-            f"played motion: max error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); "
-            f"at the input's keys: max error {at_keys:.6f} deg"
+            f"total keys {before} -> {after}, written {written}{extra}; written file read back: max error "
+            f"{worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max error "
+            f"{at_keys:.6f} deg"
         )
     flips = _flips_left(result, tracks)
     for line in _flip_lines(flips):
@@ -450,6 +469,7 @@ def cmd_clean(args) -> int:
             "tracks": tracks,
             "flips": [dict(fd.as_dict(), reason=fd.reason) for fd in flips],
             "warnings": warnings,
+            "written": check.as_dict(),
         }
         _write_json(args.report, report, protect=[args.file, args.output])
     return 0
@@ -463,31 +483,45 @@ def _flips_left(result, tracks) -> list:
     return [fd for t in tracks for fd in flip_details(result.clip.track(t["path"]))]
 
 
-def _track_report(clip, result) -> list[dict]:
-    """Per processed track: key counts, the played-motion error (max/RMS over a dense grid, from
-    ``engine.diff``) and ``max_key_error``, the largest error at the input's own key times.
+def _check_report(report: str, input_path: str, output: str) -> None:
+    """Fail before any work when ``--report`` names the input, the output or an unwritable place."""
+    from .io.atomic import check_not_protected, check_target, same_file
+    from .io.errors import ClipWriteError
 
-    Both matter: an unwrap keeps every key pose (``max_key_error`` ~ 0) while the motion Unity plays
-    between keys changes wherever a wrap jump or flip made it spin (``max_error`` up to 180)."""
-    from .engine.clip import played
-    from .engine.rotations import geodesic_angle
+    if same_file(report, output):
+        raise ClipWriteError(
+            report, None, f"--report names the output file {output}: give the report its own name"
+        )
+    check_not_protected(report, [input_path])
+    check_target(report)
 
-    diffs = {d.path: d for d in result.diffs}
+
+def _track_report(clip, result, check) -> list[dict]:
+    """Per processed track: key counts (input, recipe result, written file), the played-motion error
+    of the *written file* read back against the input (max/RMS over a dense grid) and
+    ``max_key_error``, the largest error at the input's own key times; plus what the writer did.
+
+    Both errors matter: an unwrap keeps every key pose (``max_key_error`` ~ 0) while the motion Unity
+    plays between keys changes wherever a wrap jump or flip made it spin (``max_error`` up to 180)."""
+    checks = {t.path: t for t in check.tracks}
     tracks = []
     for path, log in result.changes.items():
         before, after = clip.track(path), result.clip.track(path)
-        d = diffs.get(path)
-        key_err = 0.0
-        if before.n_keys and after.n_keys:
-            key_err = float(geodesic_angle(played(before, before.times), played(after, before.times)).max())
+        c = checks.get(path)
+        fig = c.figures if c is not None else None
         tracks.append(
             {
                 "path": path,
                 "keys_before": before.n_keys,
                 "keys_after": after.n_keys,
-                "max_error": float(d.max_error) if d is not None else 0.0,
-                "rms_error": float(d.rms_error) if d is not None else 0.0,
-                "max_key_error": key_err,
+                "keys_written": c.keys_written if c is not None else after.n_keys,
+                "max_error": fig.max_error if fig is not None else 0.0,
+                "rms_error": fig.rms_error if fig is not None else 0.0,
+                "max_key_error": fig.key_error if fig is not None else 0.0,
+                "bound": fig.bound if fig is not None else None,
+                "writer_keys_added": c.keys_added if c is not None else 0,
+                "writer_reasons": list(c.reasons) if c is not None else [],
+                "writer_max_error": c.writer.max_error if c is not None else 0.0,
                 "changes": list(log),
             }
         )
@@ -497,8 +531,9 @@ def _track_report(clip, result) -> list[dict]:
 # ------------------------------------------------------------------------------------------- sample
 
 
-#: Most CSV rows ``sample`` writes (samples x tracks): about 1 GB of CSV.
-MAX_SAMPLE_ROWS = 10_000_000
+#: Most CSV rows ``sample`` writes (samples x tracks): about 100 MB of CSV, written and read back in
+#: well under 20 s (a 100,000 s clip at 30 Hz, 3e6 rows, took longer than that under the fuzz bound).
+MAX_SAMPLE_ROWS = 1_000_000
 
 
 def cmd_sample(args) -> int:
@@ -527,12 +562,30 @@ def cmd_sample(args) -> int:
         )
     grid = np.asarray(uniform_grid(start, end, args.rate), dtype=np.float64)
     blocks = []
+    expected = {}
+    orders = set()
     for t in tracks:
         # The same samples the graphs draw: Euler tracks' channels as Unity evaluates them (winding
         # included), quaternion tracks' continuous decomposition through the key Euler values.
         s = sample_track(t, grid)
         blocks.append(TrackRows(t.path, grid, s.euler, s.quat, s.speed))
-    atomic_write_text(args.output, format_csv(blocks), protect=[args.file])
+        expected[t.path] = (grid, s.quat)
+        orders.add(t.order if t.kind == "euler" else "zxy")
+    from .io.atomic import check_before_replace
+    from .io.verify import check_samples_read_back
+
+    # The CSV must read back to the samples. A CSV has one Euler order: joints in several orders (BVH)
+    # are all written in Unity's ZXY, continuous, instead of a file our reader then refuses.
+    if len(orders) > 1:
+        from .engine.unwrap import continuous_euler
+
+        blocks = [
+            TrackRows(b.path, b.times, continuous_euler(b.quats, "zxy"), b.quats, b.speed) for b in blocks
+        ]
+        orders = {"zxy"}
+    order = orders.pop()
+    with check_before_replace(lambda tmp, target: check_samples_read_back(tmp, target, expected, order)):
+        atomic_write_text(args.output, format_csv(blocks), protect=[args.file])
     print(
         f"{args.file} -> {args.output}: {len(tracks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "
         f"({_fmt_num(start)}-{_fmt_num(end)} s)"
@@ -544,15 +597,90 @@ def cmd_sample(args) -> int:
 
 
 def cmd_convert(args) -> int:
-    from .io import write_clip
+    from .io import write_checked
 
     _check_output(args.output, [args.file])
     clip = _read(args.file, args.order)
-    warnings = write_clip(clip, args.output, protect=[args.file])
+    check = write_checked(clip, args.output, protect=[args.file], tolerance=args.tolerance)
     keys = sum(t.n_keys for t in clip.tracks)
     print(f"{args.file} -> {args.output}: {len(clip.tracks)} rotation track(s), {keys} keys")
-    _warn(warnings)
+    print(_convert_figures(check))
+    hint = _reduce_hint(clip, args.output)
+    if hint:
+        print(hint)
+    _warn(check.warnings)
     return 0
+
+
+def _convert_figures(check) -> str:
+    """One line of read-back figures for a lossless write: keys added and the deviation at and
+    between keys (frames, for per-frame BVH tracks, whose reference between frames is their Slerp)."""
+    if not check.tracks:
+        return "written file read back: no rotation tracks"
+    at = max(check.tracks, key=lambda t: t.writer.key_error)
+    between = max(check.tracks, key=lambda t: t.writer.max_error)
+    frames = any(t.writer.frames for t in check.tracks)
+    unit = "frames" if frames else "keys"
+    added = check.keys_added
+    add = f"{added} key(s) added by the writer" if added else "no keys added"
+    return (
+        f"written file read back: {check.keys_written} keys ({add}); max deviation at {unit} "
+        f"{at.writer.key_error:.4f} deg ({at.path or '(root)'}), between {unit} "
+        f"{between.writer.max_error:.4f} deg ({between.path or '(root)'})"
+    )
+
+
+#: Unity's own import default for keyframe reduction error (degrees).
+UNITY_REDUCE_DEG = 0.5
+
+
+#: Seconds ``_reduce_hint`` may spend reducing tracks: past it, the ratio of the tracks done (taken
+#: in an even spread over the clip) is extrapolated (a 165-joint clip took ~25 s to reduce in full
+#: on the shared machine).
+REDUCE_HINT_SECONDS = 4.0
+
+
+def _reduce_hint(clip, output: str) -> str | None:
+    """For a dense clip written as ``.anim``: how much smaller ``clean --reduce 0.5`` (Unity's
+    import default) would make it, in keys, measured by the engine's reduction (on all tracks, or
+    on an even spread of them when that takes longer than ``REDUCE_HINT_SECONDS``)."""
+    import time
+
+    if not output.lower().endswith(".anim"):
+        return None
+    tracks = [t for t in clip.tracks if t.n_keys > 2]
+    keys = sum(t.n_keys for t in clip.tracks)
+    span = sum(t.curve.end - t.curve.start for t in tracks)
+    if not tracks or not clip.frame_rate > 0 or keys < 0.5 * clip.frame_rate * span:
+        return None
+    from .engine.reduce import reduce_track
+
+    # Spread order: 0, n/2, n/4, 3n/4, ... so a partial pass covers the whole skeleton.
+    n = len(tracks)
+    bits = max(1, (n - 1).bit_length())
+    order = sorted(range(n), key=lambda i: int(format(i, f"0{bits}b")[::-1], 2))
+    start = time.monotonic()
+    before = after = done = 0
+    for i in order:
+        before += tracks[i].n_keys
+        after += reduce_track(tracks[i], UNITY_REDUCE_DEG).n_keys
+        done += 1
+        if time.monotonic() - start > REDUCE_HINT_SECONDS and done >= 4:
+            break
+    if after >= before:
+        return None
+    dense_keys = sum(t.n_keys for t in tracks)
+    estimate = round(after / before * dense_keys) + keys - dense_keys
+    if done == n:
+        return (
+            f"dense clip: clean --reduce {UNITY_REDUCE_DEG:g} (Unity's import default error) would keep "
+            f"{estimate} of {keys} keys ({100.0 * (1 - estimate / keys):.0f}% fewer)"
+        )
+    return (
+        f"dense clip: clean --reduce {UNITY_REDUCE_DEG:g} (Unity's import default error) would keep about "
+        f"{estimate} of {keys} keys ({100.0 * (1 - estimate / keys):.0f}% fewer; estimated on {done} of "
+        f"{n} tracks)"
+    )
 
 
 # --------------------------------------------------------------------------------------------- turn
@@ -577,7 +705,7 @@ def cmd_turn(args) -> int:
     from pathlib import Path
 
     from .engine.clip import Clip
-    from .io import write_clip
+    from .io import write_checked
 
     _check_output(args.output, [])
     try:
@@ -601,12 +729,14 @@ def cmd_turn(args) -> int:
     clip = Clip(
         name=Path(args.output).stem, frame_rate=args.rate, tracks=[track], meta={"format": "generated"}
     )
-    warnings = write_clip(clip, args.output)
+    check = write_checked(clip, args.output)
+    warnings = list(check.warnings)
     duration = track.curve.end - track.curve.start
     print(
         f"{args.output}: turn {args.from_deg:g} -> {args.to_deg:g} deg about {args.axis} ({args.direction}) "
         f"at {args.speed:g} deg/s: {track.n_keys} keys over {duration:.3f} s"
     )
+    print(_convert_figures(check))
     _warn(warnings)
     return 0
 
@@ -747,6 +877,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="input clip")
     p.add_argument("output", metavar="OUT", help="output clip")
     order_arg(p)
+    p.add_argument(
+        "--tolerance",
+        type=_positive_float,
+        metavar="DEG",
+        help="per-frame (BVH) clips: add keys where the written curves leave the Slerp between frames by "
+        "more than DEG (default: keys at the frames only; the deviation is reported)",
+    )
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("turn", help="generate keys for a constant-speed turn about an axis")

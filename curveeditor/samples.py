@@ -120,8 +120,8 @@ def write_samples(folder: str | Path = SAMPLES_DIR) -> list[Path]:
 
     The CSV is written key for key in each track's own kind (Euler tracks ``x,y,z``, the quaternion
     track ``qx..qw`` with its flips), so reading it back gives the same clip. The ``.anim`` has every
-    problem except the hemisphere flips, which the ``.anim`` writer always resolves (it cannot write
-    quaternion keys that make Unity swing the long way). Returns the files written.
+    problem except the hemisphere flips, which are resolved (``export_checks.fix_hemisphere``, what
+    ``clean --unflip`` does) before the ``.anim`` is written. Returns the files written.
     """
     from .io import write_clip
     from .io.csv_io import write_csv
@@ -135,9 +135,12 @@ def write_samples(folder: str | Path = SAMPLES_DIR) -> list[Path]:
         from .io.anim import write_anim  # noqa: F401  (only asks whether the writer exists yet)
     except ImportError:
         return written
-    # The .anim writer puts quaternion keys on one hemisphere (and with fix_hemisphere=False it bakes
-    # the long-way swings into extra keys instead), so RightHand's flips live in demo.csv only.
-    write_clip(clip, folder / "demo.anim")
+    # RightHand's flips live in demo.csv only: the .anim gets them resolved by the engine's unflip
+    # (the writer itself never changes the played motion, so it would keep them as keyed).
+    from .engine.export_checks import fix_hemisphere
+
+    unflipped = clip.with_tracks([fix_hemisphere(t)[0] for t in clip.tracks])
+    write_clip(unflipped, folder / "demo.anim")
     written.append(folder / "demo.anim")
     return written
 

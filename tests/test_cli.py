@@ -162,8 +162,9 @@ def test_clean_unwrap_removes_wraps_and_keeps_poses(capsys, sample, tmp_path):
         assert np.max(1 - np.abs(np.sum(q0 * q1, axis=1))) < 1e-12, t.path
 
     report = json.loads(rep.read_text())
-    assert set(report) == {"file", "output", "recipe", "tracks", "flips", "warnings"}
+    assert set(report) == {"file", "output", "recipe", "tracks", "flips", "warnings", "written"}
     assert report["flips"] == []  # the unwrap left none (each would be listed with its reason)
+    assert report["written"]["failure"] is None and len(report["written"]["tracks"]) == len(src.tracks)
     assert report["recipe"] == {"version": 1, "steps": [{"op": "unwrap", "spin_speed": 1800.0}]}
     rows = {t["path"]: t for t in report["tracks"]}
     assert set(rows) == {t.path for t in src.tracks}

@@ -3,9 +3,11 @@
 * Loads run on a worker thread behind a cancellable :class:`QProgressDialog`; the document is only
   replaced when the read succeeded, so a bad file leaves the current clip untouched and shows the
   reader's one-line ``FILE:LINE: REASON`` in a message box.
-* Save writes ``.anim`` with the minimal-diff writer (``curveeditor.io.write_clip``); the writer's
-  export checks are computed first (``io.anim.anim_text``) and shown in a dialog before anything is
-  written.
+* Save writes ``.anim`` with the minimal-diff writer (``curveeditor.io.write_checked``); the writer's
+  export checks are computed first (``io.anim.anim_text``) and shown in a dialog, with the figures of
+  the written file read back (keys written, keys the writer added and why, max error at and between
+  keys), before the file is put in place; declining leaves nothing written. A file that would miss
+  the writer's bound is refused with the same one-line reason as the CLI, in an error dialog.
 * Autosave: every ``Settings.autosave_seconds`` while the document has unsaved changes, the clip is
   written with the engine's ``.anim`` writer into ``AppDataLocation/autosave`` next to a small JSON
   (original path, time, selection, process id). A clean exit deletes them; a later start finds the
@@ -36,6 +38,7 @@ __all__ = [
     "export_warnings",
     "read_clip_file",
     "write_clip_file",
+    "check_lines",
 ]
 
 OPEN_FILTER = (
@@ -61,13 +64,29 @@ def read_clip_file(path: str) -> Clip:
     return read_clip(path)
 
 
-def write_clip_file(clip: Clip, path: str, mode: str | None = None) -> list[str]:
-    """Write ``clip`` atomically by extension (``mode``: ``"euler"``/``"quaternion"``/None for .anim);
-    returns the writer's warnings (raises ``ClipError``)."""
-    from curveeditor.io import write_clip
+def write_clip_file(clip: Clip, path: str, mode: str | None = None, confirm=None):
+    """Write ``clip`` atomically by extension (``mode``: ``"euler"``/``"quaternion"``/None for .anim),
+    read back and checked before the rename; returns the ``io.verify.WriteCheck`` (its ``warnings``
+    are the writer's). ``confirm(check) -> bool`` may decline the checked file (nothing written:
+    ``io.verify.WriteCancelled``). Raises ``ClipError``."""
+    from curveeditor.io import write_checked
 
     opts = {"mode": mode} if (mode is not None and path.lower().endswith(".anim")) else {}
-    return write_clip(clip, path, **opts)
+    return write_checked(clip, path, confirm=confirm, **opts)
+
+
+def check_lines(check) -> list[str]:
+    """The read-back figures of a write as dialog lines: the summary, then each track the writer
+    re-keyed (keys added and why) or that plays measurably off."""
+    lines = [check.summary()]
+    for t in check.tracks:
+        if t.keys_added or t.writer.max_error > 1e-3:
+            why = "; ".join(t.reasons) or "float32 rounding"
+            lines.append(
+                f"{t.path or '(root)'}: {t.keys_in} -> {t.keys_written} keys, max error "
+                f"{t.writer.max_error:.4f} deg between keys, {t.writer.key_error:.4f} deg at keys ({why})"
+            )
+    return lines
 
 
 def export_warnings(clip: Clip, path: str, mode: str | None = None) -> list[str]:
@@ -75,8 +94,11 @@ def export_warnings(clip: Clip, path: str, mode: str | None = None) -> list[str]
     if not path.lower().endswith(".anim"):
         return []
     from curveeditor.io.anim import anim_text
+    from curveeditor.io.verify import prepare_samples
 
-    _text, warnings = anim_text(clip, mode=mode, path=path)
+    # The clip as write_checked hands it to the writer (per-frame BVH tracks keyed at their frames),
+    # so the dialog's words are those of the write.
+    _text, warnings = anim_text(prepare_samples(clip, ".anim", mode), mode=mode, path=path)
     return list(warnings or [])
 
 
@@ -86,6 +108,7 @@ class FileController(QObject):
     loaded = Signal(str)  # path
     loadFailed = Signal(str)  # message
     saved = Signal(str)
+    written = Signal(object)  # io.verify.WriteCheck of the file just written (read-back figures)
     recentChanged = Signal()
 
     def __init__(self, document: ClipDocument, settings: Settings, parent_widget: QWidget):
@@ -96,6 +119,7 @@ class FileController(QObject):
         self._job = None
         self._progress: QProgressDialog | None = None
         self.last_warnings: list[str] = []
+        self.last_check = None  # io.verify.WriteCheck of the last write
 
     # ------------------------------------------------------------------ open
     def open_dialog(self) -> None:
@@ -223,15 +247,28 @@ class FileController(QObject):
         except Exception as exc:  # noqa: BLE001 - a failing check must not block saving silently
             warnings = [f"export checks could not run: {exc}"]
         self.last_warnings = warnings
-        if warnings:
-            ok = confirm(warnings) if confirm is not None else self._confirm_warnings(path, warnings)
-            if not ok:
-                return False
+
+        def ask(check) -> bool:
+            # Called after the temp file was read back and passed its checks, before the rename: the
+            # dialog shows the written file's figures next to the warnings.
+            self.last_check = check
+            if not warnings:
+                return True
+            if confirm is not None:
+                return confirm(warnings)
+            return self._confirm_warnings(path, warnings, check)
+
+        from curveeditor.io.verify import WriteCancelled
+
         try:
-            write_clip_file(clip, path, mode)
+            check = write_clip_file(clip, path, mode, confirm=ask)
+        except WriteCancelled:
+            return False
         except Exception as exc:  # noqa: BLE001 - ClipError or anything the writer let through
             QMessageBox.critical(self.widget, "Cannot write clip", f"Nothing was written:\n\n{exc}")
             return False
+        self.last_check = check
+        self.written.emit(check)
         if mark_saved:
             self.doc.mark_saved(path)
             self.settings.add_recent(path)
@@ -240,15 +277,18 @@ class FileController(QObject):
         self.saved.emit(path)
         return True
 
-    def _confirm_warnings(self, path: str, warnings: list[str]) -> bool:
+    def _confirm_warnings(self, path: str, warnings: list[str], check=None) -> bool:
         box = QMessageBox(self.widget)
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle("Export checks")
         box.setText(f"Writing {os.path.basename(path)} raised {len(warnings)} warning(s).")
+        figures = check_lines(check) if check is not None else []
         box.setInformativeText(
-            "\n".join(f"• {w}" for w in warnings[:12]) + ("\n…" if len(warnings) > 12 else "")
+            "\n".join(f"• {w}" for w in warnings[:12])
+            + ("\n…" if len(warnings) > 12 else "")
+            + ("\n\n" + "\n".join(figures[:8]) if figures else "")
         )
-        box.setDetailedText("\n".join(warnings))
+        box.setDetailedText("\n".join(warnings + [""] + figures))
         box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel)
         box.button(QMessageBox.StandardButton.Save).setText("Write anyway")
         return box.exec() == QMessageBox.StandardButton.Save

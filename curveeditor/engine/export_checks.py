@@ -6,13 +6,20 @@ warnings. Conventions: quaternions ``(N, 4)`` (x, y, z, w), Euler ``(N, 3)`` deg
 What Unity plays (``shared/domain/rotations.md`` section 2) decides every check:
 
 * **Hemisphere**: quaternion curves are interpolated per component, so neighbouring keys with
-  ``dot < 0`` make the bone swing the long way. Fixed by default by negating keys (and their slopes)
-  so each key is on its predecessor's hemisphere.
-* **More than 180 deg between keys**: a quaternion segment can only express the short way, so when
-  the motion to preserve (an Euler spin, a long arc) sweeps more than 180 deg between two keys, keys
-  are inserted (samples of what the source plays) so every segment sweeps at most ``max_step_deg``.
+  ``dot < 0`` make the bone swing the long way. That swing is what Unity plays (and what the editor
+  draws), so a writer must not change it: the keys are *re-keyed along the played path*
+  (:func:`~curveeditor.engine.reorder.rekey`), which gives hemisphere-continuous keys playing the same
+  motion within :data:`CONVERT_TOLERANCE_DEG`. Where no keys can follow the played path (a sign flip
+  of one pose between two keys plays an instantaneous swing through a near-zero quaternion), the
+  track is written as keyed, which Unity plays the same way; ``clean --unflip`` is the operation that
+  removes such swings. (Negating keys, the old fix, turned a reduced 360 deg turn the other way.)
+* **More than 180 deg between keys**: the same re-keying splits every segment whose played motion
+  sweeps more than 180 deg, so each segment sweeps at most ``max_step_deg``.
 * **Euler winding**: converting an Euler track to quaternion keys without densifying would drop every
   spin of 180 deg or more; the same densification keeps it, and the message says so.
+* **CSV**: a CSV holds key values only and its reader gives Euler channels ClampedAuto tangents;
+  :func:`csv_track` re-keys a track for that model (keys added only where the read-back would leave
+  the played motion by more than the tolerance).
 """
 
 from __future__ import annotations
@@ -23,9 +30,10 @@ import numpy as np
 
 from .clip import EULER, QUATERNION, RotationTrack, played
 from .curves import Curve, stepped_intervals
+from .diff import diff_tracks
 from .reorder import DEFAULT_MAX_ERROR_DEG, convert_kind, rekey, values_on_path
 from .rotations import UNITY_ORDER, geodesic_angle, hemisphere_continuous, quat_dot
-from .tangents import recompute_tangents
+from .tangents import make_curve, recompute_tangents
 
 __all__ = [
     "segment_sweep",
@@ -33,6 +41,10 @@ __all__ = [
     "to_quaternion_track",
     "to_euler_track",
     "prepare_for_export",
+    "csv_track",
+    "hemisphere_pairs",
+    "has_sign_flips",
+    "CONVERT_TOLERANCE_DEG",
 ]
 
 #: Samples per key segment used to measure the swept angle of what Unity plays.
@@ -123,6 +135,118 @@ def to_euler_track(
     return replace(track, kind=EULER, order=order, curve=curve)
 
 
+def hemisphere_pairs(track: RotationTrack) -> int:
+    """Neighbouring quaternion key pairs on opposite hemispheres (``dot < 0``); 0 for Euler tracks."""
+    if track.kind != QUATERNION or track.n_keys < 2:
+        return 0
+    v = track.curve.value
+    return int(np.sum(quat_dot(v[1:], v[:-1]) < 0))
+
+
+#: Played speed (deg/s) above which a swing between opposite-hemisphere keys is a sign flip, not
+#: motion: the unwrap's default rule (``unwrap.unwrap_euler(spin_speed=1800)``).
+SPIN_SPEED_DEG_S = 1800.0
+
+
+#: Key-to-key angle (degrees, the short way) below which an opposite-hemisphere pair is a sign flip:
+#: two poses 30 deg apart that play a 330 deg swing are one pose stored with the other sign; a pair
+#: 179 deg apart playing 181 deg the other way (a reduced turn) is motion.
+SIGN_FLIP_MAX_STEP_DEG = 90.0
+
+
+def has_sign_flips(track: RotationTrack) -> bool:
+    """True when a neighbouring quaternion key pair on opposite hemispheres is a sign flip, not motion:
+    the keys are less than :data:`SIGN_FLIP_MAX_STEP_DEG` apart, or the swing Unity plays between them
+    is faster than :data:`SPIN_SPEED_DEG_S` (the unwrap's rule)."""
+    if track.kind != QUATERNION or track.n_keys < 2:
+        return False
+    v = track.curve.value
+    flip = quat_dot(v[1:], v[:-1]) < 0
+    if not flip.any():
+        return False
+    near = geodesic_angle(v[1:], v[:-1]) < SIGN_FLIP_MAX_STEP_DEG
+    dt = np.diff(track.times)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        speed = segment_sweep(track) / dt
+    return bool(np.any(flip & (near | (speed > SPIN_SPEED_DEG_S))))
+
+
+def _quaternion_for_export(
+    track: RotationTrack, fix: bool, max_step_deg: float
+) -> tuple[RotationTrack, list[str]]:
+    """A quaternion track ready to write, and what was done (module docstring, "Hemisphere"): never a
+    change of the played motion beyond :data:`CONVERT_TOLERANCE_DEG`."""
+    flips = hemisphere_pairs(track)
+    long = int(np.sum(segment_sweep(track) > 180.0)) if track.n_keys > 1 else 0
+    if not flips and not long:
+        return track, []
+    found = []
+    if flips:
+        found.append(f"{flips} neighbouring key pair(s) on opposite hemispheres")
+    if long:
+        found.append(f"{long} segment(s) turning more than 180 deg between keys")
+    found_text = " and ".join(found)
+    if not fix and not long:
+        return track, [f"{found_text} (Unity swings the long way between them; kept as keyed)"]
+    if flips and has_sign_flips(track):
+        # A sign flip (one pose stored with the other sign) plays a long swing within one key
+        # interval: re-keying it would take hundreds of keys (121 -> 759 on the bundled demo's
+        # RightHand) and follow it only loosely. Kept as keyed, it plays the same in Unity; removing
+        # it changes the motion, which is `clean --unflip`'s job.
+        return track, [
+            f"{found_text}; kept as keyed (sign flips: Unity swings the long way there, as the editor "
+            "shows; clean --unflip removes them)"
+        ]
+    out = rekey(track, QUATERNION, UNITY_ORDER, CONVERT_TOLERANCE_DEG, max_step_deg)
+    err = diff_tracks(track, out).max_error
+    if err <= CONVERT_TOLERANCE_DEG * 1.001:
+        added = out.n_keys - track.n_keys
+        return out, [
+            f"{found_text}; re-keyed along what Unity plays ({added} key(s) added), "
+            f"same motion within {CONVERT_TOLERANCE_DEG:g} deg"
+        ]
+    return track, [
+        f"{found_text}; kept as keyed (no keys follow the played path within "
+        f"{CONVERT_TOLERANCE_DEG:g} deg: {err:.3g} deg off), Unity plays them the same way; "
+        "clean --unflip makes them continuous"
+    ]
+
+
+def csv_track(track: RotationTrack, order: str | None = None) -> RotationTrack:
+    """``track`` as the Euler keys a CSV holds (``order``: default the track's own for Euler tracks,
+    Unity's ``"zxy"`` for quaternion tracks), with the ClampedAuto tangents the CSV reader gives them.
+
+    A CSV holds key values, not curves: keys at the track's key times, valued along what the track
+    plays, so the winding between keys survives (a reduced 360 deg turn keyed at 0, 2.5 and 5 s is
+    0 -> 180 -> 360 deg, not 0 -> 180 -> 0, which read back turned the other way for 2.5 s): the
+    decomposition follows the played path through :func:`~curveeditor.engine.resample.densify`'s
+    samples and keeps the values at the keys. Keys that already are the curve (a clip read from CSV)
+    are kept exactly, so CSV -> CSV is the identity; a quaternion track with sign flips
+    (:func:`has_sign_flips`) gets the continuous values the graphs draw."""
+    from .display import key_euler
+    from .resample import densify
+
+    target = order or (track.order if track.kind == EULER else UNITY_ORDER)
+    if track.n_keys < 2:
+        return convert_kind(track, EULER, target)
+    if track.kind == EULER and track.order == target:
+        as_read = replace(track, curve=make_curve(track.times, track.curve.value, "clamped_auto"))
+        if diff_tracks(track, as_read).max_error <= 1e-9:
+            return as_read  # its own keys are the curve (a clip read from CSV): the identity
+    if track.kind == QUATERNION and target == UNITY_ORDER and has_sign_flips(track):
+        values = key_euler(track)
+    else:
+        dense = densify(track, 90.0)[0]
+        path_values = values_on_path(track, dense, EULER, target)[0]
+        values = path_values[np.searchsorted(dense, track.times)]
+        own = track.curve.value if track.kind == EULER and track.order == target else None
+        if own is None and track.kind == QUATERNION and target == UNITY_ORDER:
+            own = key_euler(track)
+        if own is not None and np.max(np.abs(own - values)) <= 1e-6:
+            values = own  # bit-exact where the graphs' key values already follow the played path
+    return replace(track, kind=EULER, order=target, curve=make_curve(track.times, values, "clamped_auto"))
+
+
 def prepare_for_export(
     track: RotationTrack,
     kind: str | None = None,
@@ -136,7 +260,8 @@ def prepare_for_export(
     * Euler -> quaternion: keys inserted where a segment sweeps > 180 deg (winding kept), warned.
     * quaternion -> Euler: continuous Euler values in ``order``.
     * Euler order change: same poses at the keys, continuous values, warned.
-    * quaternion output: opposite-hemisphere neighbours fixed (``fix_hemisphere_flips``), warned.
+    * quaternion output: opposite-hemisphere neighbours and segments over 180 deg re-keyed along the
+      played path (``fix_hemisphere_flips``; never a change of the motion), warned.
     """
     kind = kind or track.kind
     warnings: list[str] = []
@@ -146,32 +271,18 @@ def prepare_for_export(
         if track.kind == EULER:
             out, inserted, long = to_quaternion_track(track, max_step_deg)
             if inserted:
+                why = (
+                    f"{long} segment(s) turn more than 180 deg, which quaternion keys cannot hold unsplit"
+                    if long
+                    else "quaternion keys interpolate differently from Euler channels"
+                )
                 warnings.append(
-                    f"{name}: Euler winding of more than 180 deg in {long} segment(s) would be lost as "
-                    f"quaternion keys; inserted {inserted} key(s) so the spin survives"
+                    f"{name}: written as quaternion keys with {inserted} key(s) inserted so it plays "
+                    f"the winding and same motion within {CONVERT_TOLERANCE_DEG:g} deg ({why})"
                 )
         else:
-            if fix_hemisphere_flips:
-                out, flips = fix_hemisphere(out)
-                if flips:
-                    warnings.append(
-                        f"{name}: {flips} quaternion key(s) on the opposite hemisphere of the previous key "
-                        "(Unity would swing the long way); flipped"
-                    )
-            elif out.n_keys > 1:
-                flips = int(np.sum(quat_dot(out.curve.value[1:], out.curve.value[:-1]) < 0))
-                if flips:
-                    warnings.append(
-                        f"{name}: {flips} quaternion key(s) on the opposite hemisphere "
-                        "(Unity swings the long way)"
-                    )
-            sweep = segment_sweep(out)
-            if np.any(sweep > 180.0):
-                out, inserted, long = to_quaternion_track(out, max_step_deg)
-                warnings.append(
-                    f"{name}: {long} quaternion segment(s) move more than 180 deg between keys (Unity "
-                    f"plays the short way); inserted {inserted} key(s) so the motion survives"
-                )
+            out, w = _quaternion_for_export(track, fix_hemisphere_flips, max_step_deg)
+            warnings += [f"{name}: {x}" for x in w]
     else:
         target = order or (track.order if track.kind == EULER else UNITY_ORDER)
         if track.kind == QUATERNION:

@@ -46,6 +46,7 @@ from .rotations import (
     normalize_order,
     quat_dot,
 )
+from .tangents import make_curve
 from .unwrap import continuous_euler
 
 __all__ = [
@@ -56,6 +57,9 @@ __all__ = [
     "euler_chain",
     "DENSIFY_STEP_DEG",
     "DEFAULT_MAX_ERROR_DEG",
+    "is_frame_samples",
+    "sampled_track",
+    "frame_deviation",
 ]
 
 #: Source intervals moving more than this (degrees) get extra keys before conversion.
@@ -64,6 +68,107 @@ DENSIFY_STEP_DEG = 90.0
 DEFAULT_MAX_ERROR_DEG = 0.01
 _MAX_ROUNDS = 12
 _FD_STEP_S = 1e-5
+
+
+#: Most keys :func:`rekey` may produce: this many per source key plus :data:`MAX_EXTRA_KEYS`. Each
+#: round adds up to one key per segment still off, so a motion no keys can follow (a BVH cell of
+#: 1e6 deg: 3e7 deg/s) doubled the keys 12 times and climbed to 3.8 GB before a MemoryError. The
+#: rounds stop at the limit instead; the played error left is what ``diff``/the write check report.
+MAX_KEYS_PER_SOURCE_KEY = 8
+MAX_EXTRA_KEYS = 5_000
+
+
+#: Quaternion curves replace Euler ones for a sampled track only when they are this much (degrees)
+#: closer to the Slerp between frames.
+PREFER_EULER_DEG = 0.01
+
+
+def is_frame_samples(track: RotationTrack) -> bool:
+    """True for a track of per-frame samples read from a BVH (``meta["bvh_channels"]``), keys evenly
+    spaced: poses, not curves (issue 8 section 2). A reduced or hand-edited track is not."""
+    if track.n_keys < 2 or track.meta.get("bvh_channels") is None:
+        return False
+    dt = np.diff(track.times)
+    return bool(np.all(np.abs(dt - dt[0]) <= 1e-9 + 1e-6 * dt[0]))
+
+
+def frame_deviation(times, quats, track: RotationTrack):
+    """``(grid, errors)``: geodesic degrees between what ``track`` plays and the Slerp of the frame
+    poses ``quats (N, 4)`` at ``times (N,)``, on the checker grid over ``track``'s keys."""
+    from .resample import slerp
+
+    grid, _ = dense_check_grid(np.union1d(times, track.times))
+    return grid, geodesic_angle(played(track, grid), slerp(times, quats, grid))
+
+
+def sampled_track(
+    track: RotationTrack,
+    kind: str | None = None,
+    order: str = UNITY_ORDER,
+    tolerance_deg: float | None = None,
+) -> RotationTrack:
+    """A per-frame track (:func:`is_frame_samples`) keyed for Unity at its frames: the frame's pose at
+    each frame, the short way between frames (what the samples mean: Slerp between them), no extra
+    keys unless ``tolerance_deg`` demands them.
+
+    Candidates, both with Linear tangents (a cubic through each frame would overshoot the Slerp):
+    continuous Euler in ``order`` (default Unity's ZXY) and hemisphere-continuous quaternions (Unity's
+    per-component interpolation of neighbouring frames is within ~1e-4 deg of Slerp for 10 deg steps).
+    ``kind`` None picks the one closer to the Slerp of the frames, else that kind. With
+    ``tolerance_deg``, keys (Slerp poses) go at the worst instant of every frame interval still
+    further than that from the Slerp, until none is (at most ``_MAX_ROUNDS`` rounds)."""
+    from .resample import slerp
+    from .tangents import make_curve as _make
+
+    times = track.times
+    frames_q = hemisphere_continuous(key_quaternions(track))
+
+    def build(k, t, q):
+        if k == EULER:
+            start = track.curve.value[0] if track.kind == EULER and track.order == order else None
+            e = continuous_euler(q, order) if start is None else euler_chain(q, order, start)
+            return replace(track, kind=EULER, order=order, curve=_make(t, e, mode="linear"))
+        return replace(track, kind=QUATERNION, order=UNITY_ORDER, curve=_make(t, q, mode="linear"))
+
+    kinds = [kind] if kind is not None else [EULER, QUATERNION]
+    # Candidates are compared at 3 instants per frame interval (both deviate most mid-interval); the
+    # full checker grid (>= 10 per interval) made this 2.5x slower on a 165-joint clip for the same pick.
+    u = np.array([0.25, 0.5, 0.75])
+    probe = (times[:-1, None] + np.diff(times)[:, None] * u[None, :]).ravel()
+    ref = slerp(times, frames_q, probe)
+    best, best_err = None, np.inf
+    for k in kinds:
+        cand = build(k, times, frames_q)
+        err = float(geodesic_angle(played(cand, probe), ref).max())
+        # Euler (ZXY) unless quaternion curves hold the samples clearly better: Euler curves are
+        # what Unity's Animation window edits, and smaller files (3 channels, not 4).
+        margin = PREFER_EULER_DEG if k == QUATERNION else 0.0
+        if best is None or err < best_err - margin:
+            best, best_err = cand, err
+    if tolerance_deg is None:
+        return best
+    best_err = float(frame_deviation(times, frames_q, best)[1].max())
+    if best_err <= tolerance_deg:
+        return best
+    tol = _check_bound(tolerance_deg)
+    out = best
+    for _ in range(_MAX_ROUNDS):
+        grid, err = frame_deviation(times, frames_q, out)
+        t = out.times
+        seg = np.clip(np.searchsorted(t, grid, side="right") - 1, 0, len(t) - 2)
+        worst = np.full(len(t) - 1, -1.0)
+        np.maximum.at(worst, seg, err)
+        bad = np.nonzero(worst > tol)[0]
+        if bad.shape[0] == 0:
+            break
+        idx = np.lexsort((-err, seg))
+        new_t = grid[idx[np.searchsorted(seg[idx], bad)]]
+        new_t = np.where((new_t > t[bad]) & (new_t < t[bad + 1]), new_t, 0.5 * (t[bad] + t[bad + 1]))
+        merged = np.unique(np.concatenate([t, new_t]))
+        if merged.shape[0] == t.shape[0]:
+            break
+        out = build(out.kind, merged, hemisphere_continuous(slerp(times, frames_q, merged)))
+    return out
 
 
 def euler_chain(quats, order: str, start) -> np.ndarray:
@@ -115,14 +220,26 @@ def rekey(
     order: str,
     max_error_deg: float = DEFAULT_MAX_ERROR_DEG,
     max_step_deg: float = DENSIFY_STEP_DEG,
+    slopes: str = "path",
 ) -> RotationTrack:
     """``source`` re-keyed as ``kind`` in ``order`` along its played path: keys at the source's key times
     plus wherever it moves more than ``max_step_deg`` between keys, then keys at the worst instants until
     the played error is within ``max_error_deg`` (module docstring). Works for any kind to any kind,
-    including quaternion -> quaternion (to split segments Unity would play the short way)."""
+    including quaternion -> quaternion (to split segments Unity would play the short way).
+
+    ``slopes``: ``"path"`` (Free tangents along the played path) or ``"clamped_auto"`` (Euler only: the
+    tangents a CSV reader gives key values, so the keys are chosen for that read-back)."""
     max_error_deg = _check_bound(max_error_deg)
+    if slopes not in ("path", "clamped_auto") or (slopes == "clamped_auto" and kind != EULER):
+        raise ValueError(f"slopes must be 'path' or (Euler only) 'clamped_auto', got {slopes!r}")
     curve = source.curve
     times, _ = densify(source, max_step_deg)
+    limit = MAX_KEYS_PER_SOURCE_KEY * source.n_keys + MAX_EXTRA_KEYS
+    if times.shape[0] > limit:
+        # Bounded work: keep every source key and an even subset of the densified samples.
+        extra = np.setdiff1d(times, curve.time)
+        keep = extra[np.linspace(0, len(extra) - 1, max(limit - source.n_keys, 0)).astype(np.int64)]
+        times = np.union1d(curve.time, keep)
     src_t = np.asarray(curve.time)
     stepped_src = stepped_intervals(curve)
     for _ in range(_MAX_ROUNDS):
@@ -146,15 +263,18 @@ def rekey(
             tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, True),
             tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False),
         )
-        new_curve = Curve.make(
-            times,
-            val,
-            ins,
-            outs,
-            tangent_mode=mode,
-            pre_infinity=curve.pre_infinity,
-            post_infinity=curve.post_infinity,
-        )
+        if slopes == "clamped_auto":
+            new_curve = make_curve(times, val, mode="clamped_auto")
+        else:
+            new_curve = Curve.make(
+                times,
+                val,
+                ins,
+                outs,
+                tangent_mode=mode,
+                pre_infinity=curve.pre_infinity,
+                post_infinity=curve.post_infinity,
+            )
         out = replace(source, kind=kind, curve=new_curve, order=order)
         err = geodesic_angle(played(out, grid), q_src)
         seg = np.clip(np.searchsorted(times, grid, side="right") - 1, 0, len(times) - 2)
@@ -173,6 +293,8 @@ def rekey(
         merged = np.unique(np.concatenate([times, new_t]))
         if merged.shape[0] == times.shape[0]:
             break  # no new instant to add (e.g. a decomposition crossing gimbal lock)
+        if merged.shape[0] > limit:
+            break  # bounded work: a motion no keys can follow (module docstring of MAX_KEYS_...)
         times = merged
     return out
 
@@ -192,6 +314,10 @@ def convert_order(
         return replace(track, order=order)
     if track.order == order:
         return track
+    if is_frame_samples(track):
+        # Samples, not curves: the frames' poses in the new order, the short way between frames, no
+        # keys added (issue 8 section 2), instead of re-keying the old order's Hermite playback.
+        return sampled_track(track, EULER, order)
     if track.n_keys < 2:
         if track.n_keys == 0:
             return replace(track, order=order)
@@ -215,6 +341,8 @@ def convert_kind(
     target_order = normalize_order(order) if order is not None else (track.order or UNITY_ORDER)
     if kind == track.kind:
         return convert_order(track, target_order, max_error_deg) if kind == EULER else track
+    if is_frame_samples(track):
+        return sampled_track(track, kind, target_order if kind == EULER else UNITY_ORDER)
     if track.n_keys < 2:
         q = key_quaternions(track)
         if kind == EULER:

@@ -1,6 +1,10 @@
 """Clip readers and writers, chosen by file extension.
 
-``read_clip(path, order=None) -> Clip`` and ``write_clip(clip, path, **opts) -> list[str]`` (warnings).
+``read_clip(path, order=None) -> Clip`` and ``write_clip(clip, path, **opts) -> list[str]`` (warnings);
+``write_checked(clip, path, protect=None, promise=None, **opts) -> WriteCheck`` (:mod:`.verify`) is the
+same write returning the read-back figures. Every write reads its temp file back with our own reader
+and compares what it plays with the clip (and the promise) before the rename: a file that does not
+read back, or misses its bound, is never put in place.
 Formats: ``.csv`` (read and write, :mod:`.csv_io`), ``.anim`` (Unity, read and write, :mod:`.anim`),
 ``.bvh`` (read only, :mod:`.bvh`). Format modules are imported on first use so importing this package
 stays cheap. Every failure is a :class:`ClipError` (``FILE:LINE: REASON``); writes are atomic and can
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,6 +24,9 @@ from .errors import ClipError, ClipReadError, ClipWriteError
 __all__ = [
     "read_clip",
     "write_clip",
+    "write_checked",
+    "Promise",
+    "WriteCheck",
     "READ_FORMATS",
     "MAX_CLIP_BYTES",
     "WRITE_FORMATS",
@@ -78,6 +86,18 @@ def _load(path: str, table: dict, what: str, error: type[ClipError]):
         raise error(path, None, f"{what}ing {ext} files is not available in this build ({exc})") from exc
 
 
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "named pipe"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
+
+
 def read_clip(path: str | os.PathLike, order: str | None = None):
     """Read a clip, choosing the reader by extension (``.csv``, ``.anim``, ``.bvh``; case-insensitive).
 
@@ -87,11 +107,18 @@ def read_clip(path: str | os.PathLike, order: str | None = None):
     """
     fname = os.fspath(path)
     reader = _load(fname, READ_FORMATS, "read", ClipReadError)
-    if not os.path.exists(fname):
-        raise ClipReadError(fname, None, "no such file")
-    if os.path.isdir(fname):
+    try:
+        st = os.stat(fname)
+    except FileNotFoundError:
+        raise ClipReadError(fname, None, "no such file") from None
+    except OSError as exc:
+        raise ClipReadError(fname, None, exc.strerror or str(exc)) from None
+    if stat.S_ISDIR(st.st_mode):
         raise ClipReadError(fname, None, "is a folder, not a file")
-    size, limit = os.path.getsize(fname), max_clip_bytes()
+    if not stat.S_ISREG(st.st_mode):
+        # A FIFO with no writer blocks open() for ever; /dev/zero or /dev/urandom never end.
+        raise ClipReadError(fname, None, f"is not a regular file (it is a {_file_kind(st.st_mode)})")
+    size, limit = st.st_size, max_clip_bytes()
     if size > limit:
         raise ClipReadError(
             fname,
@@ -101,7 +128,7 @@ def read_clip(path: str | os.PathLike, order: str | None = None):
         )
     kwargs = {"order": order} if order is not None and _extension(fname) == ".csv" else {}
     try:
-        return reader(fname, **kwargs)
+        clip = reader(fname, **kwargs)
     except ClipError:
         raise
     except (OSError, UnicodeDecodeError) as exc:
@@ -111,6 +138,31 @@ def read_clip(path: str | os.PathLike, order: str | None = None):
         raise ClipReadError(fname, None, str(exc)) from exc
     except MemoryError:
         raise ClipReadError(fname, None, f"not enough memory to read this {_size_text(size)} clip") from None
+    _check_quaternion_keys(fname, clip)
+    return clip
+
+
+def _check_quaternion_keys(fname: str, clip) -> None:
+    """Every quaternion key must be a rotation: a zero (or non-finite) key cannot be normalized, and
+    the first computation on it (inspect, clean, the editor's load) would fail far from the file.
+    Readers that know the line report it themselves; this is the guarantee for all of them."""
+    import numpy as np
+
+    for t in clip.tracks:
+        if t.kind != "quaternion" or t.n_keys == 0:
+            continue
+        with np.errstate(all="ignore"):
+            norm = np.linalg.norm(t.curve.value, axis=1)
+        bad = ~(np.isfinite(norm) & (norm > 1e-12))
+        if bad.any():
+            i = int(np.argmax(bad))
+            what = "zero" if np.isfinite(norm[i]) else "non-finite"
+            raise ClipReadError(
+                fname,
+                None,
+                f"track {t.path or '(root)'!r}: key {i} at {float(t.times[i]):g} s is a {what} quaternion "
+                "(not a rotation)",
+            )
 
 
 def write_clip(
@@ -121,15 +173,29 @@ def write_clip(
 ) -> list[str]:
     """Write ``clip``, choosing the writer by extension (``.csv``, ``.anim``); returns warnings.
 
-    The write is atomic (the target is whole or untouched) and refuses to overwrite ``protect``
-    (the input path(s)). Extra ``opts`` go to the writer (e.g. ``mode=`` for ``.anim``,
-    ``keys_only=`` for ``.csv``). Raises :class:`ClipWriteError`.
+    The write is atomic (the target is whole or untouched; a symbolic link is written through to its
+    target) and refuses to overwrite ``protect`` (the input path(s)). Before the rename the temp file
+    is read back and must play like ``clip`` within the writer's tolerance
+    (:func:`~curveeditor.io.verify.write_checked`, which returns the figures too). Extra ``opts`` go to
+    the writer (e.g. ``mode=`` for ``.anim``, ``keys_only=`` for ``.csv``). Raises
+    :class:`ClipWriteError`.
     """
-    from .atomic import check_not_protected
+    return list(write_checked(clip, path, protect=protect, **opts).warnings)
 
-    fname = os.fspath(path)
-    writer = _load(fname, WRITE_FORMATS, "write", ClipWriteError)
-    check_not_protected(fname, protect)
-    # Every writer writes atomically through io.atomic (temp file, fsync, rename) and raises
-    # ClipWriteError naming ``fname``; a second temp-file layer here only doubled the disk writes.
-    return list(writer(clip, fname, protect=protect, **opts) or [])
+
+def __getattr__(name: str):
+    # The read-back API lives in .verify (numpy-heavy); imported on first use.
+    if name in ("Promise", "WriteCheck"):
+        from . import verify
+
+        return getattr(verify, name)
+    raise AttributeError(name)
+
+
+def write_checked(clip, path, protect=None, promise=None, tolerance=None, confirm=None, **opts):
+    """:func:`curveeditor.io.verify.write_checked` (kept here so callers need one import)."""
+    from .verify import write_checked as _write_checked
+
+    return _write_checked(
+        clip, path, protect=protect, promise=promise, tolerance=tolerance, confirm=confirm, **opts
+    )

@@ -4,19 +4,65 @@ The data goes to a temporary file in the target's own folder (so ``os.replace`` 
 same file system), is flushed and fsynced, then renamed over the target. On any failure the temporary
 file is removed and the target is left as it was. A ``protect`` path (the input a command read) is
 never written: writing onto it raises :class:`ClipWriteError` before anything touches the disk.
+
+A target that is a symbolic link is written *through* the link: the temp file goes next to the file
+the link points to and replaces that file, so the link stays a link (``os.replace`` onto the link's
+own name would have swapped it for a regular file).
+
+Read-back checks: :func:`check_before_replace` installs a function that gets the finished temp file
+(and the target name) before the rename; when it raises, the temp file is removed and the target is
+left as it was. ``io.write_checked`` uses it so that every writer's output is read back with our own
+reader and compared with what the operation promised before it is put in place (issues 8 and 11).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from .errors import ClipWriteError
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "same_file", "check_not_protected", "check_target"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "same_file",
+    "check_not_protected",
+    "check_target",
+    "check_before_replace",
+    "write_target",
+]
 
 PathLike = str | os.PathLike
+
+#: ``check(temp_path, target_path)`` run on every finished temp file before the rename (see
+#: :func:`check_before_replace`); None = no check.
+_BEFORE_REPLACE: contextvars.ContextVar[Callable[[str, str], None] | None] = contextvars.ContextVar(
+    "curveeditor_before_replace", default=None
+)
+
+
+@contextlib.contextmanager
+def check_before_replace(check: Callable[[str, str], None]) -> Iterator[None]:
+    """Within the block, every atomic write calls ``check(temp_path, target_path)`` after the data is
+    on disk and before ``os.replace``; an exception from ``check`` aborts that write (temp file
+    removed, target untouched) and propagates."""
+    token = _BEFORE_REPLACE.set(check)
+    try:
+        yield
+    finally:
+        _BEFORE_REPLACE.reset(token)
+
+
+def write_target(path: PathLike) -> str:
+    """The file a write to ``path`` replaces: ``path`` itself, or the final target of a symbolic link
+    (also a dangling one, which the write then creates)."""
+    target = os.fspath(path)
+    if os.path.islink(target):
+        return os.path.realpath(target)
+    return target
 
 
 def same_file(a: PathLike, b: PathLike) -> bool:
@@ -60,7 +106,8 @@ def atomic_write_bytes(
     path, its folder does not exist, or any OS error occurs.
     """
     check_not_protected(path, protect)
-    target = os.fspath(path)
+    shown = os.fspath(path)
+    target = write_target(shown)
     folder = check_target(target)
     tmp = None
     try:
@@ -77,10 +124,13 @@ def atomic_write_bytes(
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
+        check = _BEFORE_REPLACE.get()
+        if check is not None:
+            check(tmp, shown)
         os.replace(tmp, target)
         tmp = None
     except OSError as exc:
-        raise ClipWriteError(target, None, exc.strerror or str(exc)) from exc
+        raise ClipWriteError(shown, None, exc.strerror or str(exc)) from exc
     finally:
         if tmp is not None:
             try:

@@ -524,13 +524,16 @@ def _csv_cell(text: str) -> str:
 
 
 def track_rows(track: RotationTrack) -> TrackRows:
-    """The full row set of a track: continuous Euler in the track's order, normalized
-    hemisphere-continuous quaternions and the angular speed (deg/s) to the next key."""
+    """The full row set of a track: continuous Euler in the track's order (Unity's ZXY for quaternion
+    tracks) along what the track plays, normalized hemisphere-continuous quaternions and the angular
+    speed (deg/s) to the next key. The Euler values follow the played path, so a turn of more than
+    180 deg between keys keeps its winding (``export_checks.csv_track``)."""
     from ..engine.analysis import angular_speed
-    from ..engine.display import key_euler
+    from ..engine.export_checks import csv_track
 
-    quats = hemisphere_continuous(key_quaternions(track))
-    return TrackRows(track.path, track.times, key_euler(track), quats, angular_speed(track.times, quats))
+    keyed = csv_track(track)
+    quats = hemisphere_continuous(key_quaternions(keyed))
+    return TrackRows(track.path, keyed.times, keyed.curve.value, quats, angular_speed(keyed.times, quats))
 
 
 #: Played-motion change (degrees) above which ``write_csv`` warns that the tangents were lost.
@@ -542,6 +545,7 @@ def _tangent_loss_warnings(clip: Clip, blocks: Sequence[TrackRows]) -> list[str]
     Say when what Unity plays would change by more than ``TANGENT_LOSS_WARN_DEG`` (authored tangents,
     quaternion tracks), so a round trip through CSV does not alter the motion silently."""
     from ..engine.diff import diff_tracks
+    from ..engine.export_checks import has_sign_flips
     from ..engine.tangents import make_curve
     from ..engine.unwrap import unwrap_track
 
@@ -549,9 +553,9 @@ def _tangent_loss_warnings(clip: Clip, blocks: Sequence[TrackRows]) -> list[str]
     for t, rows in zip(clip.tracks, blocks, strict=True):
         if t.n_keys < 2:
             continue
-        if t.kind == QUATERNION:
-            # The rows are hemisphere-continuous on purpose (a flip Unity plays the long way is a
-            # defect); measure only what the tangents change.
+        if t.kind == QUATERNION and has_sign_flips(t):
+            # Sign flips (a defect) get hemisphere-continuous rows on purpose; measure only what the
+            # tangents change.
             t = unwrap_track(t)
         back = RotationTrack(
             t.path, EULER, make_curve(rows.times, rows.euler, mode="clamped_auto"), order=t.order

@@ -24,21 +24,39 @@ def yaw_quats(deg):
     return axis_angle_quat(1, np.deg2rad(np.asarray(deg, dtype=float)))
 
 
-def test_hemisphere_flips_fixed_and_reported():
+def test_sign_flips_are_kept_as_keyed_since_fixing_them_changes_the_motion():
+    # Keys 40 deg apart stored on alternating hemispheres: Unity plays 320 deg swings between them.
+    # Negating keys (the old fix) changed that motion; the writer keeps it (Unity plays the keys the
+    # same way) and says how to remove it (clean --unflip).
     q = yaw_quats([0, 40, 80, 120])
     q[1] *= -1
     q[3] *= -1
     track = RotationTrack("Bone", "quaternion", make_curve([0, 1, 2, 3], q, "linear"))
     out, warnings = prepare_for_export(track)
-    assert len(warnings) == 1 and "3 quaternion key(s) on the opposite hemisphere" in warnings[0]
-    assert np.all(quat_dot(out.curve.value[1:], out.curve.value[:-1]) >= 0)
-    # Same poses at the keys, and the bone now turns the short way: 40 deg per second.
-    assert geodesic_angle(out.curve.value, q).max() < 1e-9
-    assert segment_sweep(out) == pytest.approx([40, 40, 40], abs=0.5)
-    fixed, n = fix_hemisphere(track)
-    assert n == 3
-    kept, w = prepare_for_export(track, fix_hemisphere_flips=False)
-    assert any("long way" in x for x in w)
+    assert len(warnings) == 1 and "3 neighbouring key pair(s) on opposite hemispheres" in warnings[0]
+    assert "kept as keyed" in warnings[0] and "--unflip" in warnings[0]
+    assert out is track
+    fixed, n = fix_hemisphere(track)  # the explicit operation still exists (unflip uses it)
+    assert n == 3 and np.all(quat_dot(fixed.curve.value[1:], fixed.curve.value[:-1]) >= 0)
+
+
+def test_opposite_hemisphere_motion_is_rekeyed_along_the_played_path():
+    # A reduced 360 deg turn: keys at 0, 180.6 and 360 deg (q and -q), ~72 deg/s. The pair 180.6 deg
+    # apart has dot < 0 but is motion, not a sign flip: the writer must keep the turn's direction.
+    t = np.array([0.0, 2.5, 5.0])
+    ang = np.array([0.0, 179.4, 360.0])
+    q = yaw_quats(ang)  # q[2] = -identity: continuous along the turn
+    slopes = np.gradient(q, t, axis=0)
+    track = RotationTrack("Spin", "quaternion", Curve.make(t, q, slopes, slopes))
+    grid = np.linspace(0, 5, 2001)
+    assert quat_dot(q[2], q[1]) < 0
+    out, warnings = prepare_for_export(track)
+    assert out.n_keys > 3 and np.all(quat_dot(out.curve.value[1:], out.curve.value[:-1]) >= 0)
+    assert geodesic_angle(played(track, grid), played(out, grid)).max() < 0.011
+    assert len(warnings) == 1 and f"({out.n_keys - 3} key(s) added)" in warnings[0]
+    # The old fix (negate the key, then split the now short-way segment) turned it the other way.
+    flipped, _ = fix_hemisphere(track)
+    assert geodesic_angle(played(track, grid), played(flipped, grid)).max() > 170
 
 
 def test_quaternion_segment_over_180_gets_keys():

@@ -1,0 +1,508 @@
+"""Read-back checks: the figures of a write are the figures of the file written (issues 8 and 11).
+
+:func:`write_checked` writes a clip with the writer its extension selects and, *before the temp file
+is renamed into place* (:func:`~curveeditor.io.atomic.check_before_replace`), reads the temp file back
+with our own reader and plays every rotation track as Unity would. Two comparisons per track:
+
+* **writer**: the written file against the clip handed to the writer. Whatever the writer did
+  (hemisphere re-keying, keys for segments over 180 deg, order or kind conversion, CSV's loss of
+  tangents, float32 rounding in ``.anim``) must stay within :data:`WRITER_TOLERANCE_DEG` plus
+  :data:`FLOAT32_SLACK_DEG`, at the keys and between them (a CSV, which holds key values only:
+  at the keys; between keys reported, and bounded by the promise). A *sampled* track (one key per frame read
+  from a BVH, :func:`is_sampled`) is a sequence of poses, not a curve: its reference is the frame's
+  pose at each frame and the Slerp between neighbouring frames, and the between-frames deviation is
+  bounded only when the caller states a tolerance (``Promise.between_bound_deg``).
+* **promise**: the written file against what the operation promised (``Promise.reference``, e.g. the
+  input of ``clean``), within ``Promise.bound_deg`` when the operation has a bound (``--reduce 0.5``:
+  0.5 deg plus the writer's tolerance) or reported only (smoothing, unwrap: they change the motion on
+  purpose). These are the figures the CLI tables, ``--report`` JSON and the editor show.
+
+A miss raises :class:`ClipWriteError` (``OUT: track 'Spin' at 2.513 s plays 180 deg from the input
+(bound 0.51 deg); nothing written``) and the target is left as it was. Errors are geodesic degrees.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .atomic import check_before_replace, check_not_protected
+from .errors import ClipError, ClipWriteError
+
+__all__ = [
+    "Promise",
+    "Deviation",
+    "TrackCheck",
+    "WriteCheck",
+    "WriteCancelled",
+    "write_checked",
+    "check_written",
+    "deviation",
+    "is_sampled",
+    "prepare_samples",
+    "recipe_bound",
+    "recipe_promise",
+    "WRITER_TOLERANCE_DEG",
+    "FLOAT32_SLACK_DEG",
+]
+
+#: What a writer may change in the played motion (degrees): the engine's conversion tolerance.
+WRITER_TOLERANCE_DEG = 0.01
+#: Extra allowance (degrees) for float32 key times and values in ``.anim`` files (a 60 s clip's key
+#: times move by up to 2e-6 s: 0.002 deg at 1000 deg/s).
+FLOAT32_SLACK_DEG = 0.002
+
+
+@dataclass(frozen=True)
+class Promise:
+    """What the written file must hold besides the writer's own fidelity.
+
+    Attributes:
+        reference: the clip the figures are measured against (``None``: the clip written, so the
+            promise is the writer's own check).
+        bound_deg: largest played error (degrees) of the written file from ``reference``, at and
+            between keys; ``None`` = report only.
+        what: how messages name ``reference`` ("the input").
+        between_bound_deg: for sampled (per-frame) tracks, the deviation allowed between frames from
+            the Slerp of the frames (``--tolerance``); ``None`` = reported, not enforced.
+        clip_what: how messages name the clip handed to the writer ("the recipe's result").
+    """
+
+    reference: object | None = None
+    bound_deg: float | None = None
+    what: str = "the input"
+    between_bound_deg: float | None = None
+    clip_what: str = "the clip to write"
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """Played error of a written track from a reference track, degrees.
+
+    ``max_error`` over a dense grid that includes every key (keys and between keys), ``key_error`` at the
+    reference's key times, ``rms_error`` trapezoid-weighted over time, ``worst_time`` (seconds) where
+    ``max_error`` occurs; ``bound``/``key_bound`` the limits served (``None`` = not enforced);
+    ``frames``: the reference was a sampled track (Slerp between its frames)."""
+
+    max_error: float
+    key_error: float
+    rms_error: float
+    worst_time: float
+    bound: float | None = None
+    key_bound: float | None = None
+    frames: bool = False
+
+    @property
+    def between_error(self) -> float:
+        return self.max_error
+
+    def miss(self) -> tuple[float, float, float] | None:
+        """``(time s, error deg, bound deg)`` of the first bound missed, else None."""
+        if self.key_bound is not None and self.key_error > self.key_bound:
+            return (self.worst_time, self.key_error, self.key_bound)
+        if self.bound is not None and self.max_error > self.bound:
+            return (self.worst_time, self.max_error, self.bound)
+        return None
+
+    def as_dict(self) -> dict:
+        return {
+            "max_error": self.max_error,
+            "key_error": self.key_error,
+            "rms_error": self.rms_error,
+            "worst_time": self.worst_time,
+            "bound": self.bound,
+            "key_bound": self.key_bound,
+            "reference": "frames (Slerp between them)" if self.frames else "played curves",
+        }
+
+
+@dataclass(frozen=True)
+class TrackCheck:
+    """One rotation track of a checked write.
+
+    ``keys_in``: keys of the track handed to the writer; ``keys_written``: keys in the file read back;
+    ``reasons``: why they differ (or why the writer re-keyed); ``writer``: written vs the clip handed
+    to the writer; ``promise``: written vs the promised reference (None when that is the same clip)."""
+
+    path: str
+    keys_in: int
+    keys_written: int
+    reasons: tuple[str, ...]
+    writer: Deviation
+    promise: Deviation | None = None
+
+    @property
+    def keys_added(self) -> int:
+        return self.keys_written - self.keys_in
+
+    @property
+    def figures(self) -> Deviation:
+        """The deviation the tables show: from the promised reference when there is one."""
+        return self.promise if self.promise is not None else self.writer
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "keys_in": self.keys_in,
+            "keys_written": self.keys_written,
+            "keys_added": self.keys_added,
+            "reasons": list(self.reasons),
+            "writer": self.writer.as_dict(),
+            "promise": None if self.promise is None else self.promise.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class WriteCheck:
+    """The read-back result of one write: per-track checks, the writer's warnings, and ``failure``
+    (the one-line reason the file was not written, else None)."""
+
+    path: str
+    tracks: tuple[TrackCheck, ...]
+    warnings: tuple[str, ...] = ()
+    failure: str | None = None
+    what: str = field(default="the input")
+
+    def track(self, path: str) -> TrackCheck:
+        for t in self.tracks:
+            if t.path == path:
+                return t
+        raise KeyError(path)
+
+    @property
+    def keys_written(self) -> int:
+        return sum(t.keys_written for t in self.tracks)
+
+    @property
+    def keys_added(self) -> int:
+        return sum(t.keys_added for t in self.tracks)
+
+    def summary(self) -> str:
+        """One line: keys written/added and the worst read-back errors."""
+        if not self.tracks:
+            return f"{self.path}: no rotation tracks written"
+        worst = max(self.tracks, key=lambda t: t.figures.max_error)
+        at_keys = max(t.figures.key_error for t in self.tracks)
+        added = self.keys_added
+        add = f" ({added:+d} by the writer)" if added else ""
+        return (
+            f"written file read back: {self.keys_written} keys{add}; max error {worst.figures.max_error:.6f} "
+            f"deg ({worst.path or '(root)'}), at keys {at_keys:.6f} deg"
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "keys_written": self.keys_written,
+            "keys_added": self.keys_added,
+            "tracks": [t.as_dict() for t in self.tracks],
+            "warnings": list(self.warnings),
+            "failure": self.failure,
+        }
+
+
+# -------------------------------------------------------------------------------------------------
+
+
+def is_sampled(track, clip=None) -> bool:
+    """True for a per-frame track read from a BVH (:func:`~curveeditor.engine.reorder.is_frame_samples`)."""
+    from ..engine.reorder import is_frame_samples
+
+    return is_frame_samples(track)
+
+
+def prepare_samples(
+    clip, ext: str, mode: str | None = None, tolerance_deg: float | None = None, keep_order: bool = False
+):
+    """``clip`` with its per-frame tracks keyed for the target format
+    (:func:`~curveeditor.engine.reorder.sampled_track`): keys at the frames, ZXY Euler or quaternion
+    curves (whichever is closer to the Slerp between frames; ``mode`` forces one; CSV: Euler), keys
+    added only where ``tolerance_deg`` demands. ``keep_order`` (``.anim``) keeps the frames' order."""
+    from ..engine.clip import EULER
+    from ..engine.reorder import is_frame_samples, sampled_track
+
+    kind = EULER if ext == ".csv" else mode
+    changed = False
+    tracks = []
+    for t in clip.tracks:
+        if is_frame_samples(t) and not (keep_order and t.kind == EULER):
+            tracks.append(sampled_track(t, kind, tolerance_deg=tolerance_deg))
+            changed = True
+        else:
+            tracks.append(t)
+    return clip.with_tracks(tracks) if changed else clip
+
+
+def deviation(
+    reference,
+    written,
+    frames: bool = False,
+    bound: float | None = None,
+    key_bound: float | None = None,
+) -> Deviation:
+    """How far ``written`` plays from ``reference`` (two :class:`RotationTrack`), degrees.
+
+    ``frames=False``: both as Unity plays them (:func:`~curveeditor.engine.diff.diff_tracks`: key
+    times of both plus a dense grid). ``frames=True``: the reference is its key poses and the Slerp
+    between neighbouring keys (a sampled clip), on the checker grid over both key sets."""
+    from ..engine.clip import key_quaternions, played
+    from ..engine.diff import diff_tracks
+    from ..engine.reduce import dense_check_grid
+    from ..engine.resample import slerp
+    from ..engine.rotations import geodesic_angle
+
+    rt = reference.times
+    if frames:
+        key_q = key_quaternions(reference)
+        key_err = geodesic_angle(played(written, rt), key_q)
+        keys = np.union1d(rt, written.times)
+        grid, _ = dense_check_grid(keys)
+        err = geodesic_angle(played(written, grid), slerp(rt, key_q, grid))
+        times = grid
+    else:
+        d = diff_tracks(reference, written)
+        times, err = d.times, d.errors
+        key_err = geodesic_angle(played(reference, rt), played(written, rt))
+    i = int(np.argmax(err))
+    if len(times) > 1 and times[-1] > times[0]:
+        sq = err * err
+        rms = float(np.sqrt(np.sum(0.5 * (sq[1:] + sq[:-1]) * np.diff(times)) / (times[-1] - times[0])))
+    else:
+        rms = float(np.sqrt(np.mean(err * err)))
+    key_error = float(key_err.max()) if key_err.size else 0.0
+    worst = float(times[i])
+    if key_bound is not None and key_error > key_bound:
+        worst = float(rt[int(np.argmax(key_err))])
+    return Deviation(float(err[i]), key_error, rms, worst, bound, key_bound, frames)
+
+
+def _reasons(given, written, ext: str) -> tuple[str, ...]:
+    from ..engine.clip import EULER, QUATERNION
+    from ..engine.export_checks import hemisphere_pairs, segment_sweep
+
+    out = []
+    if given.kind != written.kind:
+        out.append(f"{given.kind} keys written as {written.kind} keys")
+    elif given.kind == EULER and given.order != written.order:
+        out.append(f"rotation order {given.order!r} written as {written.order!r}")
+    if given.kind == QUATERNION and written.kind == QUATERNION and given.n_keys != written.n_keys:
+        flips = hemisphere_pairs(given)
+        long = int(np.sum(segment_sweep(given) > 180.0)) if given.n_keys > 1 else 0
+        if flips:
+            out.append(f"{flips} key pair(s) on opposite hemispheres, re-keyed along the played path")
+        if long:
+            out.append(f"{long} segment(s) turning more than 180 deg, split")
+    if ext == ".csv" and given.n_keys != written.n_keys:
+        out.append(
+            "CSV holds key values only (read back with ClampedAuto tangents): keys added to keep the motion"
+        )
+    if given.n_keys != written.n_keys and not out:
+        out.append("keys added to keep the motion within the writer's tolerance")
+    return tuple(out)
+
+
+def check_written(
+    clip, written, promise: Promise | None = None, ext: str = ".anim", path: str = ""
+) -> WriteCheck:
+    """Compare ``written`` (the clip read back) with ``clip`` (handed to the writer) and with the
+    ``promise``; returns the :class:`WriteCheck` with ``failure`` set when a bound is missed or a
+    track did not come back."""
+    promise = promise or Promise()
+    ref_clip = promise.reference
+    by_path = {t.path: t for t in written.tracks}
+    ref_by_path = {t.path: t for t in ref_clip.tracks} if ref_clip is not None else {}
+    writer_bound = WRITER_TOLERANCE_DEG + FLOAT32_SLACK_DEG
+    checks = []
+    failure = None
+    for t in clip.tracks:
+        if t.n_keys == 0:
+            continue
+        w = by_path.get(t.path)
+        if w is None or w.n_keys == 0:
+            failure = failure or f"track {t.path!r} is missing from the written file; nothing written"
+            continue
+        frames = is_sampled(t, clip)
+        between = promise.between_bound_deg if frames else writer_bound
+        if ext == ".csv":
+            # A CSV holds key values only (read back with ClampedAuto tangents): the poses at the keys
+            # are bounded, the motion between keys is reported (and bounded by a promise, if any).
+            between = None
+        if frames and between is not None:
+            between = between + FLOAT32_SLACK_DEG
+        wd = deviation(t, w, frames, between, writer_bound)
+        pd = None
+        ref = ref_by_path.get(t.path)
+        if ref is not None and ref.n_keys and ref is not t:
+            rframes = is_sampled(ref, ref_clip)
+            pbound = promise.bound_deg
+            # Against samples (a BVH input) the promise holds at the frames; between them the
+            # deviation from their Slerp is reported (bounded only by a stated tolerance).
+            pd = deviation(ref, w, rframes, promise.between_bound_deg if rframes else pbound, pbound)
+        checks.append(TrackCheck(t.path, t.n_keys, w.n_keys, _reasons(t, w, ext), wd, pd))
+        if failure is None:
+            for dev, what in ((wd, promise.clip_what), (pd, promise.what)):
+                miss = dev.miss() if dev is not None else None
+                if miss is not None:
+                    tm, err, bnd = miss
+                    hint = (
+                        " (a CSV holds key values only: write .anim to keep the curves)"
+                        if ext == ".csv"
+                        else ""
+                    )
+                    where = (
+                        "between frames"
+                        if dev.frames and err == dev.max_error and dev.bound is not None
+                        else ""
+                    )
+                    failure = (
+                        f"track {t.path or '(root)'!r} at {tm:.3f} s plays {err:.3g} deg from {what}"
+                        f"{' ' + where if where else ''} (bound {bnd:.3g} deg){hint}; nothing written"
+                    )
+                    break
+    return WriteCheck(path, tuple(checks), (), failure, promise.what)
+
+
+def _read_back(tmp: str, target: str, clip, order: str | None = None):
+    """The temp file ``tmp`` read with the reader of ``target``'s extension (CSV: in the order the
+    writer used, which a CSV does not record)."""
+    from ..engine.clip import EULER
+    from . import READ_FORMATS, _extension, _load
+
+    ext = _extension(target)
+    if ext not in READ_FORMATS:
+        raise ClipWriteError(target, None, f"no reader for {ext} files to check the written file")
+    reader = _load(target, READ_FORMATS, "read", ClipWriteError)
+    kwargs = {}
+    if ext == ".csv":
+        orders = {t.order for t in clip.tracks if t.kind == EULER} if clip is not None else {order}
+        orders.discard(None)
+        if len(orders) == 1:
+            kwargs["order"] = orders.pop()
+    try:
+        return reader(tmp, **kwargs)
+    except ClipError as exc:
+        line = f" line {exc.line}" if exc.line else ""
+        raise ClipWriteError(
+            target, None, f"the written file does not read back ({exc.reason}{line}); nothing written"
+        ) from None
+    except (ValueError, OSError, MemoryError) as exc:
+        raise ClipWriteError(
+            target, None, f"the written file does not read back ({exc}); nothing written"
+        ) from None
+
+
+def check_samples_read_back(tmp: str, target: str, expected: dict, order: str = "zxy") -> None:
+    """For a file of samples (``cli sample``'s CSV): ``tmp`` must read back (CSV in ``order``) with the
+    same track paths and, at each track's sample times, the same poses as ``expected`` (path ->
+    ``(times (M,), quats (M, 4))``) within :data:`WRITER_TOLERANCE_DEG`; else :class:`ClipWriteError`."""
+    from ..engine.clip import played
+    from ..engine.rotations import geodesic_angle
+
+    written = _read_back(tmp, target, None, order)
+    got = {t.path: t for t in written.tracks}
+    for path, (times, quats) in expected.items():
+        t = got.get(path)
+        if t is None:
+            raise ClipWriteError(
+                target, None, f"track {path!r} is missing from the written file; nothing written"
+            )
+        err = geodesic_angle(played(t, times), quats)
+        i = int(np.argmax(err))
+        if err[i] > WRITER_TOLERANCE_DEG:
+            raise ClipWriteError(
+                target,
+                None,
+                f"track {path or '(root)'!r} at {times[i]:.3f} s reads back {err[i]:.3g} deg from the "
+                f"samples (bound {WRITER_TOLERANCE_DEG:g} deg); nothing written",
+            )
+
+
+class WriteCancelled(ClipWriteError):
+    """The ``confirm`` callback of :func:`write_checked` declined the checked file: nothing written."""
+
+
+def write_checked(
+    clip,
+    path: str | os.PathLike,
+    protect=None,
+    promise: Promise | None = None,
+    tolerance: float | None = None,
+    confirm=None,
+    **opts,
+) -> WriteCheck:
+    """Write ``clip`` to ``path`` (writer by extension, options ``opts`` as for ``write_clip``), read the
+    temp file back, check it (module docstring) and only then rename it into place.
+
+    Returns the :class:`WriteCheck` (with the writer's warnings). Raises :class:`ClipWriteError` when
+    the path is protected or unwritable, the writer refuses the clip, the written file does not read
+    back, or it misses a bound; the target is then untouched.
+
+    Per-frame tracks (BVH samples) are keyed at their frames first (:func:`prepare_samples`);
+    ``tolerance`` (degrees) bounds their deviation from the Slerp between frames, adding keys where
+    needed (without it that deviation is measured and reported, not bounded).
+
+    ``confirm(check) -> bool``, if given, is called with the passed :class:`WriteCheck` (read-back
+    figures, no warnings yet) before the rename; False raises :class:`WriteCancelled` and nothing is
+    written (the editor's export dialog shows the written file's figures this way)."""
+    from . import WRITE_FORMATS, _extension, _load
+
+    fname = os.fspath(path)
+    writer = _load(fname, WRITE_FORMATS, "write", ClipWriteError)
+    check_not_protected(fname, protect)
+    ext = _extension(fname)
+    box: dict = {}
+    if tolerance is not None:
+        if not (np.isfinite(tolerance) and tolerance > 0):
+            raise ClipWriteError(
+                fname, None, f"tolerance must be a positive number of degrees, got {tolerance}"
+            )
+        promise = replace(promise or Promise(), between_bound_deg=float(tolerance))
+    to_write = prepare_samples(clip, ext, opts.get("mode"), tolerance, bool(opts.get("keep_order")))
+
+    def check(tmp: str, target: str) -> None:
+        written = _read_back(tmp, fname, to_write)
+        try:
+            result = check_written(clip, written, promise, ext, fname)
+        except (ValueError, FloatingPointError) as exc:
+            raise ClipWriteError(
+                fname, None, f"cannot compare the written file: {exc}; nothing written"
+            ) from None
+        if result.failure:
+            raise ClipWriteError(fname, None, result.failure)
+        box["check"] = result
+        if confirm is not None and not confirm(result):
+            raise WriteCancelled(fname, None, "cancelled; nothing written")
+
+    with check_before_replace(check):
+        warnings = list(writer(to_write, fname, protect=protect, **opts) or [])
+    result = box.get("check")
+    if result is None:  # pragma: no cover - every writer writes through io.atomic
+        raise ClipWriteError(fname, None, "the writer did not write through io.atomic; not checked")
+    return replace(result, warnings=tuple(warnings))
+
+
+#: Recipe ops that promise the motion stays within a bound of their input, and that bound (degrees):
+#: ``reduce`` its ``max_error``, the lossless conversions the engine's conversion tolerance.
+_BOUNDED_OPS = {"reduce": None, "to_order": WRITER_TOLERANCE_DEG, "to_kind": WRITER_TOLERANCE_DEG}
+
+
+def recipe_bound(recipe) -> float | None:
+    """The bound (degrees) a recipe promises between its input and the file written: the sum of its
+    steps' bounds plus the writer's tolerance, or None when a step changes the motion on purpose
+    (unwrap, smoothing, resampling, ...; then the figures are reported, not enforced)."""
+    total = WRITER_TOLERANCE_DEG + FLOAT32_SLACK_DEG
+    for step in recipe.steps:
+        if step.op not in _BOUNDED_OPS:
+            return None
+        b = _BOUNDED_OPS[step.op]
+        total += float(step.params.get("max_error")) if b is None else b
+    return total
+
+
+def recipe_promise(source, recipe) -> Promise:
+    """The :class:`Promise` of running ``recipe`` on ``source`` and writing the result."""
+    return Promise(
+        reference=source, bound_deg=recipe_bound(recipe), what="the input", clip_what="the recipe's result"
+    )

@@ -1,0 +1,219 @@
+"""Every write reads back: figures of the file written, checked before the rename (issues 8 and 11)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from curveeditor.engine.clip import Clip, RotationTrack, played
+from curveeditor.engine.diff import diff_tracks
+from curveeditor.engine.rotations import axis_angle_quat, geodesic_angle, hemisphere_continuous
+from curveeditor.engine.tangents import make_curve
+from curveeditor.io import ClipReadError, ClipWriteError, read_clip, write_checked, write_clip
+from curveeditor.io.verify import Promise, WriteCheck
+
+
+def spin_clip(n=302, seconds=5.0, turn=360.0) -> Clip:
+    """A quaternion-keyed track turning ``turn`` deg about Y at constant speed (72 deg/s by default)."""
+    t = np.linspace(0.0, seconds, n)
+    q = hemisphere_continuous(axis_angle_quat(1, np.deg2rad(t * turn / seconds)))
+    return Clip("spin", 60.0, [RotationTrack("Spin", "quaternion", make_curve(t, q, mode="auto"))])
+
+
+def run_cli(*args):
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    return subprocess.run(
+        [sys.executable, "-m", "curveeditor.cli", *map(str, args)], capture_output=True, text=True, env=env
+    )
+
+
+@pytest.fixture
+def spin_anim(tmp_path):
+    path = tmp_path / "spin.anim"
+    write_clip(spin_clip(), path)
+    return path
+
+
+def test_reduced_full_turn_written_anim_keeps_the_turn(spin_anim, tmp_path):
+    """Issue 8 known failure: 302 keys -> reduce 0.5 -> the writer's hemisphere fix turned the file the
+    other way for 2.5 s (180 deg off) while the table said 0.167 deg. Checked on the WRITTEN file."""
+    out, rep = tmp_path / "out.anim", tmp_path / "r.json"
+    r = run_cli("clean", spin_anim, "--reduce", "0.5", "-o", out, "--report", rep)
+    assert r.returncode == 0, r.stderr
+    src, back = read_clip(spin_anim), read_clip(out)
+    d = diff_tracks(src.track("Spin"), back.track("Spin"))
+    assert d.max_error < 0.5 + 0.012
+    # The printed / reported figures are those of the file read back.
+    report = json.loads(rep.read_text())
+    row = report["tracks"][0]
+    assert row["max_error"] == pytest.approx(d.max_error, abs=1e-6)
+    assert row["keys_written"] == back.track("Spin").n_keys
+    assert report["written"]["tracks"][0]["keys_written"] == back.track("Spin").n_keys
+    assert f"{d.max_error:.6f}" in r.stdout
+    # Warnings and figures agree: the keys the writer says it added are the keys in the file.
+    added = back.track("Spin").n_keys - row["keys_after"]
+    assert added > 0 and f"({added} key(s) added)" in r.stderr and f"+{added} by the writer" in r.stdout
+
+
+def test_reduced_full_turn_csv_is_never_written_the_other_way(spin_anim, tmp_path):
+    out = tmp_path / "out.csv"
+    r = run_cli("clean", spin_anim, "--reduce", "0.5", "-o", out)
+    src = read_clip(spin_anim).track("Spin")
+    if r.returncode == 0:
+        back = read_clip(out).track("Spin")
+        assert diff_tracks(src, back).max_error < 0.5 + 0.012
+    else:
+        # A CSV (key values, ClampedAuto on read) cannot hold 3 fitted keys within the bound: refused.
+        assert r.returncode == 2 and r.stderr.count("\n") == 1
+        assert "track 'Spin' at " in r.stderr and "deg from the input (bound 0.512 deg)" in r.stderr
+        assert not out.exists()
+    # Either way the key values follow the turn: 0 -> ~180 -> 360, never back to 0.
+    from curveeditor.engine.export_checks import csv_track
+    from curveeditor.engine.reduce import reduce_track
+
+    reduced = reduce_track(src, 0.5)
+    yaw = csv_track(reduced).curve.value[:, 1]
+    assert np.all(np.diff(yaw) > 0) and yaw[-1] == pytest.approx(360.0, abs=0.5)
+
+
+def test_a_file_missing_its_bound_is_not_written(tmp_path):
+    clip = spin_clip()
+    other = spin_clip(turn=350.0)  # 10 deg short at the end
+    out = tmp_path / "o.anim"
+    out.write_text("old")
+    with pytest.raises(ClipWriteError) as info:
+        write_checked(other, out, promise=Promise(reference=clip, bound_deg=0.5))
+    msg = str(info.value)
+    assert "\n" not in msg and "track 'Spin' at 5.000 s plays 10 deg from the input (bound 0.5 deg)" in msg
+    assert out.read_text() == "old" and os.listdir(tmp_path) == ["o.anim"]
+
+
+def test_write_checked_returns_the_read_back_figures(tmp_path):
+    clip = spin_clip()
+    check = write_checked(clip, tmp_path / "o.anim")
+    assert isinstance(check, WriteCheck) and check.failure is None
+    (t,) = check.tracks
+    assert (t.keys_in, t.keys_written, t.keys_added) == (302, 302, 0)
+    assert t.writer.max_error < 0.002 and t.writer.bound == pytest.approx(0.012)
+    d = check.as_dict()
+    assert d["tracks"][0]["writer"]["bound"] == pytest.approx(0.012)
+    json.dumps(d)
+
+
+def test_a_written_file_that_does_not_read_back_is_not_put_in_place(tmp_path, monkeypatch):
+    from curveeditor.io import csv_io
+
+    monkeypatch.setattr(csv_io, "format_csv", lambda blocks, with_speed=True: "time,x\n1,2,3\n")
+    out = tmp_path / "o.csv"
+    with pytest.raises(ClipWriteError) as info:
+        write_clip(spin_clip(), out)
+    assert "does not read back" in str(info.value)
+    assert os.listdir(tmp_path) == []
+
+
+def test_output_symlink_is_written_through(tmp_path):
+    real = tmp_path / "real.anim"
+    real.write_text("old")
+    link = tmp_path / "link.anim"
+    link.symlink_to(real)
+    write_clip(spin_clip(), link)
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert read_clip(real).track("Spin").n_keys == 302
+    assert sorted(os.listdir(tmp_path)) == ["link.anim", "real.anim"]
+
+
+def test_read_clip_refuses_non_regular_files(tmp_path):
+    fifo = tmp_path / "pipe.anim"
+    os.mkfifo(fifo)
+    with pytest.raises(ClipReadError, match="not a regular file .it is a named pipe"):
+        read_clip(fifo)  # used to block for ever in open()
+    dev = tmp_path / "zero.anim"
+    dev.symlink_to("/dev/zero")
+    with pytest.raises(ClipReadError, match="character device"):
+        read_clip(dev)  # used to read until memory ran out
+
+
+def test_zero_quaternion_key_fails_before_any_write(spin_anim, tmp_path):
+    text = spin_anim.read_text().splitlines(keepends=True)
+    i = [k for k, line in enumerate(text) if "value: {x:" in line][4]
+    text[i] = text[i].split("value:")[0] + "value: {x: 0, y: 0, z: 0, w: 0}\n"
+    bad = tmp_path / "bad.anim"
+    bad.write_text("".join(text))
+    out = tmp_path / "o.anim"
+    r = run_cli("clean", bad, "--unwrap", "-o", out)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    # The .anim reader names the key's line (read_clip's own check stays for the other readers).
+    assert f"{bad}:{i + 1}: quaternion key" in r.stderr and "zero length" in r.stderr
+    assert not out.exists()
+
+
+def test_report_named_as_the_output_says_so(spin_anim, tmp_path):
+    out = tmp_path / "o.anim"
+    r = run_cli("clean", spin_anim, "--reduce", "0.5", "-o", out, "--report", out)
+    assert r.returncode == 2 and "input" not in r.stderr
+    assert "--report names the output file" in r.stderr and not out.exists()
+
+
+def test_convert_reports_read_back_and_reduce_hint(spin_anim, tmp_path):
+    r = run_cli("convert", spin_anim, tmp_path / "c.anim")
+    assert r.returncode == 0, r.stderr
+    assert "written file read back: 302 keys (no keys added)" in r.stdout
+    assert re.search(r"--reduce 0.5 \(Unity's import default error\) would keep \d+ of 302 keys", r.stdout)
+
+
+def test_unity_plays_the_csv_the_same_at_keys(tmp_path):
+    clip = spin_clip(n=31, seconds=3.0, turn=270.0)
+    check = write_checked(clip, tmp_path / "o.csv")
+    back = read_clip(tmp_path / "o.csv").track("Spin")
+    src = clip.track("Spin")
+    assert geodesic_angle(played(src, src.times), played(back, src.times)).max() < 1e-6
+    assert check.tracks[0].writer.key_error < 1e-6 and check.tracks[0].writer.bound is None
+
+
+def test_batch_writes_are_read_back_against_the_input(spin_anim, tmp_path):
+    from curveeditor.batch import run_batch
+    from curveeditor.engine.recipe import Recipe
+
+    out = tmp_path / "o"
+    out.mkdir()
+    rep = run_batch([str(spin_anim)], str(out), Recipe.of({"op": "reduce", "max_error": 0.5}), jobs=1)
+    assert rep.exit_status == 0, [f.error for f in rep.files]
+    back = read_clip(out / "spin.anim").track("Spin")
+    detail = rep.files[0].track_details[0]
+    assert detail["keys_written"] == back.n_keys
+    d = diff_tracks(read_clip(spin_anim).track("Spin"), back)
+    assert detail["max_error"] == pytest.approx(d.max_error, abs=1e-6) and d.max_error < 0.512
+
+
+def test_sample_of_a_mixed_order_bvh_reads_back(tmp_path):
+    """``sample`` of joints in several Euler orders wrote a CSV our reader refused (issue 11)."""
+    bvh = tmp_path / "mixed.bvh"
+    bvh.write_text(
+        "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation "
+        "Yrotation Xrotation\n  JOINT Arm\n  {\n    OFFSET 0 1 0\n    "
+        "CHANNELS 3 Xrotation Yrotation Zrotation\n"
+        "    End Site\n    {\n      OFFSET 0 1 0\n    }\n  }\n}\nMOTION\nFrames: 3\nFrame Time: 0.1\n"
+        "0 0 0 10 20 30 40 50 60\n0 0 0 15 25 35 45 55 65\n0 0 0 20 30 40 50 60 70\n"
+    )
+    out = tmp_path / "s.csv"
+    r = run_cli("sample", bvh, "--rate", "20", "-o", out)
+    assert r.returncode == 0, r.stderr
+    src, back = read_clip(bvh), read_clip(out)
+    for t in src.tracks:
+        b = back.track(t.path)
+        assert geodesic_angle(played(t, b.times), played(b, b.times)).max() < 0.01
+
+
+def test_sample_refuses_a_grid_past_its_row_bound(tmp_path):
+    csv = tmp_path / "long.csv"
+    csv.write_text("path,time,x,y,z\nA,0,0,0,0\nA,1,0,10,0\nA,100000,0,20,0\n")
+    out = tmp_path / "s.csv"
+    r = run_cli("sample", csv, "--rate", "30", "-o", out)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "rows (at most 1,000,000)" in r.stderr
+    assert not out.exists()
