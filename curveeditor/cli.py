@@ -459,8 +459,8 @@ def cmd_sample(args) -> int:
         # The same samples the graphs draw: Euler tracks' channels as Unity evaluates them (winding
         # included), quaternion tracks' continuous decomposition through the key Euler values.
         s = sample_track(t, grid)
-        blocks.append(TrackRows(t.path, grid, s.euler, s.quat, s.speed))
-    atomic_write_text(args.output, format_csv(blocks), protect=[args.file])
+        blocks.append(TrackRows(t.path, grid, s.euler, s.quat, s.speed, order=t.order))
+    atomic_write_text(args.output, format_csv(blocks, fname=args.output), protect=[args.file])
     print(
         f"{args.file} -> {args.output}: {len(tracks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "
         f"({_fmt_num(start)}-{_fmt_num(end)} s)"
