@@ -279,3 +279,12 @@ def test_any_path_either_reads_back_identically_or_is_refused(tmp_path_factory, 
     assert back.path == name and back.order == order
     assert back.curve.equals(clip.tracks[0].curve)
     np.testing.assert_allclose(geodesic_angle(played(back, T), key_quaternions(clip.tracks[0])), 0, atol=1e-9)
+
+
+def test_fast_parser_keeps_line_numbers_across_blank_lines_and_crlf(tmp_path):
+    p = tmp_path / "b.csv"
+    p.write_bytes(b"path,time,x,y,z\r\nA,0,1,2,3\r\n\r\nA,1,1,2,3\r\n\r\n\r\nA,2,1e300,2,3\r\n")
+    err = _read_error(p)
+    assert err.line == 7 and "1e+300 is beyond" in err.reason
+    p.write_bytes(b"path,time,x,y,z\nA,0,1,2,3\n\nA,1,4,5,6\n")
+    np.testing.assert_array_equal(read_csv(p).track("A").curve.value, [[1, 2, 3], [4, 5, 6]])
