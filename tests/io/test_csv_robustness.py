@@ -288,3 +288,24 @@ def test_fast_parser_keeps_line_numbers_across_blank_lines_and_crlf(tmp_path):
     assert err.line == 7 and "1e+300 is beyond" in err.reason
     p.write_bytes(b"path,time,x,y,z\nA,0,1,2,3\n\nA,1,4,5,6\n")
     np.testing.assert_array_equal(read_csv(p).track("A").curve.value, [[1, 2, 3], [4, 5, 6]])
+
+
+def test_rows_of_many_tracks_at_once_equal_the_rows_of_each_track():
+    # clip_rows batches tracks sharing times and order (10,000 BVH joints); it must equal track_rows.
+    from curveeditor.io.csv_io import clip_rows, track_rows
+
+    rng = np.random.default_rng(3)
+    t = np.arange(50) / 30.0
+    tracks = []
+    for k in range(6):
+        v = np.cumsum(rng.normal(0, 40, (50, 3)), axis=0)  # big steps: hemisphere flips inside and at seams
+        tracks.append(RotationTrack(f"J{k}", "euler", make_curve(t, v), order="ZXY" if k % 2 else "zxy"))
+    curve = tracks[0].curve
+    for k in range(6, 9):  # share one time array object, as the BVH reader's tracks do
+        tracks.append(RotationTrack(f"S{k}", "euler", curve.with_keys(value=curve.value + 170.0 * k)))
+    tracks.append(RotationTrack("one", "euler", make_curve(t[:1], E[:1])))
+    tracks.append(RotationTrack("q", "quaternion", make_curve(t[:3], np.eye(4)[:3], mode="auto")))
+    for a, b in zip(clip_rows(tracks), [track_rows(x) for x in tracks], strict=True):
+        assert (a.path, a.order) == (b.path, b.order)
+        for f in ("times", "euler", "quats", "speed"):
+            np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f"{a.path} {f}")
