@@ -548,7 +548,7 @@ def _build_tracks(
             tracks.append(RotationTrack(name, EULER, curve, order=track_order))
         else:
             curve = make_curve(times, vals, mode="auto")
-            tracks.append(RotationTrack(name, QUATERNION, curve, order=order))
+            tracks.append(RotationTrack(name, QUATERNION, curve))
     return tracks
 
 
