@@ -251,7 +251,7 @@ def _parse_rows(
     in Python, numbers by numpy's C parser; anything else (quotes, empty cells, bad numbers, ragged
     rows) goes to the csv module, which finds the exact line and reason."""
     k = len(col_idx)
-    if not body.strip():
+    if not body or body.isspace():  # not body.strip(): that copied the whole text (57 ms on 16 MB)
         return _Table(np.zeros((0, k)), np.zeros((0, k), bool), None, None, np.zeros(0, np.int64))
     fast = _parse_rows_fast(body, header_no, col_idx, str_idx)
     if fast is not None:
@@ -273,9 +273,7 @@ def _parse_rows_fast(
         if "\r" in body:
             return None
     strings = [(slot, i) for slot, i in enumerate(str_idx) if i is not None]
-    fields = [(f"s{slot}", object) for slot, _ in strings] + [
-        (f"v{k}", np.float64) for k in range(len(col_idx))
-    ]
+    fields = [(f"s{slot}", object) for slot, _ in strings] + [("v", np.float64, (len(col_idx),))]
     try:
         table = np.loadtxt(
             io.StringIO(body),
@@ -297,9 +295,7 @@ def _parse_rows_fast(
         line_nos = np.arange(n, dtype=np.int64) + header_no + 1
     if line_nos.shape[0] != n:
         return None
-    values = np.empty((n, len(col_idx)))
-    for k in range(len(col_idx)):
-        values[:, k] = table[f"v{k}"]
+    values = np.ascontiguousarray(table["v"]).reshape(n, len(col_idx))
     out = [None, None]
     for slot, _ in strings:
         cells = table[f"s{slot}"]
