@@ -41,7 +41,7 @@ from curveeditor.engine.tangents import make_curve  # noqa: E402
 from curveeditor.io.bvh import read_bvh  # noqa: E402
 from curveeditor.io.csv_io import format_csv, read_csv, track_rows, write_csv  # noqa: E402
 
-REPEATS = 3
+REPEATS = 5
 GOAL = 0.5
 CORPUS = ROOT.parent / "shared" / "corpus" / "bvh"
 
