@@ -38,8 +38,10 @@ the number of joints.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -106,9 +108,10 @@ class _Tokens:
     def __init__(self, path: str, lines: list[str], start: int, stop: int):
         self.path = path
         self.items: list[tuple[str, int]] = []
+        extend = self.items.extend
         for i in range(start, stop):
-            for tok in lines[i].replace("{", " { ").replace("}", " } ").split():
-                self.items.append((tok, i + 1))
+            toks = lines[i].replace("{", " { ").replace("}", " } ").split()
+            extend(zip(toks, repeat(i + 1, len(toks)), strict=True))
         self.pos = 0
         self.end_line = stop + 1  # the MOTION line: where the hierarchy ended early
 
@@ -126,7 +129,10 @@ class _Tokens:
         return item
 
     def expect(self, word: str) -> int:
-        tok, line = self.next(repr(word))
+        if self.pos >= len(self.items):
+            raise self.error(self.end_line, f"hierarchy ends early: expected {word!r}")
+        tok, line = self.items[self.pos]
+        self.pos += 1
         if tok != word:
             raise self.error(line, f"expected {word!r}, found {tok!r}")
         return line
@@ -137,9 +143,22 @@ class _Tokens:
             v = float(tok)
         except ValueError:
             raise self.error(line, f"{what}: {tok!r} is not a number") from None
-        if not np.isfinite(v):
+        if not math.isfinite(v):
             raise self.error(line, f"{what}: {tok!r} is not a finite number")
         return v
+
+    def offset(self, what: str) -> list[float]:
+        """The three numbers of an ``OFFSET`` (``what`` names it in errors: ``OFFSET``)."""
+        p = self.pos
+        if p + 3 <= len(self.items):
+            try:
+                v = [float(self.items[p][0]), float(self.items[p + 1][0]), float(self.items[p + 2][0])]
+            except ValueError:
+                v = None
+            if v is not None and all(map(math.isfinite, v)):
+                self.pos += 3
+                return v
+        return [self.number(f"{what} x"), self.number(f"{what} y"), self.number(f"{what} z")]
 
     def rest_of_line(self, line: int) -> list[str]:
         out = []
@@ -198,11 +217,15 @@ def _parse_joints(tk: _Tokens, joints: list[_Joint], keyword_line: int) -> None:
         tk.expect("{")
 
     open_joint(None, keyword_line)
+    items, n_items = tk.items, len(tk.items)
     while stack:
         top = stack[-1]
         joint = joints[top.index]
         name = joint.name
-        tok, line = tk.next(f"'}}' closing joint {name!r}")
+        if tk.pos >= n_items:
+            raise tk.error(tk.end_line, f"hierarchy ends early: expected '}}' closing joint {name!r}")
+        tok, line = items[tk.pos]
+        tk.pos += 1
         key = tok.upper()
         if tok == "}":
             if not top.seen_offset:
@@ -211,7 +234,7 @@ def _parse_joints(tk: _Tokens, joints: list[_Joint], keyword_line: int) -> None:
         elif key == "OFFSET":
             if top.seen_offset:
                 raise tk.error(line, f"joint {name!r} has two OFFSET lines")
-            joint.offset = [tk.number("OFFSET x"), tk.number("OFFSET y"), tk.number("OFFSET z")]
+            joint.offset = tk.offset("OFFSET")
             top.seen_offset = True
         elif key == "CHANNELS":
             if top.seen_channels:
@@ -226,7 +249,7 @@ def _parse_joints(tk: _Tokens, joints: list[_Joint], keyword_line: int) -> None:
             off_tok, off_line = tk.next("OFFSET of End Site")
             if off_tok.upper() != "OFFSET":
                 raise tk.error(off_line, f"expected OFFSET in End Site, found {off_tok!r}")
-            end = [tk.number("OFFSET x"), tk.number("OFFSET y"), tk.number("OFFSET z")]
+            end = tk.offset("OFFSET")
             tk.expect("}")
             joint.end_site = end
         else:
