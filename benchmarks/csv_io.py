@@ -8,7 +8,8 @@ Two files:
   precision values), written by ``write_csv``: about 16 MB, the size of the clip in issue 10;
 * the corpus's largest BVH (``../shared/corpus/bvh``, by file size) converted to CSV.
 
-For each, best of ``REPEATS`` runs (the machine is shared; figures are inflated by the others' load):
+For each, best of ``REPEATS`` interleaved runs (the machine is shared; figures are inflated by the others'
+load):
 
 * write: ``write_csv(clip, path)`` (the whole writer: Euler/quaternion/speed rows from the clip, the
   tangent check, formatting, the atomic write) against a plain ``csv.writer`` writing the same rows
@@ -56,13 +57,16 @@ def mocap_clip(tracks: int = 65, frames: int = 1295, fps: float = 120.0, seed: i
     return Clip("mocap", fps, tuple(out))
 
 
-def best(fn, repeats: int = REPEATS) -> float:
-    times = []
+def best(*fns, repeats: int = REPEATS) -> list[float]:
+    """Best time of each function, runs interleaved (a, b, a, b, ...) so that load drifting on the
+    shared machine hits both sides of a ratio alike."""
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        for fn, out in zip(fns, times, strict=True):
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return [min(t) for t in times]
 
 
 def baseline_write(rows_by_track, path: str, with_order: bool) -> None:
@@ -99,12 +103,14 @@ def measure(label: str, clip: Clip, folder: str) -> list[list[str]]:
         for b in blocks
     ]
     with_order = any(b.order != "zxy" for b in blocks)
-    w_ours = best(lambda: write_csv(clip, ours_path))
-    w_fmt = best(lambda: Path(ours_path).write_text(format_csv(blocks)))
-    w_base = best(lambda: baseline_write(rows_by_track, base_path, with_order))
+    w_ours, w_fmt, w_base = best(
+        lambda: write_csv(clip, ours_path),
+        lambda: Path(ours_path).write_text(format_csv(blocks)),
+        lambda: baseline_write(rows_by_track, base_path, with_order),
+    )
+    write_csv(clip, ours_path)
     mb = os.path.getsize(ours_path) / 1e6
-    r_ours = best(lambda: read_csv(ours_path))
-    r_base = best(lambda: baseline_read(ours_path))
+    r_ours, r_base = best(lambda: read_csv(ours_path), lambda: baseline_read(ours_path))
     # Same content both ways (the baseline file is what a script writes: same text for these rows).
     same = Path(ours_path).read_bytes() == Path(base_path).read_bytes()
     back = read_csv(ours_path)
@@ -148,9 +154,7 @@ def main() -> int:
     print("  ".join("-" * w for w in widths))
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
-    print(
-        f"best of {REPEATS}; shared 2-core machine: absolute times inflated by other load, ratios same-run"
-    )
+    print(f"best of {REPEATS}; shared 2-core machine: absolute times inflated by other load, ratios same-run")
     return 0
 
 
