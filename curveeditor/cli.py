@@ -563,29 +563,18 @@ def cmd_sample(args) -> int:
     grid = np.asarray(uniform_grid(start, end, args.rate), dtype=np.float64)
     blocks = []
     expected = {}
-    orders = set()
     for t in tracks:
         # The same samples the graphs draw: Euler tracks' channels as Unity evaluates them (winding
         # included), quaternion tracks' continuous decomposition through the key Euler values.
         s = sample_track(t, grid)
-        blocks.append(TrackRows(t.path, grid, s.euler, s.quat, s.speed))
+        blocks.append(TrackRows(t.path, grid, s.euler, s.quat, s.speed, order=t.order))
         expected[t.path] = (grid, s.quat)
-        orders.add(t.order if t.kind == "euler" else "zxy")
     from .io.atomic import check_before_replace
     from .io.verify import check_samples_read_back
 
-    # The CSV must read back to the samples. A CSV has one Euler order: joints in several orders (BVH)
-    # are all written in Unity's ZXY, continuous, instead of a file our reader then refuses.
-    if len(orders) > 1:
-        from .engine.unwrap import continuous_euler
-
-        blocks = [
-            TrackRows(b.path, b.times, continuous_euler(b.quats, "zxy"), b.quats, b.speed) for b in blocks
-        ]
-        orders = {"zxy"}
-    order = orders.pop()
-    with check_before_replace(lambda tmp, target: check_samples_read_back(tmp, target, expected, order)):
-        atomic_write_text(args.output, format_csv(blocks), protect=[args.file])
+    # The CSV must read back to the samples; joints in several orders (BVH) carry an order column.
+    with check_before_replace(lambda tmp, target: check_samples_read_back(tmp, target, expected, "zxy")):
+        atomic_write_text(args.output, format_csv(blocks, fname=args.output), protect=[args.file])
     print(
         f"{args.file} -> {args.output}: {len(tracks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "
         f"({_fmt_num(start)}-{_fmt_num(end)} s)"

@@ -219,7 +219,9 @@ def prepare_samples(
     """``clip`` with its per-frame tracks keyed for the target format
     (:func:`~curveeditor.engine.reorder.sampled_track`): keys at the frames, ZXY Euler or quaternion
     curves (whichever is closer to the Slerp between frames; ``mode`` forces one; CSV: Euler), keys
-    added only where ``tolerance_deg`` demands. ``keep_order`` (``.anim``) keeps the frames' order."""
+    added only where ``tolerance_deg`` demands. ``keep_order`` (``.anim``) keeps the frames' order; a
+    CSV always keeps Euler frames as they are (its ``order`` column holds each joint's order, and its
+    keys are the frames themselves, so they read back exactly)."""
     from ..engine.clip import EULER
     from ..engine.reorder import is_frame_samples, sampled_track
 
@@ -227,7 +229,7 @@ def prepare_samples(
     changed = False
     tracks = []
     for t in clip.tracks:
-        if is_frame_samples(t) and not (keep_order and t.kind == EULER):
+        if is_frame_samples(t) and not ((keep_order or ext == ".csv") and t.kind == EULER):
             tracks.append(sampled_track(t, kind, tolerance_deg=tolerance_deg))
             changed = True
         else:

@@ -174,11 +174,19 @@ def test_writing_a_value_past_float32_range_is_refused(tmp_path):
     import warnings
 
     from curveeditor.io import read_clip, write_clip
-    from curveeditor.io.errors import ClipWriteError
+    from curveeditor.io.errors import ClipReadError, ClipWriteError
 
     src = tmp_path / "big.csv"
     src.write_text("time,x,y,z\n0,0,0,0\n1,1e39,0,0\n")
-    clip = read_clip(src)
+    with pytest.raises(ClipReadError, match="beyond"):  # the CSV reader now refuses it (io/csv_io.py)
+        read_clip(src)
+    import numpy as np
+
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.tangents import make_curve
+
+    values = np.array([[0.0, 0.0, 0.0], [1e39, 0.0, 0.0]])
+    clip = Clip("big", 30.0, [RotationTrack("", "euler", make_curve(np.array([0.0, 1.0]), values))])
     with warnings.catch_warnings(), pytest.raises(ClipWriteError, match="float32"):
         warnings.simplefilter("error")
         write_clip(clip, tmp_path / "big.anim")

@@ -313,18 +313,26 @@ def test_quaternion_tangents_follow_the_motion(tmp_path):
     assert err[1:-1].max() < 0.02 and err.max() < 0.25
 
 
-def test_other_orders_warn_and_read_back_with_order(tmp_path):
+def test_other_orders_are_written_in_an_order_column_and_read_back(tmp_path):
+    # Before: a warning "read this file with --order ZXY", and a multi-order clip could not be read
+    # back at all ("Euler angles (order zxy) and quaternion disagree").
     t = np.array([0.0, 1.0])
     e = np.array([[10.0, 20.0, 30.0], [40.0, -50.0, 60.0]])
     clip = Clip("c", 1.0, [RotationTrack("j", "euler", make_curve(t, e), order="ZXY")])
     out = tmp_path / "o.csv"
-    (warning,) = write_csv(clip, out)
-    assert warning == "Euler columns are in rotation order 'ZXY': read this file with --order ZXY"
-    back = read_csv(out, order="ZXY").track("j")
-    np.testing.assert_allclose(geodesic_angle(played(back, t), played(clip.track("j"), t)), 0, atol=1e-9)
+    assert write_csv(clip, out) == []
+    lines = out.read_text().splitlines()
+    assert lines[0] == "path,order,time,x,y,z,qx,qy,qz,qw,speed"
+    assert lines[1].startswith("j,ZXY,0.0,10.0,20.0,30.0,")
+    back = read_csv(out).track("j")
+    assert back.order == "ZXY" and back.curve.equals(clip.track("j").curve)
+    assert read_csv(out, order="xyz").track("j").order == "ZXY"  # the file's column wins
     mixed = clip.with_tracks([*clip.tracks, RotationTrack("k", "euler", make_curve(t, e), order="xyz")])
-    (warning,) = write_csv(mixed, out)
-    assert "different rotation orders (ZXY, xyz)" in warning
+    assert write_csv(mixed, out) == []
+    back = read_csv(out)
+    assert [(b.path, b.order) for b in back.tracks] == [("j", "ZXY"), ("k", "xyz")]
+    for a in mixed.tracks:
+        np.testing.assert_allclose(geodesic_angle(played(back.track(a.path), t), played(a, t)), 0, atol=1e-9)
 
 
 def test_oversized_file_is_refused_with_a_clear_error(tmp_path, monkeypatch):
