@@ -35,6 +35,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import uuid
 import warnings
 from collections import deque
@@ -82,6 +83,10 @@ def _dask_task(job: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+#: How the client stats its inputs for the ``auto`` comparison (a seam for tests).
+_client_stat = os.stat
+
+
 def _worker_check(entries: list[tuple[str, int, int]]) -> dict[str, Any]:
     """Run on each worker: its code fingerprint, and the first input it does not see as the client
     does (``(absolute path, size, st_mtime_ns)``), or None when it sees them all."""
@@ -99,19 +104,21 @@ def _worker_check(entries: list[tuple[str, int, int]]) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _sigint_blocked():
-    """Block SIGINT in this thread while a local cluster starts. The cluster's event-loop thread and
-    the worker processes it spawns inherit the mask (across fork and exec), so Ctrl+C in a terminal,
-    which reaches the whole process group, interrupts only this client, which then cancels the
-    tasks and closes the cluster in order; a SIGINT that arrives meanwhile is delivered on exit."""
-    if not hasattr(signal, "pthread_sigmask"):
+def _children_ignore_sigint():
+    """Ignore SIGINT while a local cluster starts its worker processes: an ignored signal stays
+    ignored across fork and exec (and Python then installs no KeyboardInterrupt handler), so Ctrl+C
+    in a terminal, which reaches the whole process group, interrupts only this client, which cancels
+    the tasks and closes the cluster in order instead of every worker dying with a traceback. (Blocking
+    SIGINT with pthread_sigmask did not reach the workers: they still died of KeyboardInterrupt.) The
+    price: a Ctrl+C during these ~1.5 s of start-up is ignored."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.signal(signal.SIGINT, previous)
 
 
 class DaskSession:
@@ -126,13 +133,15 @@ class DaskSession:
         try:
             if self.kind == "local":
                 n = value or os.cpu_count() or 1
-                with _sigint_blocked():
+                with _children_ignore_sigint():
                     self.cluster = LocalCluster(
                         n_workers=n,
                         threads_per_worker=1,
                         processes=True,
                         host="127.0.0.1",
                         dashboard_address=None,
+                        # No dashboard; its HTTP routes (health, metrics) on a free port, not 8787.
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                         silence_logs=logging.ERROR,
                     )
                 self.address = self.cluster.scheduler_address
@@ -174,7 +183,7 @@ class DaskSession:
             for _, job in todo:
                 path = os.path.abspath(job["input"])
                 try:
-                    st = os.stat(path)
+                    st = _client_stat(path)
                 except OSError:
                     continue  # the client cannot read it either: that file fails the same way anywhere
                 entries.append((path, st.st_size, st.st_mtime_ns))
@@ -231,7 +240,7 @@ class DaskSession:
             if task is None:  # the client cannot read it: fail here exactly as a worker would
                 finish(index, process_file(job))
                 return
-            key = f"curveeditor-batch-{token}-{index}"
+            key = f"curveeditor-batch-{token}-{index}-{os.path.basename(job['input'])}"
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*[Ll]arge graph.*")
                 fut = client.submit(_dask_task, task, key=key, pure=False)
@@ -259,7 +268,7 @@ class DaskSession:
                 if dead:
                     fields["attempts"] = len(dead) + (1 if "worker" in fields else 0)
                     fields["retries"] = [
-                        f"worker {w} died while running this file (attempt {k + 1}); Dask re-ran it"
+                        f"worker {w} died before finishing this file (attempt {k + 1}); Dask re-ran it"
                         + (f" on {fields['worker']}" if k == len(dead) - 1 and "worker" in fields else "")
                         for k, w in enumerate(dead)
                     ]
