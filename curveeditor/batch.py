@@ -55,6 +55,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -504,10 +505,22 @@ def _pool_context():
     return multiprocessing.get_context("spawn")
 
 
-def _pool_worker_init() -> None:
+_STARTED = None  # in a pool worker: the queue it announces each file on before running it
+
+
+def _pool_worker_init(started=None) -> None:
     """Pool workers ignore SIGINT: Ctrl+C in a terminal reaches the whole process group, and the
-    client alone decides (cancels, then stops the workers) instead of each worker dying mid-task."""
+    client alone decides (cancels, then stops the workers) instead of each worker dying mid-task.
+    ``started`` is the queue on which :func:`_pool_task` announces each file it starts."""
+    global _STARTED
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STARTED = started
+
+
+def _pool_task(index: int, job: dict[str, Any]) -> dict[str, Any]:
+    if _STARTED is not None:
+        _STARTED.put(index)
+    return process_file(job)
 
 
 def _size(path: str) -> int:
@@ -539,30 +552,85 @@ def _run_inline(todo, finish: Finish) -> dict[str, Any]:
     return {"kind": "inline", "workers": 1, "scheduler": None, "inputs": "shared"}
 
 
+#: Worker deaths a file may cause before the pool gives up on it (as Dask's allowed-failures).
+ALLOWED_WORKER_DEATHS = 3
+
+
 def _run_pool(todo, workers: int, finish: Finish) -> dict[str, Any]:
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_pool_worker_init)
-    try:
-        futures = {pool.submit(process_file, job): (index, job) for index, job in largest_first(todo)}
-        for fut in as_completed(futures):
-            index, job = futures[fut]
-            try:
-                fields = fut.result()
-            except Exception as e:  # the worker process died (crash, out of memory)
-                fields = failed_fields(job, f"{job['input']}: worker process failed: {type(e).__name__}: {e}")
-            finish(index, fields)
-    except BaseException:
-        # Ctrl+C (or a bug): drop the queue and stop the workers now; they never write outputs.
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in processes:
-            with contextlib.suppress(Exception):
-                p.terminate()
-        for p in processes:
-            with contextlib.suppress(Exception):
-                p.join(5)
-        raise
-    pool.shutdown(wait=True)
+    """``workers`` forkserver processes. A worker that dies (crash, OOM kill) breaks the whole
+    ``ProcessPoolExecutor``: the files that had started and not finished (announced on a queue by
+    :func:`_pool_task`) count a death and, up to :data:`ALLOWED_WORKER_DEATHS`, run again in a new
+    pool with the files that had not started; the report says so (``attempts``, ``retries``)."""
+    ctx = _pool_context()
+    deaths: dict[int, int] = {}
+    queue = largest_first(todo)
+    while queue:
+        started = ctx.SimpleQueue()
+        pool = ProcessPoolExecutor(
+            max_workers=min(workers, len(queue)),
+            mp_context=ctx,
+            initializer=_pool_worker_init,
+            initargs=(started,),
+        )
+        broken: list[tuple[int, dict[str, Any]]] = []
+        finished: set[int] = set()
+        try:
+            futures = {pool.submit(_pool_task, index, job): (index, job) for index, job in queue}
+            for fut in as_completed(futures):
+                index, job = futures[fut]
+                try:
+                    fields = fut.result()
+                except BrokenProcessPool:
+                    broken.append((index, job))
+                    continue
+                except Exception as e:
+                    fields = failed_fields(
+                        job, f"{job['input']}: worker process failed: {type(e).__name__}: {e}"
+                    )
+                finished.add(index)
+                finish(index, _with_deaths(fields, deaths.get(index, 0)))
+        except BaseException:
+            # Ctrl+C (or a bug): drop the queue and stop the workers now; they never write outputs.
+            _stop_pool(pool)
+            raise
+        pool.shutdown(wait=True)
+        running = set()
+        while broken and not started.empty():
+            running.add(started.get())
+        queue = []
+        for index, job in broken:
+            if index in running and index not in finished:
+                deaths[index] = deaths.get(index, 0) + 1
+                if deaths[index] > ALLOWED_WORKER_DEATHS:
+                    reason = (
+                        f"{job['input']}: {deaths[index]} worker processes died while running this file; "
+                        "gave up"
+                    )
+                    finish(index, _with_deaths(failed_fields(job, reason), deaths[index] - 1))
+                    continue
+            queue.append((index, job))
     return {"kind": "processes", "workers": workers, "scheduler": None, "inputs": "shared"}
+
+
+def _with_deaths(fields: dict[str, Any], n: int) -> dict[str, Any]:
+    if n:
+        fields = dict(fields, attempts=n + 1)
+        fields["retries"] = [
+            f"a worker process died before finishing this file (attempt {k + 1}); re-run in a new worker"
+            for k in range(n)
+        ]
+    return fields
+
+
+def _stop_pool(pool) -> None:
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.join(5)
 
 
 MISSING_DASK = (

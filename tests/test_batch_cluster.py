@@ -467,3 +467,43 @@ def test_a_worker_killed_mid_file_gets_the_file_rerun_elsewhere(cluster, with_bi
     assert hashes(tmp_path / "o") == ref_hashes  # same bytes as --jobs 1
     assert entries(rep, drop=("attempts", "retries")) == entries(ref, drop=("attempts", "retries"))
     assert (big.input, "ok", 2) in lines
+
+
+def test_a_pool_worker_killed_mid_file_gets_the_file_rerun(with_big, tmp_path):
+    """--jobs N too: a dead worker process breaks Python's pool; the files it had started run again
+    in a new pool (the others simply go on) and the report says which were re-run."""
+    import psutil
+
+    src = with_big
+    ref = run_batch([str(src)], tmp_path / "ref", RECIPE, progress=_quiet)
+    done = []
+    box = {}
+
+    def run():
+        box["rep"] = run_batch(
+            [str(src)], tmp_path / "o", RECIPE, jobs=2, progress=lambda d, n, r: done.append(r)
+        )
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+
+    def pool_workers():  # children of the forkserver, once a small clip is done (big.csv still runs)
+        if not any(r.ok for r in done):
+            return None
+        servers = [p for p in psutil.Process().children() if "forkserver" in " ".join(p.cmdline())]
+        return [w for s in servers for w in s.children()] or None
+
+    workers = _wait(pool_workers, 60, "a finished file and the pool's workers", step=0.01)
+    for w in workers:  # both: whichever runs big.csv dies mid-file
+        w.kill()
+    th.join(120)
+    assert not th.is_alive(), "the batch did not finish after its workers died"
+    rep = box["rep"]
+    big = next(f for f in rep.files if f.input.endswith("big.csv"))
+    assert big.status == "ok" and big.attempts == 2
+    assert big.retries == [
+        "a worker process died before finishing this file (attempt 1); re-run in a new worker"
+    ]
+    assert hashes(tmp_path / "o") == hashes(tmp_path / "ref")
+    assert entries(rep, drop=("attempts", "retries")) == entries(ref, drop=("attempts", "retries"))
+    assert all(f.attempts == 1 for f in rep.files if f.ok and f in done[:1])
