@@ -217,14 +217,16 @@ class DaskSession:
         how = "read from the shared path" if mode == "shared" else "shipped to the workers"
         where = f"{workers} worker(s), {nthreads} thread(s) at {self.address}"
         self.log(f"dask: {where}; inputs {how} ({reason})")
-        deaths: dict[str, list[str]] = {}
+        deaths: dict[str, list[tuple[str, bool]]] = {}  # task key -> [(worker, left gracefully)]
 
         def on_event(event) -> None:  # runs in the client's event-loop thread
             msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
             if isinstance(msg, dict) and msg.get("action") == "remove-worker":
                 keys = set(msg.get("processing-tasks") or ()) | set(msg.get("lost-computed-tasks") or ())
                 for key in keys:
-                    deaths.setdefault(str(key), []).append(str(msg.get("worker")))
+                    deaths.setdefault(str(key), []).append(
+                        (str(msg.get("worker")), bool(msg.get("expected")))
+                    )
 
         client.subscribe_topic("all", on_event)
         allowed = dask.config.get("distributed.scheduler.allowed-failures", 3)
@@ -268,9 +270,10 @@ class DaskSession:
                 if dead:
                     fields["attempts"] = len(dead) + (1 if "worker" in fields else 0)
                     fields["retries"] = [
-                        f"worker {w} died before finishing this file (attempt {k + 1}); Dask re-ran it"
+                        f"worker {w} {'left the cluster' if left else 'died'} before finishing this file "
+                        f"(attempt {k + 1}); Dask re-ran it"
                         + (f" on {fields['worker']}" if k == len(dead) - 1 and "worker" in fields else "")
-                        for k, w in enumerate(dead)
+                        for k, (w, left) in enumerate(dead)
                     ]
                 finish(index, fields)
                 while pending and len(futures) < limit:
