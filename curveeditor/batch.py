@@ -318,16 +318,15 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
     from .io.errors import ClipError
 
     res: dict[str, Any] = {"input": job["input"], "output": job["output"], "status": "failed"}
-    renames = {}
     with tempfile.TemporaryDirectory(prefix="curveeditor-batch-") as tmp:
+        renames = {_rendered_path(tmp, job["output"]): job["output"]}
         try:
             read_path = _input_for_worker(job, tmp)
             renames[read_path] = job["input"]
             recipe = Recipe.from_dict(job["recipe"])
             clip = read_clip(read_path)
             result = _run(clip, recipe)
-            data, warnings, rendered = render_output(result.clip, recipe, job["output"], tmp)
-            renames[rendered] = job["output"]
+            data, warnings = render_output(result.clip, recipe, job["output"], tmp)
         except (ClipError, RecipeError) as e:
             res["error"] = _renamed(str(e), renames)
             return res
@@ -354,19 +353,21 @@ def _input_for_worker(job: dict[str, Any], tmp: str) -> str:
     return job.get("read_path") or job["input"]
 
 
-def render_output(clip, recipe, output: str, tmp: str) -> tuple[bytes, list, str]:
+def _rendered_path(tmp: str, output: str) -> str:
+    return os.path.join(tmp, "out", os.path.basename(output))
+
+
+def render_output(clip, recipe, output: str, tmp: str) -> tuple[bytes, list]:
     """The output file's bytes for ``output``, written by the regular writer (``write_clip``, chosen
     by the extension) into the private folder ``tmp`` under the output's own name, then read back.
-    Returns ``(bytes, writer warnings, the path rendered)``; the client writes the bytes with
-    :func:`write_output`."""
+    Returns ``(bytes, writer warnings)``; the client writes the bytes with :func:`write_output`."""
     from .io import write_clip
 
-    folder = os.path.join(tmp, "out")
-    os.makedirs(folder, exist_ok=True)
-    rendered = os.path.join(folder, os.path.basename(output))
+    rendered = _rendered_path(tmp, output)
+    os.makedirs(os.path.dirname(rendered), exist_ok=True)
     warnings = write_clip(clip, rendered, **write_options(recipe, output))
     with open(rendered, "rb") as f:
-        return f.read(), list(warnings), rendered
+        return f.read(), list(warnings)
 
 
 def write_output(fields: dict[str, Any]) -> dict[str, Any]:

@@ -475,3 +475,19 @@ def test_unreachable_scheduler_is_one_line_and_writes_nothing(inputs, tmp_path, 
     with pytest.raises(BatchError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:9: "):
         run_batch([str(inputs)], tmp_path / "o", RECIPE, scheduler="127.0.0.1:9", progress=_quiet)
     assert not (tmp_path / "o").exists()
+
+
+def test_write_errors_name_the_real_output_not_the_workers_temp_file(inputs, tmp_path, monkeypatch):
+    # Workers render outputs in a private temp folder; a writer error must still name OUT_DIR/x.csv.
+    import curveeditor.io as cio
+    from curveeditor.io.errors import ClipWriteError
+
+    def failing_writer(clip, path, **opts):
+        raise ClipWriteError(path, None, f"value out of range while writing {path}")
+
+    monkeypatch.setattr(cio, "write_clip", failing_writer)
+    rep = run_batch([str(inputs / "clip0.csv")], tmp_path / "o", RECIPE, progress=_quiet)
+    (f,) = rep.files
+    out = tmp_path / "o" / "clip0.csv"
+    assert f.status == "failed" and f.error == f"{out}: value out of range while writing {out}"
+    assert not out.exists()
