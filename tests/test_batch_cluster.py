@@ -282,26 +282,16 @@ def test_workers_with_other_code_are_refused(cluster, tmp_path, monkeypatch):
     assert not (tmp_path / "o").exists() or not os.listdir(tmp_path / "o")
 
 
-def test_json_summary_schema_on_the_cluster(cluster, reference, tmp_path):
+def test_json_summary_schema_on_the_cluster(cluster, reference, tmp_path, capsys):
+    from curveeditor.cli import main
+
     src, ref, ref_hashes = reference
     recipe = tmp_path / "r.json"
     RECIPE.save(recipe)
     out, rep = tmp_path / "out", tmp_path / "rep.json"
-    argv = [
-        sys.executable,
-        "-m",
-        "curveeditor.cli",
-        "batch",
-        str(src),
-        "-o",
-        str(out),
-        "--recipe",
-        str(recipe),
-    ]
-    argv += ["--scheduler", cluster.address, "--json", "--report", str(rep)]
-    r = subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=120)
-    assert r.returncode == 2, r.stderr
-    summary = json.loads(r.stdout)  # stdout is the JSON and nothing else
+    argv = ["batch", str(src), "-o", str(out), "--recipe", str(recipe)]
+    assert main(argv + ["--scheduler", cluster.address, "--json", "--report", str(rep)]) == 2
+    summary = json.loads(capsys.readouterr().out)  # stdout is the JSON and nothing else
     assert list(summary) == list(SUMMARY_SCHEMA)
     for key, kind in SUMMARY_SCHEMA.items():
         assert isinstance(summary[key], kind), key
