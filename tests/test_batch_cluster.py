@@ -27,6 +27,7 @@ else:
     pytest.importorskip("distributed")
 
 from distributed import Client  # noqa: E402
+from test_batch import SUMMARY_SCHEMA  # noqa: E402  (the one spelled-out --json schema)
 
 from curveeditor.batch import BatchError, run_batch  # noqa: E402
 from curveeditor.batch_dask import parse_scheduler  # noqa: E402
@@ -35,30 +36,6 @@ from curveeditor.engine.recipe import Recipe  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 RECIPE = Recipe.of({"op": "unwrap"}, {"op": "reduce", "max_error": 0.05})
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(":"))
-
-#: The keys of ``batch --json`` (README "batch --json"), in order, with their types.
-SUMMARY_SCHEMA = {
-    "version": int,
-    "status": str,
-    "exit_status": int,
-    "files": int,
-    "ok": int,
-    "failed": int,
-    "cancelled": int,
-    "retried": int,
-    "keys_before": int,
-    "keys_after": int,
-    "max_error": float,
-    "seconds": float,
-    "files_per_s": float,
-    "keys_per_s": float,
-    "engine": dict,
-    "out_dir": str,
-    "report": (str, type(None)),
-    "outputs": list,
-    "failures": list,
-    "retries": list,
-}
 
 
 def _quiet(*_a) -> None:
