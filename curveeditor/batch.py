@@ -642,8 +642,10 @@ MISSING_DASK = (
 
 def _dask_backend():
     """:mod:`curveeditor.batch_dask`, imported only when a scheduler is asked for."""
+    import importlib
+
     try:
-        from . import batch_dask
+        batch_dask = importlib.import_module(".batch_dask", __package__)
     except ImportError as exc:
         if (
             "distributed" in str(exc)

@@ -142,7 +142,9 @@ class DaskSession:
                         dashboard_address=None,
                         # No dashboard; its HTTP routes (health, metrics) on a free port, not 8787.
                         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                        silence_logs=logging.ERROR,
+                        # Worker/scheduler chatter (a heartbeat lost while the cluster closes)
+                        # is no user's business: task failures come back with the results.
+                        silence_logs=logging.CRITICAL,
                     )
                 self.address = self.cluster.scheduler_address
             else:
