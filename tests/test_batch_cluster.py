@@ -180,6 +180,13 @@ def with_big(tmp_path_factory):
     return make_inputs(tmp_path_factory.mktemp("big") / "in", big=True)
 
 
+@pytest.fixture(scope="module")
+def big_reference(with_big, tmp_path_factory):
+    """The ``--jobs 1`` report and output hashes of ``with_big``."""
+    out = tmp_path_factory.mktemp("bigref") / "out"
+    return run_batch([str(with_big)], out, RECIPE, progress=_quiet), hashes(out)
+
+
 def test_parse_scheduler():
     assert parse_scheduler("local") == ("local", None)
     assert parse_scheduler("local:3") == ("local", 3)
@@ -388,11 +395,10 @@ def test_local_cluster_matches_jobs_1(reference, tmp_path):
     assert rep.run["engine"]["kind"] == "dask" and rep.run["engine"]["workers"] == 1
 
 
-def test_a_worker_killed_mid_file_gets_the_file_rerun_elsewhere(cluster, with_big, tmp_path):
-    """Runs last in this module: it kills one of the two workers."""
+def test_a_worker_killed_mid_file_gets_the_file_rerun_elsewhere(cluster, with_big, big_reference, tmp_path):
+    """Runs last of the cluster tests: it kills one of the two workers."""
     src = with_big
-    ref = run_batch([str(src)], tmp_path / "ref", RECIPE, progress=_quiet)
-    ref_hashes = hashes(tmp_path / "ref")
+    ref, ref_hashes = big_reference
     lines = []
     box = {}
 
@@ -436,13 +442,13 @@ def test_a_worker_killed_mid_file_gets_the_file_rerun_elsewhere(cluster, with_bi
     assert (big.input, "ok", 2) in lines
 
 
-def test_a_pool_worker_killed_mid_file_gets_the_file_rerun(with_big, tmp_path):
+def test_a_pool_worker_killed_mid_file_gets_the_file_rerun(with_big, big_reference, tmp_path):
     """--jobs N too: a dead worker process breaks Python's pool; the files it had started run again
     in a new pool (the others simply go on) and the report says which were re-run."""
     import psutil
 
     src = with_big
-    ref = run_batch([str(src)], tmp_path / "ref", RECIPE, progress=_quiet)
+    ref, ref_hashes = big_reference
     done = []
     box = {}
 
@@ -471,6 +477,6 @@ def test_a_pool_worker_killed_mid_file_gets_the_file_rerun(with_big, tmp_path):
     assert big.retries == [
         "a worker process died before finishing this file (attempt 1); re-run in a new worker"
     ]
-    assert hashes(tmp_path / "o") == hashes(tmp_path / "ref")
+    assert hashes(tmp_path / "o") == ref_hashes
     assert entries(rep, drop=("attempts", "retries")) == entries(ref, drop=("attempts", "retries"))
     assert all(f.attempts == 1 for f in rep.files if f.ok and f in done[:1])
