@@ -132,7 +132,9 @@ def cluster(tmp_path_factory):
         procs.append(
             subprocess.Popen(
                 [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0"]
-                + ["--no-dashboard", "--scheduler-file", str(sched_file)],
+                # --idle-timeout, and the workers' --death-timeout: should this test process be killed
+                # before its teardown, the cluster still goes away by itself.
+                + ["--no-dashboard", "--scheduler-file", str(sched_file), "--idle-timeout", "300s"],
                 **common,
             )
         )
