@@ -1,11 +1,20 @@
-"""Run a recipe over many clip files in parallel processes (no Qt; used by ``curveeditor-cli batch``).
+"""Run a recipe over many clip files in parallel (no Qt; used by ``curveeditor-cli batch``).
 
 :func:`run_batch` expands the inputs (folders, glob patterns or files) to ``.anim``, ``.bvh`` and
-``.csv`` files, applies the recipe to every rotation track of each clip in a process pool, writes one
-output per input into ``out_dir`` and returns a :class:`BatchReport`.
+``.csv`` files, applies the recipe to every rotation track of each clip on one of three engines, writes
+one output per input into ``out_dir`` and returns a :class:`BatchReport`:
+
+* ``jobs=1``: in this process; ``jobs=N``: ``N`` worker processes on this machine;
+* ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`curveeditor.batch_dask`, needs the
+  ``cluster`` extra); ``scheduler="local"`` or ``"local:N"`` starts a Dask ``LocalCluster`` of ``N``
+  single-threaded worker processes on this machine for the batch.
 
 Rules:
 
+* Every engine runs the same worker function per file (:func:`process_file`: read, run the recipe,
+  render the output's bytes) and hands the bytes back; only this process writes outputs, through
+  one function (:func:`write_output`: atomic, refusing to replace the input). So outputs are
+  byte-for-byte the same and the report is the same whatever the engine.
 * Inputs are never written: ``out_dir`` must not contain any input (checked before any work) and
   every write also refuses to replace its own input.
 * Output names: the input's file name in ``out_dir``. ``.anim`` and ``.csv`` inputs keep their
@@ -18,21 +27,35 @@ Rules:
 * Bad files do not stop the batch: each file's entry says ``"ok"`` or ``"failed"`` with the error
   (``FILE:LINE: REASON`` for unreadable clips, ``step N (op) on track 'X': ...`` for recipe failures).
   A failed file writes nothing (writes are atomic); an output left by an earlier run stays as it was.
-* Results are identical whatever ``jobs`` is: the same worker function runs per file, and the report
-  lists files in input order, not completion order. Only the progress lines come in completion order.
-* ``exit_status`` is 0 when every file succeeded, 2 otherwise (the CLI's exit code).
+* A worker process that dies while running a file: on Dask the scheduler re-runs the file on another
+  worker (up to ``distributed.scheduler.allowed-failures`` deaths, default 3) and the file's entry
+  counts the ``attempts`` and says which worker died in ``retries``.
+* Ctrl+C (``KeyboardInterrupt``) cancels the files not finished (workers stop, queued work is
+  dropped), writes the report with those files ``"cancelled"`` and raises :class:`BatchCancelled`
+  (a ``KeyboardInterrupt`` carrying the report). Outputs are whole or absent: a file finished before
+  the interrupt keeps its complete output, no other output or temporary file is left.
+* The report lists files in input order, not completion order. Only the progress calls come in
+  completion order.
+* ``exit_status`` is 0 when every file succeeded, 2 otherwise, 130 when cancelled (the CLI's exit code).
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import hashlib
 import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
+import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,25 +63,44 @@ from typing import Any
 __all__ = [
     "CLIP_EXTENSIONS",
     "OUTPUT_EXTENSIONS",
+    "SHIP_MODES",
+    "BatchCancelled",
     "BatchError",
     "FileResult",
     "BatchReport",
     "expand_inputs",
     "output_name",
+    "process_file",
     "run_batch",
     "stderr_progress",
+    "write_output",
 ]
 
 #: Files a batch picks up.
 CLIP_EXTENSIONS = (".anim", ".bvh", ".csv")
 #: Formats a batch can write.
 OUTPUT_EXTENSIONS = (".anim", ".csv")
+#: How a Dask batch gets its inputs to the workers: "auto" (shared path when every worker sees every
+#: input with the client's size and modification time, else shipped), "shared" (workers read the
+#: path), "ship" (the client reads each file and sends its bytes with the task).
+SHIP_MODES = ("auto", "shared", "ship")
 
 REPORT_VERSION = 1
+SUMMARY_VERSION = 1
+#: Exit status of a batch cancelled by Ctrl+C (128 + SIGINT, what shells report).
+CANCELLED_STATUS = 130
 
 
 class BatchError(ValueError):
     """The batch cannot start (bad arguments, output folder containing inputs); nothing was written."""
+
+
+class BatchCancelled(KeyboardInterrupt):
+    """Ctrl+C during :func:`run_batch`; ``.report`` holds the finished files and the cancelled ones."""
+
+    def __init__(self, report: BatchReport):
+        super().__init__(f"batch cancelled: {report.ok} ok, {report.cancelled} cancelled")
+        self.report = report
 
 
 @dataclass
@@ -68,14 +110,16 @@ class FileResult:
     Attributes:
         input: the input path as expanded from the arguments (or the pattern that matched nothing).
         output: the output path (``None`` when no output was planned).
-        status: ``"ok"`` or ``"failed"``.
-        error: one-line reason when failed.
+        status: ``"ok"``, ``"failed"`` or ``"cancelled"`` (Ctrl+C before it finished; nothing written).
+        error: one-line reason when failed or cancelled.
         tracks: number of rotation tracks the recipe ran on.
         keys_before, keys_after: total rotation keys over those tracks.
         max_error: largest geodesic error (degrees) between input and output over all tracks.
         rms_error: root mean square over tracks of each track's RMS error (degrees).
         warnings: writer warnings (e.g. quaternion keys more than 180 degrees apart).
         track_details: per track ``{path, keys_before, keys_after, max_error, rms_error, changes}``.
+        attempts: how many times a worker started this file (1 unless a worker died running it).
+        retries: one line per re-run: which worker died and that the scheduler re-ran the file.
     """
 
     input: str
@@ -89,6 +133,8 @@ class FileResult:
     rms_error: float = 0.0
     warnings: list[str] = field(default_factory=list)
     track_details: list[dict[str, Any]] = field(default_factory=list)
+    attempts: int = 1
+    retries: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -107,42 +153,85 @@ class FileResult:
             "rms_error": self.rms_error,
             "warnings": list(self.warnings),
             "track_details": list(self.track_details),
+            "attempts": self.attempts,
+            "retries": list(self.retries),
         }
 
 
 @dataclass
 class BatchReport:
-    """All files' results in input order, the recipe, and the exit status (0 all ok, 2 otherwise)."""
+    """All files' results in input order, the recipe, and the exit status (0 all ok, 2 otherwise,
+    130 cancelled). ``run`` describes how it ran (engine, workers, seconds): it is in the ``--json``
+    summary (:meth:`summary`) but not in the report file, which is the same whatever the engine."""
 
     files: list[FileResult]
     recipe: dict[str, Any]
     out_dir: str
     exit_status: int = 0
+    run: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> int:
         return sum(f.ok for f in self.files)
 
     @property
+    def cancelled(self) -> int:
+        return sum(f.status == "cancelled" for f in self.files)
+
+    @property
     def failed(self) -> int:
-        return len(self.files) - self.ok
+        return sum(f.status == "failed" for f in self.files)
+
+    @property
+    def retried(self) -> int:
+        return sum(f.attempts > 1 for f in self.files)
+
+    def _totals(self) -> dict[str, Any]:
+        done = [f for f in self.files if f.ok]
+        return {
+            "files": len(self.files),
+            "ok": self.ok,
+            "failed": self.failed,
+            "cancelled": self.cancelled,
+            "retried": self.retried,
+            "keys_before": sum(f.keys_before for f in done),
+            "keys_after": sum(f.keys_after for f in done),
+            "max_error": max((f.max_error for f in done), default=0.0),
+        }
 
     def as_dict(self) -> dict[str, Any]:
-        done = [f for f in self.files if f.ok]
         return {
             "version": REPORT_VERSION,
             "recipe": self.recipe,
             "out_dir": self.out_dir,
-            "summary": {
-                "files": len(self.files),
-                "ok": self.ok,
-                "failed": self.failed,
-                "keys_before": sum(f.keys_before for f in done),
-                "keys_after": sum(f.keys_after for f in done),
-                "max_error": max((f.max_error for f in done), default=0.0),
-            },
+            "summary": self._totals(),
             "exit_status": self.exit_status,
             "files": [f.as_dict() for f in self.files],
+        }
+
+    def summary(self, report_path: str | os.PathLike | None = None) -> dict[str, Any]:
+        """The ``--json`` summary for pipelines (schema in the README, "batch --json")."""
+        totals = self._totals()
+        seconds = float(self.run.get("seconds", 0.0))
+        status = "cancelled" if self.cancelled else ("ok" if self.exit_status == 0 else "failed")
+        return {
+            "version": SUMMARY_VERSION,
+            "status": status,
+            "exit_status": self.exit_status,
+            **totals,
+            "seconds": seconds,
+            "files_per_s": totals["ok"] / seconds if seconds > 0 else 0.0,
+            "keys_per_s": totals["keys_before"] / seconds if seconds > 0 else 0.0,
+            "engine": dict(self.run.get("engine", {})),
+            "out_dir": self.out_dir,
+            "report": None if report_path is None else os.fspath(report_path),
+            "outputs": [f.output for f in self.files if f.ok],
+            "failures": [{"input": f.input, "error": f.error} for f in self.files if f.status == "failed"],
+            "retries": [
+                {"input": f.input, "attempts": f.attempts, "retries": list(f.retries)}
+                for f in self.files
+                if f.attempts > 1
+            ],
         }
 
     def to_json(self) -> str:
@@ -214,38 +303,120 @@ def write_options(recipe, output: str, paths=None) -> dict[str, Any]:
     return {}
 
 
-def _process_file(job: dict[str, Any]) -> dict[str, Any]:
-    """Read, run the recipe, write. Top level so spawn-started workers can import it; returns the
-    :class:`FileResult` fields as a dict (never raises for a bad file)."""
+def process_file(job: dict[str, Any]) -> dict[str, Any]:
+    """Read, run the recipe, render the output: the one worker function of every engine.
+
+    ``job``: ``input`` (the path as the user gave it, used in messages), ``output``, ``recipe`` (dict),
+    and optionally ``read_path`` (where this worker finds the input: an absolute path on a cluster)
+    or ``data`` (the input's bytes, shipped by the client). Returns the :class:`FileResult` fields as
+    a dict plus ``data``, the output file's bytes (ok files only), and ``worker`` (where it ran).
+    Never raises for a bad file; error messages name ``input`` and ``output`` whatever path the
+    worker used, so reports are identical on every engine. Top level so any worker can import it.
+    """
     from .engine.recipe import Recipe, RecipeError
-    from .io import read_clip, write_checked
+    from .io import read_clip
     from .io.errors import ClipError
     from .io.verify import recipe_promise
 
     res: dict[str, Any] = {"input": job["input"], "output": job["output"], "status": "failed"}
-    try:
-        recipe = Recipe.from_dict(job["recipe"])
-        clip = read_clip(job["input"])
-        result = _run(clip, recipe)
-        # Read back before the rename and checked against the input (the recipe's bound, if any).
-        check = write_checked(
-            result.clip,
-            job["output"],
-            protect=job["input"],
-            promise=recipe_promise(clip, recipe),
-            **write_options(recipe, job["output"]),
-        )
-        warnings = check.warnings
-    except (ClipError, RecipeError) as e:
-        res["error"] = str(e)
-        return res
-    except Exception as e:  # keep going past anything a file can trigger; name the failure
-        res["error"] = f"{job['input']}: internal error: {type(e).__name__}: {e}"
-        return res
+    with tempfile.TemporaryDirectory(prefix="curveeditor-batch-") as tmp:
+        renames = {_rendered_path(tmp, job["output"]): job["output"]}
+        try:
+            read_path = _input_for_worker(job, tmp)
+            renames[read_path] = job["input"]
+            recipe = Recipe.from_dict(job["recipe"])
+            clip = read_clip(read_path)
+            result = _run(clip, recipe)
+            # Read back before the bytes leave the worker, checked against the input (the recipe's
+            # bound, if any): the client writes exactly the bytes that passed.
+            data, check = render_output(result.clip, recipe, job["output"], tmp, recipe_promise(clip, recipe))
+        except (ClipError, RecipeError) as e:
+            res["error"] = _renamed(str(e), renames)
+            return res
+        except Exception as e:  # keep going past anything a file can trigger; name the failure
+            res["error"] = _renamed(f"{job['input']}: internal error: {type(e).__name__}: {e}", renames)
+            return res
     res.update(_stats(clip, result, check))
-    res["warnings"] = [str(w) for w in warnings]
+    res["warnings"] = [_renamed(str(w), renames) for w in check.warnings]
     res["status"] = "ok"
+    res["data"] = data
     return res
+
+
+def _input_for_worker(job: dict[str, Any], tmp: str) -> str:
+    """The path this worker reads: the shipped bytes saved under the input's own file name (readers
+    and writers see the same name as on the client), else ``read_path`` or ``input``."""
+    if job.get("data") is not None:
+        folder = os.path.join(tmp, "in")
+        os.mkdir(folder)
+        path = os.path.join(folder, os.path.basename(job["input"]))
+        with open(path, "wb") as f:
+            f.write(job["data"])
+        return path
+    return job.get("read_path") or job["input"]
+
+
+def _rendered_path(tmp: str, output: str) -> str:
+    return os.path.join(tmp, "out", os.path.basename(output))
+
+
+def render_output(clip, recipe, output: str, tmp: str, promise=None):
+    """The output file's bytes for ``output``, written by the regular checked writer
+    (``io.write_checked``, chosen by the extension: read back and compared with ``promise`` before it
+    is put in place) into the private folder ``tmp`` under the output's own name, then read.
+    Returns ``(bytes, io.verify.WriteCheck)``; the client writes the bytes with :func:`write_output`."""
+    from .io import write_checked
+
+    rendered = _rendered_path(tmp, output)
+    os.makedirs(os.path.dirname(rendered), exist_ok=True)
+    check = write_checked(clip, rendered, promise=promise, **write_options(recipe, output))
+    with open(rendered, "rb") as f:
+        return f.read(), check
+
+
+def write_output(fields: dict[str, Any]) -> dict[str, Any]:
+    """The batch's one write: a worker's output bytes (``fields["data"]``) to ``fields["output"]``,
+    atomically (temp file, fsync, rename), refusing to replace the input. Runs in the client for
+    every engine. Returns the fields without ``data``; a write failure turns them into a failed
+    entry with the one-line ``ClipWriteError``."""
+    from .io.atomic import atomic_write_bytes
+    from .io.errors import ClipWriteError
+
+    fields = dict(fields)
+    data = fields.pop("data", None)
+    fields.pop("worker", None)
+    if fields.get("status") != "ok":
+        return fields
+    try:
+        with _interrupt_deferred():  # Ctrl+C lands before or after a whole file, never in the rename
+            atomic_write_bytes(fields["output"], data, protect=fields["input"])
+    except ClipWriteError as e:
+        return {"input": fields["input"], "output": fields["output"], "status": "failed", "error": str(e)}
+    return fields
+
+
+@contextlib.contextmanager
+def _interrupt_deferred():
+    """Hold a SIGINT that arrives inside the block and raise its ``KeyboardInterrupt`` after it (main
+    thread only; elsewhere signals cannot be handled and the block just runs)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda *a: caught.append(a))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _renamed(text: str, renames: dict[str, str]) -> str:
+    for worker_path, shown in renames.items():
+        if worker_path != shown:
+            text = text.replace(worker_path, shown)
+    return text
 
 
 def _run(clip, recipe):
@@ -288,6 +459,36 @@ def _stats(clip, result, check=None) -> dict[str, Any]:
     }
 
 
+def failed_fields(job: dict[str, Any], reason: str) -> dict[str, Any]:
+    """A failed entry for ``job`` whose worker never returned (process died, cluster gave up)."""
+    return {"input": job["input"], "output": job["output"], "status": "failed", "error": reason}
+
+
+def code_fingerprint() -> str:
+    """SHA-256 (12 hex digits) of this curveeditor's engine, I/O and batch sources: a Dask batch
+    refuses workers whose fingerprint differs, since their outputs would not match ``--jobs``."""
+    return _fingerprint_of(str(Path(__file__).resolve().parent))
+
+
+_FINGERPRINTS: dict[str, str] = {}
+
+
+def _fingerprint_of(package_dir: str) -> str:
+    if package_dir not in _FINGERPRINTS:
+        h = hashlib.sha256()
+        root = Path(package_dir)
+        files = (
+            [root / "batch.py"]
+            + sorted((root / "engine").rglob("*.py"))
+            + sorted((root / "io").rglob("*.py"))
+        )
+        for p in files:
+            h.update(p.relative_to(root).as_posix().encode() + b"\0")
+            h.update(p.read_bytes())
+        _FINGERPRINTS[package_dir] = h.hexdigest()[:12]
+    return _FINGERPRINTS[package_dir]
+
+
 # ------------------------------------------------------------------------------------------- runner
 
 #: Modules a forkserver imports once, so workers start without importing numpy/scipy/ops again
@@ -315,6 +516,24 @@ def _pool_context():
     return multiprocessing.get_context("spawn")
 
 
+_STARTED = None  # in a pool worker: the queue it announces each file on before running it
+
+
+def _pool_worker_init(started=None) -> None:
+    """Pool workers ignore SIGINT: Ctrl+C in a terminal reaches the whole process group, and the
+    client alone decides (cancels, then stops the workers) instead of each worker dying mid-task.
+    ``started`` is the queue on which :func:`_pool_task` announces each file it starts."""
+    global _STARTED
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STARTED = started
+
+
+def _pool_task(index: int, job: dict[str, Any]) -> dict[str, Any]:
+    if _STARTED is not None:
+        _STARTED.put(index)
+    return process_file(job)
+
+
 def _size(path: str) -> int:
     try:
         return os.path.getsize(path)
@@ -322,11 +541,130 @@ def _size(path: str) -> int:
         return 0
 
 
+def largest_first(todo: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
+    """Biggest files first so one large clip does not start last and leave a worker idle at the end;
+    the report keeps input order whatever the completion order."""
+    return sorted(todo, key=lambda ij: -_size(ij[1]["input"]))
+
+
 def stderr_progress(done: int, total: int, result: FileResult) -> None:
     """The default progress line: ``[12/40] walk.anim ok`` (or ``failed: reason``) on stderr."""
-    name = Path(result.input).name or result.input
-    status = "ok" if result.ok else f"failed: {result.error}"
-    print(f"[{done}/{total}] {name} {status}", file=sys.stderr, flush=True)
+    from .batch_progress import progress_line
+
+    print(progress_line(done, total, result), file=sys.stderr, flush=True)
+
+
+Finish = Callable[[int, dict[str, Any]], None]
+
+
+def _run_inline(todo, finish: Finish) -> dict[str, Any]:
+    for index, job in todo:
+        finish(index, process_file(job))
+    return {"kind": "inline", "workers": 1, "scheduler": None, "inputs": "shared"}
+
+
+#: Worker deaths a file may cause before the pool gives up on it (as Dask's allowed-failures).
+ALLOWED_WORKER_DEATHS = 3
+
+
+def _run_pool(todo, workers: int, finish: Finish) -> dict[str, Any]:
+    """``workers`` forkserver processes. A worker that dies (crash, OOM kill) breaks the whole
+    ``ProcessPoolExecutor``: the files that had started and not finished (announced on a queue by
+    :func:`_pool_task`) count a death and, up to :data:`ALLOWED_WORKER_DEATHS`, run again in a new
+    pool with the files that had not started; the report says so (``attempts``, ``retries``)."""
+    ctx = _pool_context()
+    deaths: dict[int, int] = {}
+    queue = largest_first(todo)
+    while queue:
+        started = ctx.SimpleQueue()
+        pool = ProcessPoolExecutor(
+            max_workers=min(workers, len(queue)),
+            mp_context=ctx,
+            initializer=_pool_worker_init,
+            initargs=(started,),
+        )
+        broken: list[tuple[int, dict[str, Any]]] = []
+        finished: set[int] = set()
+        try:
+            futures = {pool.submit(_pool_task, index, job): (index, job) for index, job in queue}
+            for fut in as_completed(futures):
+                index, job = futures[fut]
+                try:
+                    fields = fut.result()
+                except BrokenProcessPool:
+                    broken.append((index, job))
+                    continue
+                except Exception as e:
+                    fields = failed_fields(
+                        job, f"{job['input']}: worker process failed: {type(e).__name__}: {e}"
+                    )
+                finished.add(index)
+                finish(index, _with_deaths(fields, deaths.get(index, 0)))
+        except BaseException:
+            # Ctrl+C (or a bug): drop the queue and stop the workers now; they never write outputs.
+            _stop_pool(pool)
+            raise
+        pool.shutdown(wait=True)
+        running = set()
+        while broken and not started.empty():
+            running.add(started.get())
+        queue = []
+        for index, job in broken:
+            if index in running and index not in finished:
+                deaths[index] = deaths.get(index, 0) + 1
+                if deaths[index] > ALLOWED_WORKER_DEATHS:
+                    reason = (
+                        f"{job['input']}: {deaths[index]} worker processes died while running this file; "
+                        "gave up"
+                    )
+                    finish(index, _with_deaths(failed_fields(job, reason), deaths[index] - 1))
+                    continue
+            queue.append((index, job))
+    return {"kind": "processes", "workers": workers, "scheduler": None, "inputs": "shared"}
+
+
+def _with_deaths(fields: dict[str, Any], n: int) -> dict[str, Any]:
+    if n:
+        fields = dict(fields, attempts=n + 1)
+        fields["retries"] = [
+            f"a worker process died before finishing this file (attempt {k + 1}); re-run in a new worker"
+            for k in range(n)
+        ]
+    return fields
+
+
+def _stop_pool(pool) -> None:
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.join(5)
+
+
+MISSING_DASK = (
+    "running a batch on a Dask cluster needs dask.distributed, which is not installed: "
+    "pip install 'curveeditor[cluster]'"
+)
+
+
+def _dask_backend():
+    """:mod:`curveeditor.batch_dask`, imported only when a scheduler is asked for."""
+    import importlib
+
+    try:
+        batch_dask = importlib.import_module(".batch_dask", __package__)
+    except ImportError as exc:
+        if (
+            "distributed" in str(exc)
+            or "dask" in str(exc)
+            or getattr(exc, "name", "") in ("dask", "distributed")
+        ):
+            raise BatchError(MISSING_DASK) from None
+        raise
+    return batch_dask
 
 
 def run_batch(
@@ -337,18 +675,26 @@ def run_batch(
     report_path: str | os.PathLike | None = None,
     progress: Callable[[int, int, FileResult], None] | None = None,
     out_ext: str | None = None,
+    scheduler: str | None = None,
+    ship: str = "auto",
+    log: Callable[[str], None] | None = None,
 ) -> BatchReport:
     """Apply ``recipe`` (a :class:`~curveeditor.engine.recipe.Recipe`, a recipe dict, or a path to a
     recipe JSON file) to every clip named by ``inputs`` and write the results into ``out_dir``.
 
-    ``jobs`` worker processes (1 = in this process). ``progress(done, total, result)`` is called as each
-    file finishes (default :func:`stderr_progress`; pass ``lambda *a: None`` for silence). The JSON
-    report is written to ``report_path`` when given. Raises :class:`BatchError` (before any work)
-    for bad arguments or an ``out_dir`` that contains an input, and ``RecipeError`` for an invalid
-    recipe; per-file problems are reported, not raised.
+    ``jobs`` worker processes (1 = in this process), or ``scheduler``: a Dask scheduler address
+    (``tcp://HOST:PORT``) or ``local[:N]`` (see the module docstring; ``jobs`` must then stay 1).
+    ``ship`` (Dask only, :data:`SHIP_MODES`) says how inputs reach the workers. ``progress(done,
+    total, result)`` is called as each file finishes (default :func:`stderr_progress`; pass
+    ``lambda *a: None`` for silence); ``log(line)`` gets one-line notes on the engine (default stderr).
+    The JSON report is written to ``report_path`` when given. Raises :class:`BatchError` (before any
+    work) for bad arguments, an ``out_dir`` that contains an input, a missing Dask or an unreachable
+    cluster, ``RecipeError`` for an invalid recipe, :class:`BatchCancelled` on Ctrl+C; per-file
+    problems are reported, not raised.
     """
     from .engine.recipe import Recipe
 
+    t_start = time.perf_counter()
     if isinstance(recipe, Recipe):
         rec = recipe
     elif isinstance(recipe, dict):
@@ -357,14 +703,36 @@ def run_batch(
         rec = Recipe.load(recipe)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise BatchError(f"jobs must be a whole number >= 1, got {jobs!r}")
+    if ship not in SHIP_MODES:
+        raise BatchError(f"ship must be one of {', '.join(SHIP_MODES)}, got {ship!r}")
+    backend = None
+    if scheduler is not None:
+        if jobs != 1:
+            raise BatchError("jobs and scheduler cannot be combined (local:N sets the number of workers)")
+        backend = _dask_backend()
+        backend.parse_scheduler(scheduler)  # a bad address fails before any work
     ext = _normalize_ext(out_ext)
     progress = stderr_progress if progress is None else progress
-
+    log = (lambda line: print(line, file=sys.stderr, flush=True)) if log is None else log
     out_s = os.fspath(out_dir)
+    results, jobs_todo = _plan(inputs, out_s, ext, rec, report_path)
+    with contextlib.ExitStack() as stack:
+        # Connect (or start the local cluster) before writing anything: an unreachable scheduler
+        # fails the batch with nothing written.
+        session = stack.enter_context(backend.open_session(scheduler, log)) if backend and jobs_todo else None
+        if jobs_todo:
+            os.makedirs(out_s, exist_ok=True)
+        return _execute(results, jobs_todo, rec, out_s, jobs, session, ship, report_path, progress, t_start)
+
+
+def _plan(inputs, out_s: str, ext: str | None, rec, report_path):
+    """``(results, jobs)``: a :class:`FileResult` per input file in input order (``"pending"`` for
+    the files to run, ``"failed"`` for unmatched patterns and output collisions) and the
+    ``[(index into results, job dict)]`` to run. Raises :class:`BatchError` for an output folder
+    containing an input and for a bad report path; touches nothing on disk."""
     out_real = Path(os.path.realpath(out_s))
     if out_real.exists() and not out_real.is_dir():
         raise BatchError(f"output folder {out_s} is a file")
-
     results: list[FileResult] = []
     planned: dict[str, str] = {}  # resolved output -> input that claimed it
     seen: set[str] = set()
@@ -397,23 +765,30 @@ def run_batch(
             planned[key] = f
             job = {"input": f, "output": out_path, "recipe": rec.to_dict()}
             jobs_todo.append((len(results), job))
-            results.append(FileResult(f, out_path))
+            results.append(FileResult(f, out_path, status="pending"))
 
     if report_path is not None and os.path.realpath(report_path) in seen:
         raise BatchError(f"report path {os.fspath(report_path)} is one of the inputs")
     if report_path is not None and os.path.realpath(report_path) in planned:
         # The report is written last: it would replace that clip's output.
         raise BatchError(f"report path {os.fspath(report_path)} is one of the outputs")
-    if jobs_todo:
-        os.makedirs(out_s, exist_ok=True)
     if report_path is not None:
         from .io.atomic import check_target
         from .io.errors import ClipWriteError
 
+        # Fail before the clips are written, not after. The output folder may not exist yet: the
+        # report's own folder must.
+        folder = os.path.realpath(os.path.dirname(os.path.abspath(report_path)))
         try:
-            check_target(report_path)  # fail before the clips are written, not after
+            if folder != str(out_real) or out_real.exists():  # the output folder is made before the run
+                check_target(report_path)
         except ClipWriteError as exc:
             raise BatchError(str(exc)) from None
+    return results, jobs_todo
+
+
+def _execute(results, jobs_todo, rec, out_s, jobs, session, ship, report_path, progress, t_start):
+    """Run the planned jobs on the chosen engine, fill ``results``, write the report."""
     total = len(results)
     done = 0
     for r in results:  # entries that failed before running (no match, collision)
@@ -423,45 +798,45 @@ def run_batch(
 
     def finish(index: int, fields: dict[str, Any]) -> None:
         nonlocal done
-        results[index] = FileResult(**fields)
+        if results[index].status != "pending":
+            return  # already finished (a late duplicate result after a retry)
+        results[index] = FileResult(**write_output(fields))
         done += 1
         progress(done, total, results[index])
 
-    workers = min(jobs, len(jobs_todo))
-    if workers <= 1:
-        for index, job in jobs_todo:
-            finish(index, _process_file(job))
-    else:
-        ctx = _pool_context()
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
-        try:
-            # Biggest files first so one large clip does not start last and leave a core idle at the
-            # end; the report keeps input order whatever the completion order.
-            todo = sorted(jobs_todo, key=lambda ij: -_size(ij[1]["input"]))
-            futures = {pool.submit(_process_file, job): (index, job) for index, job in todo}
-            for fut in as_completed(futures):
-                index, job = futures[fut]
-                try:
-                    fields = fut.result()
-                except Exception as e:  # the worker process died (crash, out of memory)
-                    fields = {
-                        "input": job["input"],
-                        "output": job["output"],
-                        "status": "failed",
-                        "error": f"{job['input']}: worker process failed: {type(e).__name__}: {e}",
-                    }
-                finish(index, fields)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+    engine: dict[str, Any] = {}
+    cancelled = False
+    try:
+        if session is not None:
+            engine = session.run(jobs_todo, finish, ship=ship)
+        elif min(jobs, len(jobs_todo)) <= 1:
+            engine = _run_inline(jobs_todo, finish)
+        else:
+            engine = _run_pool(jobs_todo, min(jobs, len(jobs_todo)), finish)
+    except KeyboardInterrupt:
+        cancelled = True
+    for i, r in enumerate(results):
+        if r.status == "pending":
+            results[i] = FileResult(
+                r.input, r.output, status="cancelled", error=f"{r.input}: cancelled (Ctrl+C)"
+            )
 
-    report = BatchReport(
-        files=results,
-        recipe=rec.to_dict(),
-        out_dir=out_s,
-        exit_status=0 if results and all(r.ok for r in results) else 2,
-    )
+    if cancelled:
+        status = CANCELLED_STATUS
+    else:
+        status = 0 if results and all(r.ok for r in results) else 2
+    if not engine:  # nothing ran (no files, or cancelled before the engine answered)
+        engine = {
+            "kind": "dask" if session else ("inline" if jobs == 1 else "processes"),
+            "workers": jobs,
+            "scheduler": session.address if session else None,
+            "inputs": None,
+        }
+    report = BatchReport(files=results, recipe=rec.to_dict(), out_dir=out_s, exit_status=status)
     if report_path is not None:
-        report.write(report_path)
+        with _interrupt_deferred():
+            report.write(report_path)
+    report.run = {"engine": engine, "seconds": time.perf_counter() - t_start}
+    if cancelled:
+        raise BatchCancelled(report)
     return report

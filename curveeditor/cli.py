@@ -9,7 +9,9 @@ Commands (``curveeditor-cli COMMAND --help`` for details)::
     convert FILE OUT [--tolerance DEG]
     turn    --from DEG --to DEG [--axis x|y|z|X,Y,Z] [--direction ...] --speed DEG_PER_S [--rate HZ]
             [--tolerance DEG] [--path NAME] -o OUT
-    batch   INPUT_DIR_OR_GLOB... -o OUT_DIR --recipe R.json [--jobs N] [--report R.json]
+    batch   INPUT_DIR_OR_GLOB... -o OUT_DIR --recipe R.json [--jobs N | --scheduler ADDRESS|local[:N]
+            [--ship auto|shared|ship]] [--report R.json] [--format anim|csv] [--json]
+            [--progress auto|bar|lines|none]
 
 Rules every command follows: outputs never overwrite the input (error), writes are atomic (nothing is
 written when a command fails), every written file is read back before it is put in place and the
@@ -734,31 +736,64 @@ def cmd_turn(args) -> int:
 
 
 def cmd_batch(args) -> int:
+    import json
+
     try:
-        from .batch import BatchError, run_batch
+        from .batch import BatchCancelled, BatchError, run_batch
+        from .batch_progress import choose_progress
     except ImportError as exc:
         raise CliError(f"batch processing is not available in this build ({exc})") from None
     from .engine.recipe import Recipe
 
+    if args.scheduler is not None and args.jobs is not None:
+        raise CliError(
+            "--jobs and --scheduler cannot be combined (--scheduler local:N sets the worker count)"
+        )
+    if args.ship is not None and args.scheduler is None:
+        raise CliError("--ship needs --scheduler (it says how inputs reach the Dask workers)")
     recipe = Recipe.load(args.recipe)
+    progress, close_progress = choose_progress(args.progress)
     try:
         report = run_batch(
             args.inputs,
             args.output,
             recipe,
-            jobs=args.jobs,
+            jobs=args.jobs or 1,
             report_path=args.report,
+            progress=progress,
             out_ext=args.format and "." + args.format,
+            scheduler=args.scheduler,
+            ship=args.ship or "auto",
         )
     except BatchError as exc:
+        close_progress()
         raise CliError(str(exc)) from None
-    ok = sum(1 for f in report.files if f.ok)
-    failed = len(report.files) - ok
-    print(f"{len(report.files)} file(s): {ok} ok, {failed} failed -> {args.output}")
+    except BatchCancelled as exc:
+        report = exc.report
+    except KeyboardInterrupt:  # before any file started (e.g. while a local cluster was starting)
+        close_progress()
+        print(f"{PROG}: cancelled before any file ran", file=sys.stderr)
+        return 130
+    finally:
+        close_progress()
+    if args.json:
+        print(json.dumps(report.summary(args.report), indent=2))
+    else:
+        line = f"{len(report.files)} file(s): {report.ok} ok, {report.failed} failed"
+        if report.cancelled:
+            line += f", {report.cancelled} cancelled"
+        if report.retried:
+            line += f", {report.retried} re-run after a worker died"
+        print(f"{line} -> {args.output}")
     for f in report.files:
-        if not f.ok:
+        if f.status == "failed":
             print(f"{PROG}: failed: {f.error}", file=sys.stderr)
-    return 0 if failed == 0 else 2
+    if report.cancelled:
+        print(
+            f"{PROG}: cancelled: {report.ok} output(s) written whole, {report.cancelled} file(s) not run",
+            file=sys.stderr,
+        )
+    return report.exit_status
 
 
 # ------------------------------------------------------------------------------------------- parser
@@ -901,10 +936,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="+", metavar="INPUT_DIR_OR_GLOB", help="folders, glob patterns or files")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="output folder")
     p.add_argument("--recipe", required=True, metavar="R.json", help="recipe file")
-    p.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument(
+        "--jobs", type=_positive_int, default=None, metavar="N", help="worker processes (default 1)"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on a Dask cluster: tcp://HOST:PORT of a running `dask scheduler`, or local[:N] to start "
+        "N worker processes on this machine (needs: pip install 'curveeditor[cluster]')",
+    )
+    p.add_argument(
+        "--ship",
+        choices=("auto", "shared", "ship"),
+        help="with --scheduler: shared = workers read the input paths (same storage at the same path), "
+        "ship = send each file's bytes to the workers, auto (default) = shared when every worker sees "
+        "every input with this machine's size and time",
+    )
     p.add_argument("--report", metavar="R.json", help="write the per-file report as JSON")
     p.add_argument(
         "--format", choices=("anim", "csv"), help="write every output in this format (default: as the input)"
+    )
+    p.add_argument("--json", action="store_true", help="print a JSON summary on stdout (schema: README)")
+    p.add_argument(
+        "--progress",
+        choices=("auto", "bar", "lines", "none"),
+        default="auto",
+        help="progress on stderr: a bar with rate and ETA on a terminal, one line per file otherwise (auto)",
     )
     p.set_defaults(func=cmd_batch)
     return parser

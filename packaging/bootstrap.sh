@@ -2,8 +2,9 @@
 # Set up curveeditor on a fresh Debian 12 machine, then run it or its test suite.
 #
 #   bash packaging/bootstrap.sh run    # install, then open the demo clip (GUI; CLI inspect when no GUI/display)
-#   bash packaging/bootstrap.sh test   # install with the test and dev extras only (.ci/run then lints and
-#                                      # runs the whole suite: `bash .ci/run` is the test command)
+#   bash packaging/bootstrap.sh test   # install with the test, dev and cluster extras (.ci/run then lints and
+#                                      # runs the whole suite: `bash .ci/run` is the test command; the
+#                                      # cluster extra, Dask, lets the batch tests start a real scheduler)
 #
 # Needs root or sudo only when Debian packages are missing (checked with dpkg-query first, so a second
 # run is fast). The Python environment is ./.venv; pip runs only when pyproject.toml changed since the
@@ -71,7 +72,7 @@ setup_venv() {
     python3 -m venv .venv
   fi
   local extras="" stamp
-  [ "$MODE" = test ] && extras="[test,dev]"
+  [ "$MODE" = test ] && extras="[test,dev,cluster]"
   stamp=".venv/.bootstrap-$MODE"
   local want
   want="$(sha256sum pyproject.toml | cut -d' ' -f1)"

@@ -244,3 +244,250 @@ def test_spawned_workers_give_the_same_results(inputs, tmp_path, monkeypatch):
     assert [f.status for f in r_spawn.files] == ["ok", "failed", "ok"]
     assert _entries(r_spawn) == _entries(r_local)
     assert _hashes(tmp_path / "s") == _hashes(tmp_path / "l")
+
+
+# ------------------------------------------------------------------- progress, --json, Ctrl+C, Dask
+
+#: The keys of ``batch --json`` (README "batch --json"), in order, with their types.
+SUMMARY_SCHEMA = {
+    "version": int,
+    "status": str,
+    "exit_status": int,
+    "files": int,
+    "ok": int,
+    "failed": int,
+    "cancelled": int,
+    "retried": int,
+    "keys_before": int,
+    "keys_after": int,
+    "max_error": float,
+    "seconds": float,
+    "files_per_s": float,
+    "keys_per_s": float,
+    "engine": dict,
+    "out_dir": str,
+    "report": (str, type(None)),
+    "outputs": list,
+    "failures": list,
+    "retries": list,
+}
+
+
+def _run_cli(*args, **kw):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    return subprocess.run(
+        [sys.executable, "-m", "curveeditor.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        **kw,
+    )
+
+
+def test_progress_bar_shows_rate_and_eta():
+    import io
+
+    from curveeditor.batch import FileResult
+    from curveeditor.batch_progress import ProgressBar, format_duration
+
+    now = [100.0]
+    out = io.StringIO()
+    bar = ProgressBar(out, clock=lambda: now[0], width=200)
+    now[0] = 104.0  # 2 files in 4 s: 0.5 files/s, 8 left -> 16 s
+    bar(2, 10, FileResult("in/walk.anim", "o/walk.anim", status="ok"))
+    assert out.getvalue() == "\r\x1b[K[####----------------]  2/10  20%  0.50 files/s  ETA 0:16  walk.anim"
+    now[0] = 106.0
+    bar(3, 10, FileResult("in/bad.csv", None, error="in/bad.csv:3: NaN in column 'x'"))
+    # a failure gets its own line above the bar, then the bar is redrawn
+    assert out.getvalue().endswith(
+        "\r\x1b[K[3/10] bad.csv failed: in/bad.csv:3: NaN in column 'x'\n"
+        "\r\x1b[K[######--------------]  3/10  30%  0.50 files/s  ETA 0:14  bad.csv"
+    )
+    bar.close()
+    assert out.getvalue().endswith("\n")
+    narrow = ProgressBar(io.StringIO(), clock=lambda: 0.0, width=40)
+    text = narrow.text(1, 3, FileResult("x" * 80 + ".csv", None))
+    assert len(text) == 39 and text.startswith("[#######-------------] 1/3  33%")  # fits the terminal
+    assert [format_duration(s) for s in (0, 7.4, 750, 3723)] == ["0:00", "0:07", "12:30", "1:02:03"]
+
+
+def test_progress_auto_is_a_bar_on_a_terminal_and_lines_otherwise(inputs, tmp_path, capsys):
+    import io
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from curveeditor.batch_progress import ProgressBar, choose_progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    assert isinstance(choose_progress("auto", Tty())[0], ProgressBar)
+    assert not isinstance(choose_progress("auto", io.StringIO())[0], ProgressBar)
+
+    recipe = tmp_path / "r.json"
+    RECIPE.save(recipe)
+    files = [inputs / "clip0.csv", inputs / "bad.csv", inputs / "clip1.csv"]
+    # stderr on a real pseudo-terminal: the bar, redrawn in place, with rate and ETA
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    args = [sys.executable, "-m", "curveeditor.cli", "batch", *map(str, files), "-o", str(tmp_path / "o")]
+    r = subprocess.run(
+        args + ["--recipe", str(recipe)], stdout=subprocess.PIPE, stderr=slave, env=env, timeout=120
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    err = b"".join(chunks).decode()
+    assert r.returncode == 2
+    assert "\r\x1b[K[" in err and "files/s  ETA " in err and "3/3 100%" in err
+    assert "[2/3] bad.csv failed: " in err or "[1/3] bad.csv failed: " in err
+    # not a terminal (pytest's captured stderr): one plain line per file, no control characters
+    from curveeditor.cli import main
+
+    assert main(["batch", *map(str, files), "-o", str(tmp_path / "o2"), "--recipe", str(recipe)]) == 2
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("[")]
+    assert [ln.split()[0] for ln in lines] == ["[1/3]", "[2/3]", "[3/3]"] and "\x1b" not in err
+
+
+def test_json_summary_for_pipelines(inputs, tmp_path):
+    recipe = tmp_path / "r.json"
+    RECIPE.save(recipe)
+    rep = tmp_path / "rep.json"
+    r = _run_cli(
+        "batch", inputs, "-o", tmp_path / "o", "--recipe", recipe, "--jobs", "2", "--json", "--report", rep
+    )
+    assert r.returncode == 2
+    s = json.loads(r.stdout)  # stdout holds the JSON only
+    assert list(s) == list(SUMMARY_SCHEMA)
+    for key, kind in SUMMARY_SCHEMA.items():
+        assert isinstance(s[key], kind), key
+    report = json.loads(rep.read_text())
+    assert s["status"] == "failed" and s["exit_status"] == 2 == report["exit_status"]
+    assert (s["files"], s["ok"], s["failed"], s["cancelled"], s["retried"]) == (5, 4, 1, 0, 0)
+    assert {k: s[k] for k in ("keys_before", "keys_after", "max_error")} == {
+        k: report["summary"][k] for k in ("keys_before", "keys_after", "max_error")
+    }
+    assert s["engine"] == {"kind": "processes", "workers": 2, "scheduler": None, "inputs": "shared"}
+    assert s["outputs"] == [str(tmp_path / "o" / f"clip{i}.csv") for i in range(4)]
+    assert s["failures"] == [{"input": str(inputs / "bad.csv"), "error": report["files"][0]["error"]}]
+    assert s["report"] == str(rep) and s["out_dir"] == str(tmp_path / "o") and s["retries"] == []
+    assert s["seconds"] > 0 and s["keys_per_s"] == pytest.approx(s["keys_before"] / s["seconds"])
+
+
+def test_ctrl_c_in_process_cancels_the_rest(inputs, tmp_path):
+    from curveeditor.batch import BatchCancelled
+
+    def progress(done, total, result):
+        if done == 2:
+            raise KeyboardInterrupt  # what Ctrl+C raises in the main thread
+
+    with pytest.raises(BatchCancelled) as info:
+        run_batch([str(inputs)], tmp_path / "o", RECIPE, report_path=tmp_path / "r.json", progress=progress)
+    rep = info.value.report
+    assert isinstance(info.value, KeyboardInterrupt)
+    assert [f.status for f in rep.files] == ["failed", "ok", "cancelled", "cancelled", "cancelled"]
+    assert rep.exit_status == 130 and rep.cancelled == 3
+    assert rep.files[2].error == f"{inputs / 'clip1.csv'}: cancelled (Ctrl+C)"
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["clip0.csv"]  # whole, nothing else
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["exit_status"] == 130 and saved["summary"]["cancelled"] == 3
+
+
+def test_scheduler_without_dask_says_how_to_install_it(inputs, tmp_path, monkeypatch, capsys):
+    import sys
+
+    from curveeditor.cli import main
+
+    # Simulate an install without the cluster extra: importing distributed fails.
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    monkeypatch.delitem(sys.modules, "curveeditor.batch_dask", raising=False)
+    recipe = tmp_path / "r.json"
+    RECIPE.save(recipe)
+    for sched in ("local:2", "tcp://127.0.0.1:8786"):
+        rc = main(
+            ["batch", str(inputs), "-o", str(tmp_path / "o"), "--recipe", str(recipe), "--scheduler", sched]
+        )
+        err = capsys.readouterr().err
+        assert rc == 2
+        assert err == (
+            "curveeditor-cli: error: running a batch on a Dask cluster needs dask.distributed, which is "
+            "not installed: pip install 'curveeditor[cluster]'\n"
+        )
+    assert not (tmp_path / "o").exists()
+
+
+def test_dask_is_imported_only_for_a_scheduler(inputs, tmp_path):
+    import subprocess
+    import sys
+
+    recipe = tmp_path / "r.json"
+    RECIPE.save(recipe)
+    code = (
+        "import sys; from curveeditor.cli import main; "
+        f"rc = main(['batch', {str(inputs / 'clip0.csv')!r}, '-o', {str(tmp_path / 'o')!r}, "
+        f"'--recipe', {str(recipe)!r}, '--progress', 'none']); "
+        "print(rc, sorted(m for m in ('dask', 'distributed', 'curveeditor.batch_dask') if m in sys.modules))"
+    )
+    env = dict(__import__("os").environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.stdout.split("\n")[-2] == "0 []", r.stdout + r.stderr
+
+
+def test_cli_flag_conflicts(inputs, tmp_path, capsys):
+    from curveeditor.cli import main
+
+    recipe = tmp_path / "r.json"
+    RECIPE.save(recipe)
+    base = ["batch", str(inputs), "-o", str(tmp_path / "o"), "--recipe", str(recipe)]
+    assert main(base + ["--jobs", "2", "--scheduler", "local"]) == 2
+    assert "--jobs and --scheduler cannot be combined" in capsys.readouterr().err
+    assert main(base + ["--ship", "ship"]) == 2
+    assert capsys.readouterr().err == (
+        "curveeditor-cli: error: --ship needs --scheduler (it says how inputs reach the Dask workers)\n"
+    )
+    assert main(base + ["--scheduler", "farm"]) == 2
+    assert "expected tcp://HOST:PORT, HOST:PORT, local or local:N" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_unreachable_scheduler_is_one_line_and_writes_nothing(inputs, tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    import curveeditor.batch_dask as bd
+
+    monkeypatch.setattr(bd, "CONNECT_TIMEOUT", 1.0)
+    with pytest.raises(BatchError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:9: "):
+        run_batch([str(inputs)], tmp_path / "o", RECIPE, scheduler="127.0.0.1:9", progress=_quiet)
+    assert not (tmp_path / "o").exists()
+
+
+def test_write_errors_name_the_real_output_not_the_workers_temp_file(inputs, tmp_path, monkeypatch):
+    # Workers render outputs in a private temp folder; a writer error must still name OUT_DIR/x.csv.
+    import curveeditor.io as cio
+    from curveeditor.io.errors import ClipWriteError
+
+    def failing_writer(clip, path, **opts):
+        raise ClipWriteError(path, None, f"value out of range while writing {path}")
+
+    monkeypatch.setattr(cio, "write_checked", failing_writer)
+    rep = run_batch([str(inputs / "clip0.csv")], tmp_path / "o", RECIPE, progress=_quiet)
+    (f,) = rep.files
+    out = tmp_path / "o" / "clip0.csv"
+    assert f.status == "failed" and f.error == f"{out}: value out of range while writing {out}"
+    assert not out.exists()
