@@ -208,6 +208,7 @@ _QUAT_VALUE = re.compile(rb"^(\s*value: )\{x: [^,}]+, y: [^,}]+, z: [^,}]+, w: [
 _VEC3_VALUE = re.compile(
     rb"^(\s*(?:value|inSlope|outSlope): )\{x: ([^,}]+), y: ([^,}]+), z: ([^,}]+)\}", re.M
 )
+_VEC3_KEY_VALUE = re.compile(rb"^(\s*value: )\{x: ([^,}]+), y: ([^,}]+), z: ([^,}]+)\}", re.M)
 _ANY_VALUE = re.compile(rb"^(\s*(?:value|inSlope|outSlope|inWeight|outWeight): )(\{[^}\n]*\}|\S+)", re.M)
 _TIME = re.compile(rb"^(\s*time: )(\S+)$", re.M)
 _PATH = re.compile(rb"^(\s*path: )(.*)$", re.M)
@@ -263,7 +264,8 @@ def anim_past_float32(data: bytes, rng: random.Random):
         if m is None:
             return data, None
         return data[: m.start(2)] + big + data[m.end(2) :], "key time past float32"
-    m = _pick(_VEC3_VALUE, data, rng) or _pick(_QUAT_VALUE, data, rng)
+    # Key values only: an infinite slope is valid (Unity writes ``inSlope: Infinity`` for steps).
+    m = _pick(_VEC3_KEY_VALUE, data, rng) or _pick(_QUAT_VALUE, data, rng)
     if m is None:
         return data, None
     text = m.group(0)

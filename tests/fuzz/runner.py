@@ -374,16 +374,18 @@ def _short(paths) -> str:
 
 
 def compare_tracks(clip, back, ext: str, np) -> str | None:
-    """Same track paths in the same order, and every track plays the same pose at its written key
+    """The same track paths (in any order), and every track plays the same pose at its written key
     times (within float32 rounding of the values and times, 0.05 deg + relative terms)."""
     from curveeditor.engine.clip import played
     from curveeditor.engine.rotations import geodesic_angle
 
-    a = [t.path for t in clip.tracks]
-    b = [t.path for t in back.tracks]
-    if a != b:
+    a = sorted(t.path for t in clip.tracks)
+    b = sorted(t.path for t in back.tracks)
+    if a != b:  # the order may differ (.anim lists quaternion curves before Euler curves)
         return f"read back tracks {_short(b)}, written {_short(a)}"
-    for t, u in zip(clip.tracks, back.tracks, strict=True):
+    by_path = {u.path: u for u in back.tracks}
+    for t in clip.tracks:
+        u = by_path[t.path]
         if t.n_keys != u.n_keys and (t.n_keys == 0 or u.n_keys == 0):
             return f"track {t.path[:60]!r}: {t.n_keys} keys written, {u.n_keys} read back"
         if not t.n_keys:
