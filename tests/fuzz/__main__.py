@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import os
 import random
@@ -24,7 +25,7 @@ import time
 
 from . import mutations
 from .cases import COMMANDS, Case, make_case
-from .runner import FAILURES, GOOD, MEM_MB, TIMEOUT_S, Outcome, preload, run_case
+from .runner import FAILURES, GOOD, MEM_MB, TIMEOUT_S, Job, Outcome, preload, run_case, start_case
 
 #: Which helper's module a traceback frame is in (issue 11's split of the work).
 OWNERS = (
@@ -58,7 +59,7 @@ def command_line(case: Case, inp: str = "IN", out: str = "OUT") -> str:
 NO_SHRINK = ("hang", "crash", "memory", "accepted_invalid")
 
 
-def shrink(case: Case, target: str, run, budget_runs: int = 60, budget_s: float = 60.0) -> Case:
+def shrink(case: Case, target: str, run, budget_runs: int = 40, budget_s: float = 30.0) -> Case:
     """Delete lines, then byte chunks, while the case keeps failing with signature ``target``."""
     if case.special:
         return case
@@ -137,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-cases", type=int, default=None, help="stop after this many cases")
     p.add_argument("--case", type=int, default=None, help="run only case number CASE of this seed")
     p.add_argument("--commands", default=None, help=f"comma-separated subset of {','.join(COMMANDS)}")
+    p.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     p.add_argument("--no-shrink", action="store_true", help="save failing inputs as found")
     args = p.parse_args(argv)
 
@@ -154,45 +156,57 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     deadline = t0 + args.minutes * 60
     last_print = t0
-    indices = [args.case] if args.case is not None else None
-    i = 0
-    while True:
-        if indices is not None:
-            if not indices:
-                break
-            i = indices.pop()
-        elif time.monotonic() > deadline or (args.max_cases is not None and i >= args.max_cases):
-            break
-        case = make_case(random.Random(f"{args.seed}:{i}"), commands=commands, special_p=0.01)
-        outcome = run(case)
+    todo = iter([args.case]) if args.case is not None else itertools.count()
+    running: list[tuple[int, Case, Job]] = []
+
+    def record(i: int, case: Case, outcome: Outcome) -> None:
         counts[outcome.cls] += 1
-        if outcome.failed:
-            c = causes.get(outcome.signature)
-            if c is None:
-                small = (
-                    case
-                    if args.no_shrink or outcome.cls in NO_SHRINK
-                    else shrink(case, outcome.signature, run)
-                )
-                again = run(small) if small is not case else outcome
-                folder = save(args.out, len(causes) + 1, small, again, i, args.seed)
-                causes[outcome.signature] = c = {
-                    "count": 0,
-                    "first": i,
-                    "cls": outcome.cls,
-                    "detail": outcome.detail,
-                    "frame": outcome.frame,
-                    "case": case.describe(),
-                    "folder": folder,
-                    "bytes": len(small.data),
-                    "owner": owner(outcome.frame),
-                }
-                print(
-                    f"[{i}] NEW {outcome.cls}: {case.describe()} :: {outcome.detail[:160]} -> {folder}",
-                    flush=True,
-                )
-            c["count"] += 1
-        i += 1
+        if not outcome.failed:
+            return
+        c = causes.get(outcome.signature)
+        if c is None:
+            shrinkable = not (args.no_shrink or outcome.cls in NO_SHRINK)
+            small = shrink(case, outcome.signature, run) if shrinkable else case
+            again = run(small) if small is not case else outcome
+            folder = save(args.out, len(causes) + 1, small, again, i, args.seed)
+            causes[outcome.signature] = c = {
+                "count": 0,
+                "first": i,
+                "cls": outcome.cls,
+                "detail": outcome.detail,
+                "frame": outcome.frame,
+                "case": case.describe(),
+                "folder": folder,
+                "bytes": len(small.data),
+                "owner": owner(outcome.frame),
+            }
+            print(
+                f"[{i}] NEW {outcome.cls}: {case.describe()} :: {outcome.detail[:160]} -> {folder}",
+                flush=True,
+            )
+        c["count"] += 1
+
+    started = 0
+    while True:
+        open_slots = args.jobs - len(running)
+        more = time.monotonic() < deadline and (args.max_cases is None or started < args.max_cases)
+        while open_slots > 0 and more:
+            i = next(todo, None)
+            if i is None:
+                more = False
+                break
+            case = make_case(random.Random(f"{args.seed}:{i}"), commands=commands, special_p=0.01)
+            running.append((i, case, start_case(case, root=work, timeout_s=args.timeout, mem_mb=args.mem_mb)))
+            started += 1
+            open_slots -= 1
+        if not running:
+            break
+        for item in list(running):
+            outcome = item[2].poll()
+            if outcome is not None:
+                running.remove(item)
+                record(item[0], item[1], outcome)
+        time.sleep(0.005)
         if time.monotonic() - last_print > 60:
             last_print = time.monotonic()
             print(f"... {sum(counts.values())} cases, {dict(counts)}", flush=True)

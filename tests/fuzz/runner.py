@@ -140,49 +140,82 @@ def run_case(
     keep: bool = False,
 ) -> Outcome:
     """Run ``case`` in a forked child under the bounds and classify it (see the module docstring)."""
-    folder = tempfile.mkdtemp(prefix="case-", dir=root)
-    try:
-        return _run(case, folder, timeout_s, mem_mb)
-    finally:
-        if not keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    job = start_case(case, root, timeout_s, mem_mb, keep)
+    while (outcome := job.poll()) is None:
+        time.sleep(0.002 if time.monotonic() - job.t0 < 0.2 else 0.02)
+    return outcome
 
 
-def _run(case: Case, folder: str, timeout_s: float, mem_mb: int) -> Outcome:
-    inp = _make_input(case, folder)
-    out_dir = os.path.join(folder, "out")
-    os.mkdir(out_dir)
-    out = os.path.join(out_dir, "out" + case.out_ext) if case.out_ext else None
-    files = {k: os.path.join(folder, k) for k in ("stdout", "stderr", "result", "check_stderr")}
-    before = _sha(inp)
-    limit = _vm_bytes() + mem_mb * (1 << 20)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:  # child: never returns
-        _child(case, inp, out, files, limit)
-    timed_out = False
-    while True:
-        wpid, status, _ru = os.wait4(pid, os.WNOHANG)
-        if wpid:
-            break
-        if time.monotonic() - t0 > timeout_s:
-            os.kill(pid, signal.SIGKILL)
-            _, status, _ru = os.wait4(pid, 0)
+class Job:
+    """A case running in a forked child; :meth:`poll` returns its :class:`Outcome` once it ended (or
+    after killing it at the time bound), else None. Several jobs may run at once."""
+
+    def __init__(self, case: Case, folder: str, timeout_s: float, mem_mb: int, keep: bool):
+        self.case, self.folder, self.timeout_s, self.keep = case, folder, timeout_s, keep
+        self.inp = _make_input(case, folder)
+        self.out_dir = os.path.join(folder, "out")
+        os.mkdir(self.out_dir)
+        self.out = os.path.join(self.out_dir, "out" + case.out_ext) if case.out_ext else None
+        self.files = {k: os.path.join(folder, k) for k in ("stdout", "stderr", "result", "check_stderr")}
+        self.before = _sha(self.inp)
+        limit = _vm_bytes() + mem_mb * (1 << 20)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.t0 = time.monotonic()
+        self.pid = os.fork()
+        if self.pid == 0:  # child: never returns
+            _child(case, self.inp, self.out, self.files, limit)
+
+    def poll(self) -> Outcome | None:
+        wpid, status, _ru = os.wait4(self.pid, os.WNOHANG)
+        timed_out = False
+        if not wpid:
+            if time.monotonic() - self.t0 <= self.timeout_s:
+                return None
+            os.kill(self.pid, signal.SIGKILL)
+            _, status, _ru = os.wait4(self.pid, 0)
             timed_out = True
-            break
-        time.sleep(0.002 if time.monotonic() - t0 < 0.2 else 0.02)
-    elapsed = time.monotonic() - t0
-    stderr = _read_text(files["stderr"])
-    result = None
-    if os.path.exists(files["result"]):
         try:
-            result = json.loads(_read_text(files["result"]))
-        except ValueError:
-            result = None
-    leftovers = sorted(n for n in os.listdir(out_dir) if out is None or n != os.path.basename(out))
-    return classify(case, inp, out, status, timed_out, elapsed, stderr, result, before, leftovers, timeout_s)
+            return self._finish(status, timed_out)
+        finally:
+            if not self.keep:
+                shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _finish(self, status: int, timed_out: bool) -> Outcome:
+        elapsed = time.monotonic() - self.t0
+        stderr = _read_text(self.files["stderr"])
+        result = None
+        if os.path.exists(self.files["result"]):
+            try:
+                result = json.loads(_read_text(self.files["result"]))
+            except ValueError:
+                result = None
+        out = self.out
+        leftovers = sorted(n for n in os.listdir(self.out_dir) if out is None or n != os.path.basename(out))
+        return classify(
+            self.case,
+            self.inp,
+            out,
+            status,
+            timed_out,
+            elapsed,
+            stderr,
+            result,
+            self.before,
+            leftovers,
+            self.timeout_s,
+        )
+
+
+def start_case(
+    case: Case,
+    root: str | None = None,
+    timeout_s: float = TIMEOUT_S,
+    mem_mb: int = MEM_MB,
+    keep: bool = False,
+) -> Job:
+    """Start ``case`` in a forked child; poll the returned :class:`Job` for its outcome."""
+    return Job(case, tempfile.mkdtemp(prefix="case-", dir=root), timeout_s, mem_mb, keep)
 
 
 def _read_text(path: str, cap: int = 1 << 20) -> str:
