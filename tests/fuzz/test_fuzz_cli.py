@@ -27,7 +27,7 @@ from tests.fuzz.runner import preload, run_case
 from tests.fuzz.seeds import SEEDERS
 
 #: Seconds per case in CI: generous for a loaded 2-core machine (a healthy case takes < 1 s).
-CI_TIMEOUT_S = 15.0
+CI_TIMEOUT_S = 20.0
 #: Cases per format for the hypothesis tests.
 EXAMPLES = 40
 
