@@ -93,6 +93,11 @@ def shrink(case: Case, target: str, run, budget_runs: int = 40, budget_s: float 
     return Case(case.ext, data, case.command, case.mutations, case.invalid)
 
 
+def _printable(text: str) -> str:
+    """One terminal line: control characters (a newline in a track name, a CR) shown escaped."""
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: repr(m.group())[1:-1], text)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")[:60] or "case"
 
@@ -181,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
                 "owner": owner(outcome.frame),
             }
             print(
-                f"[{i}] NEW {outcome.cls}: {case.describe()} :: {outcome.detail[:160]} -> {folder}",
+                _printable(
+                    f"[{i}] NEW {outcome.cls}: {case.describe()} :: {outcome.detail[:160]} -> {folder}"
+                ),
                 flush=True,
             )
         c["count"] += 1
@@ -230,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---|---|---|---|",
     ]
     for _sig, c in sorted(causes.items(), key=lambda kv: (kv[1]["cls"], -kv[1]["count"])):
-        detail = c["detail"].replace("|", "\\|")[:150]
+        detail = _printable(c["detail"]).replace("|", "\\|")[:150]
         lines.append(
             f"| {c['cls']} | {c['count']} | {c['owner']} | {c['frame']} | {c['case']} | {detail} | "
             f"{os.path.relpath(c['folder'], args.out)} ({c['bytes']} B) |"
