@@ -294,7 +294,10 @@ def anim_tangent_mode(data: bytes, rng: random.Random):
         return data, None
     m = rng.choice(lines)
     new = rng.choice((b"{x: 1}", b"-1", b"4294967295", b"99999999999999999999", b"1.5", b"", b"{}", b"136"))
-    return data[: m.start(2)] + new + data[m.end(2) :], None
+    # Unknown bits are an editor hint Unity tolerates (read as Free); a mapping is not a number.
+    return data[: m.start(2)] + new + data[m.end(2) :], (
+        "tangentMode is a mapping" if new.startswith(b"{") else None
+    )
 
 
 def anim_empty_version(data: bytes, rng: random.Random):
@@ -303,7 +306,8 @@ def anim_empty_version(data: bytes, rng: random.Random):
         return data, None
     m = rng.choice(found)
     new = rng.choice((b"", b"99", b"-1", b"x", b"2", b"3"))
-    return data[: m.start(2)] + new + data[m.end(2) :], None
+    bad = {b"": "empty serializedVersion", b"x": "serializedVersion x"}.get(new)
+    return data[: m.start(2)] + new + data[m.end(2) :], bad
 
 
 def anim_rotation_order(data: bytes, rng: random.Random):
