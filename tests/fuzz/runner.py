@@ -286,16 +286,24 @@ def _last_frames(exc: BaseException) -> tuple[str, str]:
 
 
 def _child_run(case: Case, inp: str, out: str | None, files: dict) -> dict:
-    import curveeditor.io as cio
+    import importlib
 
+    from curveeditor.io import WRITE_FORMATS
+
+    # Record every clip handed to a format writer (whatever calls it: write_clip, a read-back
+    # checking wrapper, batch), so the check compares the file with what the command meant to write.
     written: list = []
-    orig = cio.write_clip
+    patched = []
+    for module_name, func_name in WRITE_FORMATS.values():
+        module = importlib.import_module(module_name)
+        orig = getattr(module, func_name)
 
-    def spy(clip, path, *a, **k):
-        written.append((clip, os.fspath(path)))
-        return orig(clip, path, *a, **k)
+        def spy(clip, path, *a, _orig=orig, **k):
+            written.append((clip, os.fspath(path)))
+            return _orig(clip, path, *a, **k)
 
-    cio.write_clip = spy
+        setattr(module, func_name, spy)
+        patched.append((module, func_name, orig))
     res: dict = {"rc": 1}
     try:
         if case.command == "load":
@@ -312,7 +320,8 @@ def _child_run(case: Case, inp: str, out: str | None, files: dict) -> dict:
         res["exc"] = type(exc).__name__
         res["frame"], res["own_frame"] = _last_frames(exc)
     finally:
-        cio.write_clip = orig
+        for module, func_name, orig in patched:
+            setattr(module, func_name, orig)
     sys.stdout.flush()
     sys.stderr.flush()
     if res["rc"] == 0:
@@ -396,7 +405,7 @@ def verify(case: Case, inp: str, out: str | None, written: list, stdout_path: st
             return f"sample wrote tracks {_short(got)}, sampled {_short([t.path for t in src])}"
         return None
     if not written:
-        return "exit 0 but write_clip was never called"
+        return "exit 0 but no format writer was called"
     clip = written[-1][0]
     return compare_tracks(clip, back, case.out_ext, np)
 

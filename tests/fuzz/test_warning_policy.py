@@ -8,8 +8,6 @@ import numpy as np
 
 from curveeditor import cli
 
-NEAR_MAX = "path,time,x,y,z\nHips,0,10,20,30\nHips,0.1,1.7976931348623157e308,20,30\nHips,0.2,12,22,32\n"
-
 
 def _stderr_lines(capsys) -> list[str]:
     return [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
@@ -42,15 +40,36 @@ def test_quiet_success_prints_nothing(tmp_path, capsys):
     assert _stderr_lines(capsys) == []
 
 
-def test_failure_prints_only_the_error(tmp_path):
-    """Values near float64's limits overflow inside the engine (numpy warns) and then the .anim
-    writer refuses a value past float32: the user sees the refusal only. Run in a forked child with
-    real file descriptors (in-process, pytest would swallow the warnings)."""
+def _noisy(then):
+    def inspect_clip(clip):
+        np.exp(np.array([1000.0]))  # RuntimeWarning: overflow encountered in exp
+        return then(clip)
+
+    return inspect_clip
+
+
+def test_failure_prints_only_the_error(tmp_path, monkeypatch):
+    """numpy warns inside a command that then fails with a typed error: the user sees the error line
+    only. Run in a forked child with real file descriptors (in-process, pytest would swallow the
+    warnings); the child inherits the monkeypatch."""
+    import curveeditor.engine.analysis as analysis
+    from curveeditor.io import ClipReadError
     from tests.fuzz.cases import Case
     from tests.fuzz.runner import run_case
 
-    data = NEAR_MAX.encode()
-    failed = run_case(Case(".csv", data, "clean_squad"), root=str(tmp_path))
-    assert failed.cls == "error" and len(failed.stderr.strip().splitlines()) == 1, failed
+    def refuse(clip):
+        raise ClipReadError(clip.name + ".csv", 3, "refused after a numpy warning")
+
+    data = b"path,time,x,y,z\nHips,0,1,2,3\nHips,0.1,4,5,6\n"
+    real = analysis.inspect_clip
+    monkeypatch.setattr(analysis, "inspect_clip", _noisy(refuse))
+    failed = run_case(Case(".csv", data, "inspect"), root=str(tmp_path))
+    assert failed.stderr.splitlines() == [
+        "curveeditor-cli: error: in.csv:3: refused after a numpy warning"
+    ], failed
+    monkeypatch.setattr(analysis, "inspect_clip", _noisy(real))
     ok = run_case(Case(".csv", data, "inspect"), root=str(tmp_path))
-    assert ok.cls == "ok" and "RuntimeWarning" in ok.stderr and len(ok.stderr.strip().splitlines()) == 1, ok
+    lines = ok.stderr.splitlines()
+    assert ok.cls == "ok" and len(lines) == 1 and "RuntimeWarning: overflow encountered in exp" in lines[0], (
+        ok
+    )
