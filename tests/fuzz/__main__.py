@@ -202,7 +202,15 @@ def main(argv: list[str] | None = None) -> int:
             if i is None:
                 more = False
                 break
-            case = make_case(random.Random(f"{args.seed}:{i}"), commands=commands, special_p=0.01)
+            try:
+                case = make_case(random.Random(f"{args.seed}:{i}"), commands=commands, special_p=0.01)
+            except Exception as exc:  # noqa: BLE001 - a harness bug must not end a long run
+                counts["harness"] += 1
+                print(
+                    _printable(f"[{i}] HARNESS: making the case raised {type(exc).__name__}: {exc}"),
+                    flush=True,
+                )
+                continue
             running.append((i, case, start_case(case, root=work, timeout_s=args.timeout, mem_mb=args.mem_mb)))
             started += 1
             open_slots -= 1

@@ -520,7 +520,10 @@ def _csv_rows(data: bytes):
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error:  # e.g. a cell past the csv module's field limit (a 1 MB name from a mutation)
+        return None
     if len(rows) < 2 or "path" not in rows[0]:
         return None
     return rows
