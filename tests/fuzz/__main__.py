@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         "| class | cases |",
         "|---|---|",
     ]
-    for cls in GOOD + FAILURES:
+    for cls in GOOD + FAILURES + (("harness",) if counts.get("harness") else ()):
         lines.append(f"| {cls} | {counts.get(cls, 0)} |")
     lines += [
         "",

@@ -164,7 +164,7 @@ class Job:
         self.t0 = time.monotonic()
         self.pid = os.fork()
         if self.pid == 0:  # child: never returns
-            _child(case, self.inp, self.out, self.files, limit)
+            _child(case, self.inp, self.out, self.files, limit, timeout_s)
 
     def poll(self) -> Outcome | None:
         wpid, status, _ru = os.wait4(self.pid, os.WNOHANG)
@@ -229,9 +229,12 @@ def _read_text(path: str, cap: int = 1 << 20) -> str:
 # ------------------------------------------------------------------------------------------- child
 
 
-def _child(case: Case, inp: str, out: str | None, files: dict, limit: int) -> None:
+def _child(case: Case, inp: str, out: str | None, files: dict, limit: int, timeout_s: float) -> None:
     code = 70
     try:
+        # Backstop: end by SIGALRM's default action even if the parent died and cannot kill us.
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(int(timeout_s) + 10)
         resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
         for fd, key in ((1, "stdout"), (2, "stderr")):
             f = os.open(files[key], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
