@@ -519,7 +519,7 @@ def classify(case, inp, out, status, timed_out, elapsed, stderr, result, before,
         line = lines[0]
         if not line.startswith(f"{PROG}: error: ") or not (inp in line or (out and out in line)):
             return make("multiline", f"error line does not name the file: {line[:200]}", _norm(line), rc)
-        if "not enough memory" in line or "MemoryError" in line:
+        if any(m in line for m in ("not enough memory", "MemoryError", "Unable to allocate")):
             return make("memory", line[:200], _norm(line), rc)
         return make("error", line[len(PROG) + 9 :][:300], _norm(line), rc)
     # rc == 0
