@@ -346,12 +346,21 @@ def _editor_load(inp: str) -> int:
     ``read_clip``), the problems panel (``analysis.find_problems``), the graphs' and timeline's
     samples (``display.sample_track`` on a grid over the clip) and, as a save would, the export checks
     (``anim_text``). A ClipError is the dialog's one line (exit 2); anything else escapes."""
+    import warnings
+
     import numpy as np
 
     from curveeditor.engine import analysis, display
     from curveeditor.io import ClipError, read_clip
     from curveeditor.io.anim import anim_text
 
+    # The editor shows the error's text in a dialog; numpy warnings go to its console, not the user.
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        return _editor_load_steps(inp, np, analysis, display, ClipError, read_clip, anim_text)
+
+
+def _editor_load_steps(inp, np, analysis, display, ClipError, read_clip, anim_text) -> int:  # noqa: N803
     try:
         clip = read_clip(inp)
     except ClipError as exc:
