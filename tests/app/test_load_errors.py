@@ -158,3 +158,50 @@ def _unblock_fifo(win, qtbot, path) -> None:
         os.close(fd)
         qtbot.waitUntil(lambda: not win.files.is_loading(), timeout=5000)
         return
+
+
+def _reference_tree(clip):
+    """The track tree as the model built it before issue 11 (walk from the root per level), kept
+    here to check that the prefix-indexed ``TrackTreeModel.rebuild`` gives the same tree."""
+    from curveeditor.app.track_tree import TrackNode, _split
+
+    root = TrackNode("", "")
+    for tr in clip.tracks:
+        node, parts, acc = root, _split(tr.path), []
+        for part in parts[:-1]:
+            acc.append(part)
+            node = node.child(part, "/".join(acc), False)
+        leaf = None
+        for c in node.children:
+            if c.name == parts[-1] and c.track is None and not c.group:
+                leaf = c
+        if leaf is None:
+            leaf = TrackNode(parts[-1], tr.path, node)
+            node.children.append(leaf)
+        leaf.track, leaf.kind, leaf.keys, leaf.full = tr.path, tr.kind, tr.n_keys, tr.path
+    return root
+
+
+def _shape(node):
+    return (node.name, node.full, node.track, node.kind, [_shape(c) for c in node.children])
+
+
+def test_track_tree_of_nested_paths_in_any_order_is_unchanged(qapp):
+    """Deeper tracks before their parents, parents after, humanoid ``PATH:RootQ`` names, repeated
+    prefixes: the same tree as the walk-from-the-root construction."""
+    import numpy as np
+
+    from curveeditor.app.document import ClipDocument
+    from curveeditor.app.problems import ProblemIndex
+    from curveeditor.app.track_tree import TrackTreeModel
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.tangents import make_curve
+
+    paths = ["A/B/C", "A", "A/B", "X/Y", "A/B/C/D", "Body:RootQ", "X", "A/B", "Q/R/S/T", "Q/R"]
+    paths = list(dict.fromkeys(paths))
+    curve = make_curve(np.array([0.0, 1.0]), np.zeros((2, 3)))
+    clip = Clip("t", 30.0, [RotationTrack(p, "euler", curve) for p in paths])
+    doc = ClipDocument()
+    doc.load(clip, None)
+    model = TrackTreeModel(doc, ProblemIndex(doc))
+    assert _shape(model.root) == _shape(_reference_tree(clip))
