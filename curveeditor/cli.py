@@ -975,7 +975,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
-        return args.func(args)
+        return _run_command(args)
     except BrokenPipeError:
         # Output piped into e.g. `head`, which stopped reading: not an error of the command.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -985,6 +985,38 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc))
     except Exception as exc:
         return _fail_typed(exc)
+
+
+def _run_command(args) -> int:
+    """Run the command with numpy's floating-point warnings collected instead of printed.
+
+    Policy (issue 11): numpy prints a RuntimeWarning (two lines, file and source) when a value near
+    the float limits overflows or turns invalid somewhere in a computation; printed raw before the
+    one-line error they broke the error contract, and after a success they are noise the user cannot
+    act on. Readers and writers check the values that matter (non-finite keys, float32 range) and
+    raise a typed error, so: a command that fails prints only its one-line error; a command that
+    succeeds prints at most one ``warning:`` line summarizing what numpy reported (the first message,
+    where, and how many more). Warnings of other kinds are summarized the same way."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        status = args.func(args)
+    if status == 0 and caught:
+        _warn([_numeric_warning_summary(caught)])
+    return status
+
+
+def _numeric_warning_summary(caught) -> str:
+    first = caught[0]
+    where = first.filename.replace(os.sep, "/")
+    where = where.split("/curveeditor/", 1)[-1] if "/curveeditor/" in where else os.path.basename(where)
+    text = " ".join(str(first.message).split())
+    more = f"; {len(caught) - 1} more" if len(caught) > 1 else ""
+    return (
+        f"{first.category.__name__}: {text} ({where}:{first.lineno}{more}): "
+        "the input holds values near the floating-point limits"
+    )
 
 
 def _fail(message: str) -> int:
