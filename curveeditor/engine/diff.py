@@ -156,6 +156,27 @@ def _rms(times: np.ndarray, errors: np.ndarray) -> float:
     return float(errors[0])
 
 
+#: Ends of two key ranges closer than this (seconds per second of time) are the same time: a written
+#: .anim holds float32 key times (1.3333334 s for 40/30 s), and past a Loop curve's end Unity plays its
+#: start, so comparing 1e-7 s past the float64 end read a 30 deg "error" that no one can see.
+SAME_TIME_REL = 1e-6
+
+
+def _same_time_range(keys: np.ndarray, before: RotationTrack, after: RotationTrack) -> np.ndarray:
+    """``keys`` without the times past one version's first or last key when the two versions' ends
+    differ only by float rounding (:data:`SAME_TIME_REL`)."""
+    cb, ca = before.curve, after.curve
+    lo, hi = keys[0], keys[-1]
+    if abs(cb.start - ca.start) <= SAME_TIME_REL * max(1.0, abs(cb.start)):
+        lo = max(cb.start, ca.start)
+    if abs(cb.end - ca.end) <= SAME_TIME_REL * max(1.0, abs(cb.end)):
+        hi = min(cb.end, ca.end)
+    if lo == keys[0] and hi == keys[-1]:
+        return keys
+    inside = keys[(keys >= lo) & (keys <= hi)]
+    return inside if inside.size else keys[:1]
+
+
 def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = None) -> TrackDiff:
     """Geodesic error (degrees) between what Unity plays for ``before`` and ``after``.
 
@@ -177,7 +198,7 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
     if before.n_keys == 0 or after.n_keys == 0:
         empty = before.path if before.n_keys == 0 else after.path
         raise ValueError(f"track {empty!r} has no keys: nothing to compare")
-    keys = _sorted_union(before.curve.time, after.curve.time)
+    keys = _same_time_range(_sorted_union(before.curve.time, after.curve.time), before, after)
     start, end = float(keys[0]), float(keys[-1])
     changed = _changed_intervals(before, after)
     if hz is None and end > start:

@@ -240,3 +240,19 @@ def test_mocap_pair_needs_far_fewer_samples_than_the_dense_grid():
     assert len(d.times) < 0.6 * len(grid.times)
     assert d.max_error > 90  # the spins Unity played across the wraps
     assert grid.max_error <= d.max_error + 1e-9 and d.max_error <= d.bound <= d.max_error * (1 + 1e-6)
+
+
+def test_ends_that_differ_by_float32_rounding_are_the_same_time_on_a_loop():
+    """A written .anim holds float32 key times (40/30 s -> 1.3333334 s); past a Loop curve's end Unity
+    plays its start, so the 1e-7 s sliver past the float64 end must not read as a 30 deg error."""
+    from dataclasses import replace
+
+    from curveeditor.engine.curves import WRAP_REPEAT
+    from curveeditor.engine.tangents import make_curve
+
+    t = np.arange(0, 41, 10) / 30.0
+    v = np.array([[0.0, 5, 0], [10, 5, 0], [20, 5, 0], [40, 5, 0], [30, 5, 0]])
+    a = RotationTrack("A", "euler", replace(make_curve(t, v), post_infinity=WRAP_REPEAT))
+    b = RotationTrack("A", "euler", replace(a.curve, time=t.astype(np.float32).astype(np.float64)))
+    assert b.curve.end > a.curve.end
+    assert diff_tracks(a, b).max_error < 1e-3
