@@ -83,6 +83,8 @@ GRID_MAX_PER_INTERVAL = 2000
 _LADDER = np.unique(np.round(np.geomspace(1, 1 << 20, 60)).astype(np.int64))
 #: Largest number of candidates tested in one bisection batch.
 _REFINE_BATCH = 24
+#: Bisection batches per segment at most.
+_REFINE_ROUNDS = 4
 #: Ladder candidates tested per batch.
 _LADDER_CHUNK = 8
 
@@ -129,61 +131,55 @@ class _Fitter:
             return euler_to_quat(values, self.track.order)
         return quat_normalize(values)
 
-    def fit(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def fit(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Fit segments key ``a[k]`` -> key ``b[k]`` (``b > a``).
 
-        Returns ``(max_err (K,) deg, out_slope_a (K, C), in_slope_b (K, C), worst_time (K,))``.
-        One-interval segments copy the source slopes (exact reproduction).
+        Returns ``(max_err (K,) deg, out_slope_a (K, C), in_slope_b (K, C))``.
+        One-interval segments copy the source slopes (exact reproduction: error 0).
         """
         a = np.asarray(a, dtype=np.int64)
         b = np.asarray(b, dtype=np.int64)
         kcount = a.shape[0]
         g0 = self.start[a]
         lengths = self.start[b] - g0 + 1
-        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        offsets = np.cumsum(lengths) - lengths
         seg = np.repeat(np.arange(kcount), lengths)
-        g = g0[seg] + np.arange(int(lengths.sum())) - offsets[seg]
-        ta, tb = self.t[a], self.t[b]
-        dt = tb - ta
-        s = ((self.grid[g] - ta[seg]) / dt[seg])[:, None]
+        g = np.arange(int(lengths.sum())) + (g0 - offsets)[seg]
+        ta = self.t[a]
+        dt = self.t[b] - ta
+        s = (self.grid[g] - ta[seg]) * (1.0 / dt)[seg]
         s2 = s * s
         s3 = s2 * s
-        h00 = 2 * s3 - 3 * s2 + 1
-        h01 = -2 * s3 + 3 * s2
-        h10 = (s3 - 2 * s2 + s) * dt[seg, None]
-        h11 = (s3 - s2) * dt[seg, None]
-        va, vb = self.v[a][seg], self.v[b][seg]
-        r = self.y[g] - h00 * va - h01 * vb
+        h01 = 3 * s2 - 2 * s3
+        h00 = 1 - h01
+        dts = dt[seg]
+        h11 = (s3 - s2) * dts
+        h10 = (s - s2) * dts + h11
+        y = self.y[g]
+        r = y - h00[:, None] * self.v[a][seg] - h01[:, None] * self.v[b][seg]
 
         def ssum(x: np.ndarray) -> np.ndarray:
             return np.add.reduceat(x, offsets, axis=0)
 
-        a11 = ssum(h10 * h10)
-        a12 = ssum(h10 * h11)
-        a22 = ssum(h11 * h11)
-        r1 = ssum(h10 * r)
-        r2 = ssum(h11 * r)
+        a11 = ssum(h10 * h10)[:, None]
+        a12 = ssum(h10 * h11)[:, None]
+        a22 = ssum(h11 * h11)[:, None]
+        r1 = ssum(h10[:, None] * r)
+        r2 = ssum(h11[:, None] * r)
         det = a11 * a22 - a12 * a12
         safe = np.where(np.abs(det) > 0, det, 1.0)
         m0 = (a22 * r1 - a12 * r2) / safe
         m1 = (a11 * r2 - a12 * r1) / safe
+        # The fitted cubic is the source plus (fit - residual); one-interval segments are scored 0
+        # below (their copied source slopes may be infinite: stepped keys).
+        pred = y + (h10[:, None] * m0[seg] + h11[:, None] * m1[seg] - r)
+        err = geodesic_angle(self._to_quat(pred), self.q[g])
         single = (b - a) == 1
         if np.any(single):
+            err[single[seg]] = 0.0
             m0[single] = self.track.curve.out_slope[a[single]]
             m1[single] = self.track.curve.in_slope[b[single]]
-        with np.errstate(invalid="ignore"):  # stepped (infinite) slopes of copied segments
-            pred = h00 * va + h01 * vb + h10 * m0[seg] + h11 * m1[seg]
-            pred = np.where(np.isfinite(pred), pred, self.y[g])
-        err = geodesic_angle(self._to_quat(pred), self.q[g])
-        if np.any(single):
-            # Exact copies of source segments (weighted or stepped ones included).
-            err[single[seg]] = 0.0
-        max_err = np.maximum.reduceat(err, offsets)
-        # Time of the worst sample of each segment (for key insertion by the verifier).
-        order = np.lexsort((-err, seg))
-        first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        worst = self.grid[g[order[first]]]
-        return max_err, m0, m1, worst
+        return np.maximum.reduceat(err, offsets), m0, m1
 
 
 def _extrema(track: RotationTrack, max_error_deg: float) -> np.ndarray:
@@ -229,7 +225,7 @@ def _greedy(fitter: _Fitter, forced: np.ndarray, first: np.ndarray, last: np.nda
     # (most tracks of a full-body clip are like that: fingers, end effectors).
     big = np.nonzero(last - first > 1)[0]
     if big.size:
-        err, m0, m1, _ = fitter.fit(first[big], nxt[first[big]])
+        err, m0, m1 = fitter.fit(first[big], nxt[first[big]])
         ok = err <= target
         if ok.any():
             tr = big[ok]
@@ -275,7 +271,7 @@ def _greedy(fitter: _Fitter, forced: np.ndarray, first: np.ndarray, last: np.nda
             ]
         )
         ends = np.concatenate([cand_l[valid_l], cand_r[valid_r]])
-        err, m0, m1, _ = fitter.fit(anchors, ends)
+        err, m0, m1 = fitter.fit(anchors, ends)
         n_l = int(valid_l.sum())
         for rows, cand, valid, sl, is_lad in (
             (lad, cand_l, valid_l, slice(0, n_l), True),
@@ -312,7 +308,7 @@ def _greedy(fitter: _Fitter, forced: np.ndarray, first: np.ndarray, last: np.nda
             else:
                 rounds[rows] += 1
         # Commit the tracks whose segment is settled; they start the next one from its end.
-        done = np.nonzero(refine & (a < last) & ((hi - best <= 1) | (rounds >= 4)))[0]
+        done = np.nonzero(refine & (a < last) & ((hi - best <= 1) | (rounds >= _REFINE_ROUNDS)))[0]
         if done.size:
             out_a.append(a[done].copy())
             out_b.append(best[done].copy())
@@ -345,7 +341,7 @@ def _split(fitter: _Fitter, segs, bad: np.ndarray):
     mids = (a[bad] + b[bad]) // 2
     new_a = np.concatenate([a[bad], mids])
     new_b = np.concatenate([mids, b[bad]])
-    _, n0, n1, _ = fitter.fit(new_a, new_b)
+    _, n0, n1 = fitter.fit(new_a, new_b)
     keep = np.ones(a.shape[0], dtype=bool)
     keep[bad] = False
     all_a = np.concatenate([a[keep], new_a])
