@@ -16,9 +16,16 @@ Segments grow greedily from the last kept key: one vectorized batch tests a geom
 candidate end keys (1, 2, 3, 4, 6, 8, 12, ... keys ahead), later batches bisect the gap between the
 longest passing and the next failing candidate. A one-interval segment copies the source's own slopes
 and weights, so it reproduces the source exactly and the greedy always makes progress. Segments are
-accepted at ``SAFETY x max_error_deg`` on the checker grid, then a verification pass on a grid
-``VERIFY_DENSITY`` times finer splits any segment that still exceeds the bound there (rare: the error is
-smooth between grid samples).
+accepted at ``SAFETY x max_error_deg`` on the fitter's grid, then certified on what Unity plays
+(:mod:`._reduce_certify`: a proven bound per key interval, the one ``diff.diff_tracks`` uses): a
+segment that may exceed the bound anywhere is bisected and refitted, and only its halves are tested
+again. Weighted tracks (the proof does not cover weights) are checked on a grid ``VERIFY_DENSITY``
+times finer and then by ``diff.diff_tracks`` instead.
+
+:func:`reduce_tracks` reduces many tracks at once: tracks of one kind and order are joined end to end
+in time (:func:`_join`) and every step (a greedy batch, a certification round) is one vectorized call
+for all of them. Per-call numpy overhead was most of the cost one track at a time (issue 10: ~8,300
+fit calls for 31 x 2,752 keys).
 
 Kept always: the first and last key and the per-channel extrema (Euler channels, or quaternion
 components) whose prominence is at least ``max(3 x bound, 2 deg)`` (degrees for Euler channels;
@@ -73,10 +80,12 @@ EXTREMA_MIN_DEG = 2.0
 GRID_HZ = 1000.0
 GRID_MIN_PER_INTERVAL = 10
 #: The fitter's own grid is coarser on purpose: the fits only need the shape of each interval; the
-#: bound is checked on the VERIFY_DENSITY-times finer grid and then certified on what Unity plays
-#: (:func:`_certify`). 1 kHz / 10 per interval made reduce at 0.5 deg take 26 s on 31 x 2,752 keys
-#: (shared 2-core machine), 250 Hz / 3 about 2.6x less.
-FIT_GRID_HZ = 250.0
+#: bound is certified on what Unity plays (:func:`_certify_segments`). 1 kHz / 10 per interval made
+#: reduce at 0.5 deg take 26 s on 31 x 2,752 keys (shared 2-core machine), 250 Hz / 3 about 2.6x
+#: less; 120 Hz / 3 (issue 10) keeps the same keys on the generated 31 x 2,752 clip and the Malcolm
+#: BVH (60 fps) and one more of 1,141 on the CMU 05_01 BVH (25 fps), where the fitter's setup fell
+#: from 0.95 to ~0.4 s.
+FIT_GRID_HZ = 120.0
 FIT_MIN_PER_INTERVAL = 3
 GRID_MAX_PER_INTERVAL = 2000
 #: Candidate offsets (in keys) tested in the first batch from each anchor.
