@@ -82,10 +82,9 @@ GRID_MIN_PER_INTERVAL = 10
 #: The fitter's own grid is coarser on purpose: the fits only need the shape of each interval; the
 #: bound is certified on what Unity plays (:func:`_certify_segments`). 1 kHz / 10 per interval made
 #: reduce at 0.5 deg take 26 s on 31 x 2,752 keys (shared 2-core machine), 250 Hz / 3 about 2.6x
-#: less; 120 Hz / 3 (issue 10) keeps the same keys on the generated 31 x 2,752 clip and the Malcolm
-#: BVH (60 fps) and one more of 1,141 on the CMU 05_01 BVH (25 fps), where the fitter's setup fell
-#: from 0.95 to ~0.4 s.
-FIT_GRID_HZ = 120.0
+#: less. 120 Hz / 3 (tried for issue 10) halves the fitter's work on 25-60 fps clips but kept 1-3
+#: more keys at 0.5 deg on 4 corpus BVH clips (+7 of 17,171 in all): not taken.
+FIT_GRID_HZ = 250.0
 FIT_MIN_PER_INTERVAL = 3
 GRID_MAX_PER_INTERVAL = 2000
 #: Candidate offsets (in keys) tested in the first batch from each anchor.
