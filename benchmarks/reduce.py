@@ -96,6 +96,7 @@ def run_clip(path: Path, bounds, max_tracks):
 
 
 SPEED_GOAL_S = 1.0
+REPEATS = 3
 CMU_BVH = "FORTH-ModelBasedTracker__MocapNET__dataset_CMU_Sample_05_01.bvh"
 
 
@@ -112,12 +113,16 @@ def speed_goal(corpus: Path) -> bool:
     for p in [corpus / CMU_BVH] + bvhs[-1:]:
         if p.exists() and all(p.name[:-4] != n for n, _ in clips):
             clips.append((p.name[:-4], read_bvh(p).tracks))
-    print(f"\nreduce 0.5 deg, all tracks at once (load average {os.getloadavg()[0]:.1f}: figures inflated)")
+    print(
+        f"\nreduce 0.5 deg, all tracks at once, best of {REPEATS} (load average {os.getloadavg()[0]:.1f}: figures inflated)"
+    )
     ok_all = True
     for name, tracks in clips:
-        t0 = time.perf_counter()
-        red = reduce_tracks(tracks, 0.5)
-        el = time.perf_counter() - t0
+        el = float("inf")
+        for _ in range(REPEATS):  # best of REPEATS: the machine is shared
+            t0 = time.perf_counter()
+            red = reduce_tracks(tracks, 0.5)
+            el = min(el, time.perf_counter() - t0)
         t0 = time.perf_counter()
         one = [reduce_track(t, 0.5) for t in tracks]
         el_one = time.perf_counter() - t0
