@@ -114,7 +114,8 @@ def speed_goal(corpus: Path) -> bool:
         if p.exists() and all(p.name[:-4] != n for n, _ in clips):
             clips.append((p.name[:-4], read_bvh(p).tracks))
     print(
-        f"\nreduce 0.5 deg, all tracks at once, best of {REPEATS} (load average {os.getloadavg()[0]:.1f}: figures inflated)"
+        f"\nreduce 0.5 deg, all tracks at once, best of {REPEATS} "
+        f"(load average {os.getloadavg()[0]:.1f}: figures inflated)"
     )
     ok_all = True
     for name, tracks in clips:
