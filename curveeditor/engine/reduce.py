@@ -181,13 +181,20 @@ class _Fitter:
         # The fitted cubic is the source plus (fit - residual); one-interval segments are scored 0
         # below (their copied source slopes may be infinite: stepped keys).
         pred = y + (h10[:, None] * m0[seg] + h11[:, None] * m1[seg] - r)
-        err = geodesic_angle(self._to_quat(pred), self.q[g])
+        # The geodesic angle grows with the chord |q1 - s q2| (s the hemisphere sign), so only each
+        # segment's largest squared chord becomes an angle (rotations.geodesic_angle's formula for
+        # unit quaternions): ~60% less work per sample than the angle of every sample.
+        qa, qb = self._to_quat(pred), self.q[g]
+        diff = qa - np.copysign(1.0, np.einsum("ij,ij->i", qa, qb))[:, None] * qb
+        d2 = np.einsum("ij,ij->i", diff, diff)
         single = (b - a) == 1
         if np.any(single):
-            err[single[seg]] = 0.0
+            d2[single[seg]] = 0.0
             m0[single] = self.track.curve.out_slope[a[single]]
             m1[single] = self.track.curve.in_slope[b[single]]
-        return np.maximum.reduceat(err, offsets), m0, m1
+        d2 = np.maximum.reduceat(d2, offsets)
+        max_err = np.degrees(4.0 * np.arctan2(np.sqrt(d2), np.sqrt(np.maximum(4.0 - d2, 0.0))))
+        return max_err, m0, m1
 
 
 def _extrema(track: RotationTrack, max_error_deg: float) -> np.ndarray:
