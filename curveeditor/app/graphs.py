@@ -485,7 +485,9 @@ class GraphPanel(QWidget):
                 tr = self.doc.clip.track(path)
             except KeyError:
                 continue
-            smp = self.cache.get(tr, coarse=True)
+            # mid-drag only the visible part (as the primary track): a dope-sheet drag of keys on
+            # 31 tracks re-sampled every whole track per step (0.2 s)
+            smp = self.cache.get(tr, self._window(), coarse=True)
             t = smp.samples.times
             cols = self.colours(path)
             kv = self.to_display(path, smp.key_values)
