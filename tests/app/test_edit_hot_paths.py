@@ -1,0 +1,130 @@
+"""What an edit of a few tracks re-does: only the changed tracks (counted, not timed).
+
+A drag step edits one track (graphs) or a few (dope sheet); listeners must not redo whole-clip
+work per step: the skeleton re-evaluates only the changed tracks, the infinity layer re-extrapolates
+only the changed tracks and keeps the items of the others, the key menu's tangent-mode mark looks at
+distinct modes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtTest import QTest
+
+from curveeditor.app.main_window import MainWindow
+from curveeditor.app.settings import Settings
+from curveeditor.engine import curves, skeleton
+from curveeditor.engine import edit as ed
+from curveeditor.engine.skeleton import pose, skeleton_from_clip
+from curveeditor.io import read_clip
+from tests.app.rig_clips import many_tracks_clip
+
+pytestmark = pytest.mark.gui
+
+
+def _chain_bvh(path, joints: int = 8, frames: int = 120) -> None:
+    """A BVH chain of ``joints`` joints (ZXY rotations, root position) with smooth random motion."""
+    lines = [
+        "HIERARCHY",
+        "ROOT J0",
+        "{",
+        "OFFSET 0 0 0",
+        "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation",
+    ]
+    for j in range(1, joints):
+        lines += [f"JOINT J{j}", "{", "OFFSET 0 1 0", "CHANNELS 3 Zrotation Xrotation Yrotation"]
+    lines += ["End Site", "{", "OFFSET 0 1 0", "}"] + ["}"] * joints
+    rng = np.random.default_rng(3)
+    t = np.arange(frames)[:, None] / 30.0
+    rot = 40 * np.sin(t * rng.uniform(0.5, 2, 3 * joints) + rng.uniform(0, 6, 3 * joints))
+    motion = np.c_[np.zeros((frames, 3)), rot]
+    lines += ["MOTION", f"Frames: {frames}", "Frame Time: 0.0333333"]
+    lines += [" ".join(f"{v:.4f}" for v in row) for row in motion]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_pose_after_one_track_edit_evaluates_only_that_track(monkeypatch, tmp_path):
+    _chain_bvh(tmp_path / "chain.bvh")
+    clip = read_clip(tmp_path / "chain.bvh")
+    skel, why = skeleton_from_clip(clip)
+    if skel is None:
+        pytest.fail(f"no skeleton for the generated rig: {why}")
+    t = [0.4, 1.7]
+    pose(skel, clip, t)
+    pose(skel, clip, t)  # second pose of the same tracks: merged groups cached
+    tr = clip.tracks[3]
+    edited = clip.with_track(ed.move_keys(tr, [5], 0.0, 0, 7.0))
+    calls = []
+    real = skeleton.played
+
+    def counted(track, times):
+        calls.append(track.path)
+        return real(track, times)
+
+    monkeypatch.setattr(skeleton, "played", counted)
+    got = pose(skel, edited, t)
+    assert calls == [tr.path]  # one track evaluated on its own, the others through the merged curves
+    skeleton._GROUP_CACHE.clear()
+    monkeypatch.setattr(skeleton, "played", real)
+    want = pose(skel, edited, t)  # fresh: no cached groups
+    np.testing.assert_allclose(got.positions, want.positions, atol=1e-9)
+    np.testing.assert_allclose(got.rotations, want.rotations, atol=1e-9)
+
+
+@pytest.fixture
+def win(qapp, tmp_path):
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(Settings(store), autosave_folder=str(tmp_path / "autosave"))
+    w.resize(1400, 900)
+    w.show()
+    QTest.qWaitForWindowExposed(w)
+    yield w
+    w.doc.undo_stack.setClean()
+    w.close()
+
+
+def test_infinity_layer_redraw_after_one_track_edit_reextrapolates_only_it(win, qtbot):
+    clip = many_tracks_clip(6, 120, 30.0)
+    doc = win.doc
+    doc.load(clip, None)
+    doc.select_paths([t.path for t in clip.tracks])
+    win.graphs.plots[0].setXRange(-2.0, clip.end + 2.0, padding=0)
+    layer = win.tools.infinity_layer
+    layer.redraw()
+    items_before = [it for _p, it in layer.items]  # kept alive: ids are not reused
+    assert items_before
+    n0 = layer.extrapolations
+    tr = clip.tracks[2]
+    new = tr.with_curve(tr.curve.with_keys(value=tr.curve.value + 5.0))
+    doc.apply_clip(clip.with_track(new), "shift")
+    layer.redraw()
+    assert layer.extrapolations - n0 == 1  # only the edited track
+    after = [(p, it) for p, it in layer.items]
+    kept = [it for _p, it in after if any(it is b for b in items_before)]
+    assert len(kept) == len(after) - 2 * 3  # 3 channels x 2 sides of the edited track are new
+    # the new items draw the edited track as Unity plays it past its end
+    end_items = [
+        it
+        for p, it in after
+        if not any(it is b for b in items_before) and it.xData[0] >= new.curve.end - 1e-9
+    ]
+    x, y = end_items[0].xData, end_items[0].yData
+    ch = [c for c in range(3) if np.allclose(y, curves.evaluate(new.curve, x)[:, c])]
+    assert ch
+
+
+def test_selected_tangent_mode_of_many_keys(win):
+    clip = many_tracks_clip(3, 3000, 60.0)
+    doc = win.doc
+    doc.load(clip, None)
+    doc.select_paths([t.path for t in clip.tracks])
+    doc.select_keys({t.path: set(range(t.n_keys)) for t in clip.tracks})
+    modes = {ed.describe_mode(int(m)) for t in clip.tracks for m in np.unique(t.curve.tangent_mode)}
+    assert win.selected_tangent_mode() == (modes.pop() if len(modes) == 1 else None)
+    tr = clip.tracks[1]
+    tm = tr.curve.tangent_mode.copy()
+    tm[7, 0] = 0  # one Free component among 27,000
+    doc.apply_clip(clip.with_track(tr.with_curve(tr.curve.with_keys(tangent_mode=tm))), "free one")
+    assert win.selected_tangent_mode() is None
