@@ -128,3 +128,23 @@ def test_selected_tangent_mode_of_many_keys(win):
     tm[7, 0] = 0  # one Free component among 27,000
     doc.apply_clip(clip.with_track(tr.with_curve(tr.curve.with_keys(tangent_mode=tm))), "free one")
     assert win.selected_tangent_mode() is None
+
+
+def test_track_tree_looks_only_at_edited_tracks_and_counts_after_a_drag(win):
+    clip = many_tracks_clip(20, 60, 30.0)
+    doc = win.doc
+    doc.load(clip, None)
+    model = win.tracks.model
+    n0 = model.inspected
+    tr = clip.tracks[4]
+    one_less = tr.with_curve(tr.curve.select(np.arange(1, tr.n_keys)))
+    doc.begin_live_edit()
+    doc.update_live(clip.with_track(one_less), [tr.path])
+    doc.update_live(clip.with_track(one_less), [tr.path])
+    assert model.inspected == n0  # mid-drag: nothing re-inspected
+    doc.end_live_edit("drop a key")
+    assert model.inspected == n0 + 1  # the drag's end: the one edited track, not all 20
+    idx = model.index_for_track(tr.path).siblingAtColumn(1)
+    assert idx.data() == str(tr.n_keys - 1)
+    doc.undo_stack.undo()
+    assert model.inspected == n0 + 2 and idx.data() == str(tr.n_keys)
