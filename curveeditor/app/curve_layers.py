@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor
 
 from curveeditor.engine import display
 from curveeditor.engine.clip import EULER
+from curveeditor.engine.curves import WRAP_PINGPONG, WRAP_REPEAT
 
 __all__ = ["CurveLayer", "InfinityLayer", "PlaybackRangeLayer", "EXTRAPOLATION_SAMPLES"]
 
@@ -100,10 +101,16 @@ class InfinityLayer(CurveLayer):
     def extrapolated(self, track, x0: float, x1: float) -> list[tuple[np.ndarray, np.ndarray]]:
         """``[(times, euler (M, 3))]`` for the visible parts before the first and after the last key."""
         out = []
-        start, end = track.curve.start, track.curve.end
-        keys = display.key_euler(track)
+        c = track.curve
+        start, end = c.start, c.end
+        keys = self.panel.cache.keys(track)[1]  # the drawn key values (display Euler, degrees)
         for lo, hi, anchor, k in ((x0, start, start, 0), (end, x1, end, -1)):
             if hi <= lo or track.n_keys < 2:
+                continue
+            if (c.pre_infinity if k == 0 else c.post_infinity) not in (WRAP_REPEAT, WRAP_PINGPONG):
+                # Constant (Clamp/Default): Unity holds the end key's pose, drawn as its key value;
+                # two points instead of sampling 600 (5 ms per track on a 15-track selection)
+                out.append((np.array([lo, hi]), np.repeat(keys[k][None], 2, axis=0)))
                 continue
             t = np.linspace(lo, hi, EXTRAPOLATION_SAMPLES)
             e = display.sample_track(track, np.append(t, anchor) if k == 0 else np.insert(t, 0, anchor)).euler
