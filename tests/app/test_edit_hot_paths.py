@@ -148,3 +148,29 @@ def test_track_tree_looks_only_at_edited_tracks_and_counts_after_a_drag(win):
     assert idx.data() == str(tr.n_keys - 1)
     doc.undo_stack.undo()
     assert model.inspected == n0 + 2 and idx.data() == str(tr.n_keys)
+
+
+def test_drag_of_every_drawn_track_refreshes_the_batched_tracks_throttled_then_exactly(win, qtbot):
+    clip = many_tracks_clip(8, 200, 30.0)
+    doc, g = win.doc, win.graphs
+    doc.load(clip, None)
+    doc.select_paths([t.path for t in clip.tracks])
+    qtbot.wait(10)
+    n0 = g.batched_updates
+    doc.begin_live_edit()
+    moved = clip
+    for k in range(10):  # ten quick moves of keys on every track (as a dope-sheet drag)
+        for tr in clip.tracks:
+            moved = moved.with_track(tr.with_curve(tr.curve.with_keys(value=tr.curve.value + k + 1.0)))
+        doc.update_live(moved, [t.path for t in clip.tracks])
+    assert g.batched_updates - n0 <= 1  # throttled: at most one refresh is due within the interval
+    doc.end_live_edit("shift all")
+    assert g.batched_updates - n0 >= 1
+    # after the drag the batched curves are exactly the final clip's samples
+    last = clip.tracks[-1]
+    smp = g.cache.get(doc.clip.track(last.path), coarse=True)
+    assert not smp.partial
+    np.testing.assert_allclose(smp.key_values[:, 0], last.curve.value[:, 0] + 10.0)
+    drawn = np.concatenate([s.multi_keys._y for s in g.strips if s.is_euler])
+    want = last.curve.value[:, 0] + 10.0
+    assert np.all(np.min(np.abs(drawn[None, :] - want[:, None]), axis=1) < 1e-9)  # drawn as moved
