@@ -126,7 +126,7 @@ class InfinityLayer(CurveLayer):
         #: changed (by identity) or the view left the sampled span (a drag of one track of 31 re-sampled
         #: all 31 on every redraw: 0.36 s per redraw with 10,000 selected keys)
         self._parts: dict[str, tuple] = {}
-        self._shown: dict[tuple, tuple] = {}  # (plot id, channel, path, part) -> (parts, rgba, item, plot)
+        self._shown: dict[tuple, tuple] = {}  # (plot id, channel, primary, side) -> (parts, rgba, item, plot)
         self.extrapolations = 0  # tests: tracks (re-)extrapolated
 
     def _cached_parts(self, track, x0: float, x1: float, stale_ok: bool = False) -> list:
@@ -149,6 +149,9 @@ class InfinityLayer(CurveLayer):
         return parts
 
     def draw(self) -> None:
+        """One dashed item per plot, channel, side and primary/secondary: the parts of every drawn
+        track joined with NaN breaks (one item per track, channel and side cost 0.5 ms each to
+        create: 90 items, 45 ms, on a 15-track selection). Items are kept and re-filled."""
         if not self.panel.plots:
             return
         x0, x1 = self.panel.plots[0].getViewBox().viewRange()[0]
@@ -156,39 +159,48 @@ class InfinityLayer(CurveLayer):
         for path in set(self._parts) - set(drawn):
             del self._parts[path]
         live = self.doc.in_live_edit()
-        old, self._shown = self._shown, {}
+        groups: dict[tuple, list] = {}
         for n, path in enumerate(drawn):
             try:
                 track = self.doc.clip.track(path)
             except KeyError:
                 continue
-            parts = self._cached_parts(track, x0, x1, stale_ok=live and n > 0)
-            for plot in self.panel.euler_plots:
-                for ch in _channels(plot):
+            end = track.curve.end
+            for t, e in self._cached_parts(track, x0, x1, stale_ok=live and n > 0):
+                side = "post" if t[0] >= end else "pre"
+                groups.setdefault((n == 0, side), []).append((t, e))
+        old, self._shown = self._shown, {}
+        for plot in self.panel.euler_plots:
+            for ch in _channels(plot):
+                for (primary, side), parts in groups.items():
+                    key = (id(plot), ch, primary, side)
                     c = QColor(self.panel.theme.channels[ch])
-                    c.setAlpha(170 if n == 0 else 90)
-                    for k, (t, e) in enumerate(parts):
-                        key = (id(plot), ch, path, k)
-                        prev = old.pop(key, None)
-                        if prev is not None and prev[0] is parts and prev[1] == c.rgba() and prev[2].scene():
-                            item = prev[2]  # same samples, same colour: the item stays
-                        else:
-                            if prev is not None and prev[2].scene() is not None:
-                                plot.removeItem(prev[2])
-                            item = pg.PlotCurveItem(
-                                t, e[:, ch], pen=pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine)
-                            )
-                            item.setZValue(4)
-                            plot.addItem(item, ignoreBounds=True)
-                        self._shown[key] = (parts, c.rgba(), item, plot)
-                        self.items.append((plot, item))
+                    c.setAlpha(170 if primary else 90)
+                    xs, ys = [], []
+                    for t, e in parts:
+                        xs += [t, [np.nan]]
+                        ys += [e[:, ch], [np.nan]]
+                    x, y = np.concatenate(xs[:-1]), np.concatenate(ys[:-1])
+                    prev = old.pop(key, None)
+                    if prev is not None and prev[2].scene() is not None:
+                        item = prev[2]
+                        item.setData(x, y, connect="finite")
+                        if prev[1] != c.rgba():
+                            item.setPen(pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine))
+                    else:
+                        item = pg.PlotCurveItem(
+                            x, y, connect="finite", pen=pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine)
+                        )
+                        item.setZValue(4)
+                        plot.addItem(item, ignoreBounds=True)
+                    self._shown[key] = (parts, c.rgba(), item, plot)
+                    self.items.append((plot, item))
         for _parts, _rgba, item, plot in old.values():
             if item.scene() is not None:
                 plot.removeItem(item)
 
     def clear(self) -> None:
-        """Forget the list only: :meth:`draw` keeps the items whose samples did not change (removing
-        and re-adding 60 items per redraw cost 50 ms) and removes the others."""
+        """Forget the list only: :meth:`draw` re-fills its kept items and removes the unused ones."""
         self.items = []
 
 
