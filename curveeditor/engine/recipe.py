@@ -746,6 +746,7 @@ def run_recipe(
             raise RecipeError(f"no rotation track {missing[0]!r} in clip {clip.name!r}")
     for step in recipe.steps:  # fail before any work when an op is missing
         _function(step.op)
+    _check_resample_budget(clip, recipe, selected)
     diff_tracks = _diff_function() if selected else None
 
     new_tracks: list[RotationTrack] = []
@@ -765,6 +766,30 @@ def run_recipe(
         if progress is not None:
             progress(len(changes), total)
     return RecipeResult(clip.with_tracks(new_tracks), diffs, changes)
+
+
+#: Most keys (all processed tracks together) one resample step may create: each key costs about
+#: 200 bytes across a curve's arrays, so this keeps a step under about 1 GB. A CSV with a key at
+#: 1e5 s resampled at 60 Hz asked for 6 million keys per track and ended in numpy's MemoryError.
+MAX_RESAMPLE_KEYS = 4_000_000
+
+
+def _check_resample_budget(clip: Clip, recipe: Recipe, selected: set[str]) -> None:
+    """Refuse, before any work, a resample step whose output would exceed :data:`MAX_RESAMPLE_KEYS`."""
+    tracks = [t for t in clip.tracks if t.path in selected and t.n_keys >= 2]
+    if not tracks:
+        return
+    span = sum(float(t.curve.end - t.curve.start) for t in tracks)
+    for number, step in enumerate(recipe.steps, 1):
+        if step.op != "resample":
+            continue
+        hz = step.params["hz"] if step.params["hz"] is not None else clip.frame_rate
+        keys = span * float(hz) + 2 * len(tracks)
+        if keys > MAX_RESAMPLE_KEYS:
+            raise RecipeError(
+                f"step {number} (resample): {hz:g} Hz over {span:.6g} s of {len(tracks)} track(s) gives "
+                f"{keys:.3g} keys (at most {MAX_RESAMPLE_KEYS:,})"
+            )
 
 
 def _diff_function() -> Callable:

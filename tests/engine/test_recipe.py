@@ -481,3 +481,16 @@ def test_run_recipe_reports_progress_per_track():
         Clip("c", 30.0, tracks), Recipe.of({"op": "unwrap"}), progress=lambda d, n: seen.append((d, n))
     )
     assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_resample_over_the_key_budget_is_refused_before_any_work():
+    """A key 1e5 s after the first, resampled at 60 Hz, asked for 6e6 keys per track and ended in numpy's
+    MemoryError (fuzz A4/A5): now a one-line RecipeError naming the step, before any track is touched."""
+    from curveeditor.engine.recipe import MAX_RESAMPLE_KEYS
+
+    curve = make_curve(np.array([0.0, 1e5]), np.zeros((2, 3)))
+    clip = Clip("long", 30.0, [RotationTrack("A", "euler", curve)])
+    recipe = Recipe.from_dict({"version": 1, "steps": [{"op": "unwrap"}, {"op": "resample", "hz": 60}]})
+    with pytest.raises(RecipeError, match=r"^step 2 \(resample\): 60 Hz over 100000 s of 1 track\(s\)"):
+        run_recipe(clip, recipe)
+    assert 60 * 1e5 > MAX_RESAMPLE_KEYS
