@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor
 
 from curveeditor.engine import display
 from curveeditor.engine.clip import EULER
+from curveeditor.engine.curves import WRAP_PINGPONG, WRAP_REPEAT
 
 __all__ = ["CurveLayer", "InfinityLayer", "PlaybackRangeLayer", "EXTRAPOLATION_SAMPLES"]
 
@@ -100,10 +101,16 @@ class InfinityLayer(CurveLayer):
     def extrapolated(self, track, x0: float, x1: float) -> list[tuple[np.ndarray, np.ndarray]]:
         """``[(times, euler (M, 3))]`` for the visible parts before the first and after the last key."""
         out = []
-        start, end = track.curve.start, track.curve.end
-        keys = display.key_euler(track)
+        c = track.curve
+        start, end = c.start, c.end
+        keys = self.panel.cache.keys(track)[1]  # the drawn key values (display Euler, degrees)
         for lo, hi, anchor, k in ((x0, start, start, 0), (end, x1, end, -1)):
             if hi <= lo or track.n_keys < 2:
+                continue
+            if (c.pre_infinity if k == 0 else c.post_infinity) not in (WRAP_REPEAT, WRAP_PINGPONG):
+                # Constant (Clamp/Default): Unity holds the end key's pose, drawn as its key value;
+                # two points instead of sampling 600 (5 ms per track on a 15-track selection)
+                out.append((np.array([lo, hi]), np.repeat(keys[k][None], 2, axis=0)))
                 continue
             t = np.linspace(lo, hi, EXTRAPOLATION_SAMPLES)
             e = display.sample_track(track, np.append(t, anchor) if k == 0 else np.insert(t, 0, anchor)).euler
@@ -113,26 +120,88 @@ class InfinityLayer(CurveLayer):
             out.append((t, e[:-1] if k == 0 else e[1:]))
         return out
 
+    def __init__(self, panel, parent: QObject | None = None):
+        super().__init__(panel, parent)
+        #: path -> (track, span start, span end, parts): a track is extrapolated again only when it
+        #: changed (by identity) or the view left the sampled span (a drag of one track of 31 re-sampled
+        #: all 31 on every redraw: 0.36 s per redraw with 10,000 selected keys)
+        self._parts: dict[str, tuple] = {}
+        self._shown: dict[tuple, tuple] = {}  # (plot id, channel, primary, side) -> (parts, rgba, item, plot)
+        self.extrapolations = 0  # tests: tracks (re-)extrapolated
+
+    def _cached_parts(self, track, x0: float, x1: float, stale_ok: bool = False) -> list:
+        """The extrapolated parts of ``track`` covering ``[x0, x1]``; ``stale_ok``: an older
+        version of the track's parts will do (secondary tracks mid-drag; the drag's end redraws)."""
+        hit = self._parts.get(track.path)
+        w = max(x1 - x0, 1e-9)
+        if (
+            hit is not None
+            and (hit[0] is track or stale_ok)
+            and hit[1] <= x0
+            and x1 <= hit[2]
+            and hit[2] - hit[1] <= 3 * w
+        ):
+            return hit[3]
+        a0, a1 = x0 - 0.5 * w, x1 + 0.5 * w  # pans within half a view reuse the samples
+        parts = self.extrapolated(track, a0, a1)
+        self._parts[track.path] = (track, a0, a1, parts)
+        self.extrapolations += 1
+        return parts
+
     def draw(self) -> None:
+        """One dashed item per plot, channel, side and primary/secondary: the parts of every drawn
+        track joined with NaN breaks (one item per track, channel and side cost 0.5 ms each to
+        create: 90 items, 45 ms, on a 15-track selection). Items are kept and re-filled."""
         if not self.panel.plots:
             return
         x0, x1 = self.panel.plots[0].getViewBox().viewRange()[0]
-        for n, path in enumerate(self.panel.drawn_paths()):
+        drawn = self.panel.drawn_paths()
+        for path in set(self._parts) - set(drawn):
+            del self._parts[path]
+        live = self.doc.in_live_edit()
+        groups: dict[tuple, list] = {}
+        for n, path in enumerate(drawn):
             try:
                 track = self.doc.clip.track(path)
             except KeyError:
                 continue
-            parts = self.extrapolated(track, x0, x1)
-            for plot in self.panel.euler_plots:
-                for ch in _channels(plot):
+            end = track.curve.end
+            for t, e in self._cached_parts(track, x0, x1, stale_ok=live and n > 0):
+                side = "post" if t[0] >= end else "pre"
+                groups.setdefault((n == 0, side), []).append((t, e))
+        old, self._shown = self._shown, {}
+        for plot in self.panel.euler_plots:
+            for ch in _channels(plot):
+                for (primary, side), parts in groups.items():
+                    key = (id(plot), ch, primary, side)
                     c = QColor(self.panel.theme.channels[ch])
-                    c.setAlpha(170 if n == 0 else 90)
+                    c.setAlpha(170 if primary else 90)
+                    xs, ys = [], []
                     for t, e in parts:
+                        xs += [t, [np.nan]]
+                        ys += [e[:, ch], [np.nan]]
+                    x, y = np.concatenate(xs[:-1]), np.concatenate(ys[:-1])
+                    prev = old.pop(key, None)
+                    if prev is not None and prev[2].scene() is not None:
+                        item = prev[2]
+                        item.setData(x, y, connect="finite")
+                        if prev[1] != c.rgba():
+                            item.setPen(pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine))
+                    else:
                         item = pg.PlotCurveItem(
-                            t, e[:, ch], pen=pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine)
+                            x, y, connect="finite", pen=pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine)
                         )
                         item.setZValue(4)
-                        self.add(plot, item)
+                        plot.addItem(item, ignoreBounds=True)
+                    self._shown[key] = (parts, c.rgba(), item, plot)
+                    self.items.append((plot, item))
+        for _parts, _rgba, item, plot in old.values():
+            if item.scene() is not None:
+                plot.removeItem(item)
+
+    def clear(self) -> None:
+        """Forget the list only: :meth:`draw` re-fills its kept items and removes the unused ones."""
+        self.items = []
 
 
 class PlaybackRangeLayer(CurveLayer):

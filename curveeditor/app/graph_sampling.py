@@ -97,7 +97,6 @@ class SampleCache:
         if hit is not None and (not hit.partial or (window is not None and hit.window == window)):
             if coarse or not hit.coarse:
                 return hit
-        coarse = coarse and window is None
         times = dense_times(track, COARSE_BUDGET if coarse else FULL_BUDGET)
         if window is not None:
             lo = max(int(np.searchsorted(times, window[0])) - 1, 0)

@@ -40,6 +40,7 @@ QUAT_NAMES = ("x", "y", "z", "w")
 HANDLE_PX = 45.0
 MAX_DRAWN_TRACKS = 100
 FULL_TRACKS = 1
+LIVE_BATCH_MS = 250  # mid-drag refresh interval of the batched secondary tracks (ms)
 MAX_HANDLE_KEYS = 64
 MIN_SPAN_DEG = 2.0  # a flat channel is framed at least this tall (degrees) around its value
 BIG = 1e7  # half-height of vertical markers (ignored by auto-range)
@@ -98,6 +99,14 @@ class GraphPanel(QWidget):
         self._handle_timer.setSingleShot(True)
         self._handle_timer.setInterval(0)
         self._handle_timer.timeout.connect(self._update_handles)
+        # Mid-drag the batched secondary tracks follow at most every LIVE_BATCH_MS (a dope-sheet
+        # drag moves keys of every drawn track: re-sampling 31 x 2,752-key tracks per mouse move
+        # cost 130 ms); the drag's end redraws them at once. The primary track stays live.
+        self._batch_timer = QTimer(self)
+        self._batch_timer.setSingleShot(True)
+        self._batch_timer.setInterval(LIVE_BATCH_MS)
+        self._batch_timer.timeout.connect(self._update_batched)
+        self.batched_updates = 0  # tests
         self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._build_plots()
         self._connect_document()
@@ -477,6 +486,8 @@ class GraphPanel(QWidget):
 
     def _update_batched(self) -> None:
         """The secondary tracks (past ``FULL_TRACKS``): one batched curve item and one key item per plot."""
+        self._batch_timer.stop()
+        self.batched_updates += 1
         rest = self.drawn_paths()[FULL_TRACKS:]
         per: dict[int, list] = {id(s): [] for s in self.strips}
         keys: dict[int, tuple[list, list]] = {id(s): ([], []) for s in self.strips}
@@ -485,7 +496,9 @@ class GraphPanel(QWidget):
                 tr = self.doc.clip.track(path)
             except KeyError:
                 continue
-            smp = self.cache.get(tr, coarse=True)
+            # mid-drag only the visible part (as the primary track): a dope-sheet drag of keys on
+            # 31 tracks re-sampled every whole track per step (0.2 s)
+            smp = self.cache.get(tr, self._window(), coarse=True)
             t = smp.samples.times
             cols = self.colours(path)
             kv = self.to_display(path, smp.key_values)
@@ -874,7 +887,13 @@ class GraphPanel(QWidget):
         for p in drawn:
             self._update_track(p)
         if any(p not in self.items for p in drawn):
-            self._update_batched()
+            if self.doc.in_live_edit():
+                if not self._batch_timer.isActive():
+                    self._batch_timer.start()
+            else:
+                self._update_batched()
+        elif not self.doc.in_live_edit() and self._batch_timer.isActive():
+            self._update_batched()  # a drag ended without touching the batched tracks again
         if drawn:
             self._update_selection()
             if self.doc.preview is not None:

@@ -888,17 +888,20 @@ class MainWindow(QMainWindow):
 
     def selected_tangent_mode(self) -> str | None:
         """The selected keys' tangent mode (``ed.describe_mode`` of channel 0), when they share one."""
-        names = set()
+        pairs = set()
         for p, idx in self._selected().items():
             c = self.doc.clip.track(p).curve
-            for i in idx:
-                names.update(
-                    ed.describe_mode(int(c.tangent_mode[i, k]), int(c.weighted_mode[i, k]))
-                    for k in range(c.value.shape[1])
-                )
+            rows = np.fromiter(idx, dtype=np.int64, count=len(idx))
+            # Only the distinct (mode, weighted) pairs are described: a per-key describe_mode cost
+            # 0.65 s per dope-sheet drag step with 10,000 selected keys.
+            both = c.tangent_mode[rows].astype(np.int64) * 4 + (c.weighted_mode[rows].astype(np.int64) & 3)
+            pairs.update(np.unique(both).tolist())
+        names = {ed.describe_mode(int(mw // 4), int(mw % 4)) for mw in pairs}
         return names.pop() if len(names) == 1 else None
 
     def _mark_tangent_mode(self) -> None:
+        if self.doc.in_live_edit():
+            return  # a drag moves keys, it does not change their modes; its end marks them again
         mode = self.selected_tangent_mode()
         for a in self.tangent_actions:
             name = a.text().replace("&", "")

@@ -110,12 +110,15 @@ class TrackTreeModel(QAbstractItemModel):
         self.theme: Theme = LIGHT
         self.root = TrackNode("", "")
         self._by_track: dict[str, TrackNode] = {}
+        self._pending: set[str] = set()  # tracks changed by a live edit, counts not refreshed yet
+        self.inspected = 0  # tests: tracks whose key count was looked at after edits
         document.clipChanged.connect(self._on_clip_changed)
         problems.updated.connect(self._on_problems)
         self.rebuild()
 
     # ------------------------------------------------------------------ building
     def rebuild(self) -> None:
+        self._pending = set()
         self.beginResetModel()
         root = TrackNode("", "")
         by_track: dict[str, TrackNode] = {}
@@ -155,12 +158,24 @@ class TrackTreeModel(QAbstractItemModel):
         if paths is None:
             self.rebuild()
             return
+        if self.doc.in_live_edit():
+            # Mid-drag the counts wait for the drag's end (which re-sends the changed paths): each
+            # dataChanged makes the filter proxy re-walk the rows (0.1 s per dope-sheet drag step).
+            self._pending.update(paths)
+            return
+        paths = set(paths) | self._pending
+        self._pending = set()
         for p in paths:
             node = self._by_track.get(p)
             if node is None:
                 self.rebuild()
                 return
-            n = self.doc.clip.track(p).n_keys
+            self.inspected += 1
+            try:
+                n = self.doc.clip.track(p).n_keys
+            except KeyError:
+                self.rebuild()
+                return
             if n != node.keys:
                 node.keys = n
                 idx = self.index_of(node, 1)

@@ -16,9 +16,16 @@ Segments grow greedily from the last kept key: one vectorized batch tests a geom
 candidate end keys (1, 2, 3, 4, 6, 8, 12, ... keys ahead), later batches bisect the gap between the
 longest passing and the next failing candidate. A one-interval segment copies the source's own slopes
 and weights, so it reproduces the source exactly and the greedy always makes progress. Segments are
-accepted at ``SAFETY x max_error_deg`` on the checker grid, then a verification pass on a grid
-``VERIFY_DENSITY`` times finer splits any segment that still exceeds the bound there (rare: the error is
-smooth between grid samples).
+accepted at ``SAFETY x max_error_deg`` on the fitter's grid, then certified on what Unity plays
+(:mod:`._reduce_certify`: a proven bound per key interval, the one ``diff.diff_tracks`` uses): a
+segment that may exceed the bound anywhere is bisected and refitted, and only its halves are tested
+again. Weighted tracks (the proof does not cover weights) are checked on a grid ``VERIFY_DENSITY``
+times finer and then by ``diff.diff_tracks`` instead.
+
+:func:`reduce_tracks` reduces many tracks at once: tracks of one kind and order are joined end to end
+in time (:func:`_join`) and every step (a greedy batch, a certification round) is one vectorized call
+for all of them. Per-call numpy overhead was most of the cost one track at a time (issue 10: ~8,300
+fit calls for 31 x 2,752 keys).
 
 Kept always: the first and last key and the per-channel extrema (Euler channels, or quaternion
 components) whose prominence is at least ``max(3 x bound, 2 deg)`` (degrees for Euler channels;
@@ -36,6 +43,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from ._diff_bound import _Piecewise
+from ._reduce_certify import failing_segments
 from .clip import EULER, RotationTrack
 from .curves import Curve, TangentMode, evaluate, tangent_mode_bits
 from .resample import _qslerp, _rows
@@ -46,7 +55,15 @@ from .rotations import (
     quat_normalize,
 )
 
-__all__ = ["reduce_track", "rdp_reduce", "slerp_pairs", "dense_check_grid", "SAFETY", "VERIFY_DENSITY"]
+__all__ = [
+    "reduce_track",
+    "reduce_tracks",
+    "rdp_reduce",
+    "slerp_pairs",
+    "dense_check_grid",
+    "SAFETY",
+    "VERIFY_DENSITY",
+]
 
 #: Segments are accepted at this fraction of the bound on the checker grid (room for the error
 #: between grid samples; costs about 1-2 % more keys than accepting at the bound itself).
@@ -63,9 +80,10 @@ EXTREMA_MIN_DEG = 2.0
 GRID_HZ = 1000.0
 GRID_MIN_PER_INTERVAL = 10
 #: The fitter's own grid is coarser on purpose: the fits only need the shape of each interval; the
-#: bound is checked on the VERIFY_DENSITY-times finer grid and then certified on what Unity plays
-#: (:func:`_certify`). 1 kHz / 10 per interval made reduce at 0.5 deg take 26 s on 31 x 2,752 keys
-#: (shared 2-core machine), 250 Hz / 3 about 2.6x less.
+#: bound is certified on what Unity plays (:func:`_certify_segments`). 1 kHz / 10 per interval made
+#: reduce at 0.5 deg take 26 s on 31 x 2,752 keys (shared 2-core machine), 250 Hz / 3 about 2.6x
+#: less. 120 Hz / 3 (tried for issue 10) halves the fitter's work on 25-60 fps clips but kept 1-3
+#: more keys at 0.5 deg on 4 corpus BVH clips (+7 of 17,171 in all): not taken.
 FIT_GRID_HZ = 250.0
 FIT_MIN_PER_INTERVAL = 3
 GRID_MAX_PER_INTERVAL = 2000
@@ -73,6 +91,8 @@ GRID_MAX_PER_INTERVAL = 2000
 _LADDER = np.unique(np.round(np.geomspace(1, 1 << 20, 60)).astype(np.int64))
 #: Largest number of candidates tested in one bisection batch.
 _REFINE_BATCH = 24
+#: Bisection batches per segment at most.
+_REFINE_ROUNDS = 4
 #: Ladder candidates tested per batch.
 _LADDER_CHUNK = 8
 
@@ -119,61 +139,62 @@ class _Fitter:
             return euler_to_quat(values, self.track.order)
         return quat_normalize(values)
 
-    def fit(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def fit(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Fit segments key ``a[k]`` -> key ``b[k]`` (``b > a``).
 
-        Returns ``(max_err (K,) deg, out_slope_a (K, C), in_slope_b (K, C), worst_time (K,))``.
-        One-interval segments copy the source slopes (exact reproduction).
+        Returns ``(max_err (K,) deg, out_slope_a (K, C), in_slope_b (K, C))``.
+        One-interval segments copy the source slopes (exact reproduction: error 0).
         """
         a = np.asarray(a, dtype=np.int64)
         b = np.asarray(b, dtype=np.int64)
         kcount = a.shape[0]
         g0 = self.start[a]
         lengths = self.start[b] - g0 + 1
-        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        offsets = np.cumsum(lengths) - lengths
         seg = np.repeat(np.arange(kcount), lengths)
-        g = g0[seg] + np.arange(int(lengths.sum())) - offsets[seg]
-        ta, tb = self.t[a], self.t[b]
-        dt = tb - ta
-        s = ((self.grid[g] - ta[seg]) / dt[seg])[:, None]
+        g = np.arange(int(lengths.sum())) + (g0 - offsets)[seg]
+        ta = self.t[a]
+        dt = self.t[b] - ta
+        s = (self.grid[g] - ta[seg]) * (1.0 / dt)[seg]
         s2 = s * s
         s3 = s2 * s
-        h00 = 2 * s3 - 3 * s2 + 1
-        h01 = -2 * s3 + 3 * s2
-        h10 = (s3 - 2 * s2 + s) * dt[seg, None]
-        h11 = (s3 - s2) * dt[seg, None]
-        va, vb = self.v[a][seg], self.v[b][seg]
-        r = self.y[g] - h00 * va - h01 * vb
+        h01 = 3 * s2 - 2 * s3
+        h00 = 1 - h01
+        dts = dt[seg]
+        h11 = (s3 - s2) * dts
+        h10 = (s - s2) * dts + h11
+        y = self.y[g]
+        r = y - h00[:, None] * self.v[a][seg] - h01[:, None] * self.v[b][seg]
 
         def ssum(x: np.ndarray) -> np.ndarray:
             return np.add.reduceat(x, offsets, axis=0)
 
-        a11 = ssum(h10 * h10)
-        a12 = ssum(h10 * h11)
-        a22 = ssum(h11 * h11)
-        r1 = ssum(h10 * r)
-        r2 = ssum(h11 * r)
+        a11 = ssum(h10 * h10)[:, None]
+        a12 = ssum(h10 * h11)[:, None]
+        a22 = ssum(h11 * h11)[:, None]
+        r1 = ssum(h10[:, None] * r)
+        r2 = ssum(h11[:, None] * r)
         det = a11 * a22 - a12 * a12
         safe = np.where(np.abs(det) > 0, det, 1.0)
         m0 = (a22 * r1 - a12 * r2) / safe
         m1 = (a11 * r2 - a12 * r1) / safe
+        # The fitted cubic is the source plus (fit - residual); one-interval segments are scored 0
+        # below (their copied source slopes may be infinite: stepped keys).
+        pred = y + (h10[:, None] * m0[seg] + h11[:, None] * m1[seg] - r)
+        # The geodesic angle grows with the chord |q1 - s q2| (s the hemisphere sign), so only each
+        # segment's largest squared chord becomes an angle (rotations.geodesic_angle's formula for
+        # unit quaternions): ~60% less work per sample than the angle of every sample.
+        qa, qb = self._to_quat(pred), self.q[g]
+        diff = qa - np.copysign(1.0, np.einsum("ij,ij->i", qa, qb))[:, None] * qb
+        d2 = np.einsum("ij,ij->i", diff, diff)
         single = (b - a) == 1
         if np.any(single):
+            d2[single[seg]] = 0.0
             m0[single] = self.track.curve.out_slope[a[single]]
             m1[single] = self.track.curve.in_slope[b[single]]
-        with np.errstate(invalid="ignore"):  # stepped (infinite) slopes of copied segments
-            pred = h00 * va + h01 * vb + h10 * m0[seg] + h11 * m1[seg]
-            pred = np.where(np.isfinite(pred), pred, self.y[g])
-        err = geodesic_angle(self._to_quat(pred), self.q[g])
-        if np.any(single):
-            # Exact copies of source segments (weighted or stepped ones included).
-            err[single[seg]] = 0.0
-        max_err = np.maximum.reduceat(err, offsets)
-        # Time of the worst sample of each segment (for key insertion by the verifier).
-        order = np.lexsort((-err, seg))
-        first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        worst = self.grid[g[order[first]]]
-        return max_err, m0, m1, worst
+        d2 = np.maximum.reduceat(d2, offsets)
+        max_err = np.degrees(4.0 * np.arctan2(np.sqrt(d2), np.sqrt(np.maximum(4.0 - d2, 0.0))))
+        return max_err, m0, m1
 
 
 def _extrema(track: RotationTrack, max_error_deg: float) -> np.ndarray:
@@ -194,99 +215,174 @@ def _extrema(track: RotationTrack, max_error_deg: float) -> np.ndarray:
     return keep
 
 
-def _greedy(fitter: _Fitter, forced: np.ndarray, target: float):
-    """Greedy segment growth; returns (kept indices, out slopes at kept[:-1], in slopes at kept[1:])."""
+def _greedy(fitter: _Fitter, forced: np.ndarray, first: np.ndarray, last: np.ndarray, target: float):
+    """Greedy segment growth on every track at once (``first``/``last`` ``(T,)``: each track's end
+    keys on ``fitter``'s joined track; ``forced`` ``(N,)`` bool, each track's ends included).
+
+    Returns segments ``(a (S,), b (S,), out_slope_a (S, C), in_slope_b (S, C))`` sorted by ``a``.
+    Every track walks the same steps it would alone (ladder chunks, then up to 4 bisection batches
+    per segment); one :meth:`_Fitter.fit` call serves the current step of all tracks. Measured on the
+    generated 31 x 2,752 clip (benchmarks/run.py): ~8,300 fit calls one track at a time were ~2.5 of
+    3.9 s (per-call numpy overhead); in lockstep they are ~300 calls.
+    """
     n = forced.shape[0]
-    nxt = np.empty(n, dtype=np.int64)
     idx = np.nonzero(forced)[0]
-    # next forced key strictly after i
     pos = np.searchsorted(idx, np.arange(n), side="right")
-    nxt[:] = idx[np.minimum(pos, idx.shape[0] - 1)]
-    kept = [0]
-    outs: list[np.ndarray] = []
-    ins: list[np.ndarray] = []
-    a = 0
+    nxt = idx[np.minimum(pos, idx.shape[0] - 1)]  # next forced key strictly after i (same track)
+    n_ch = fitter.v.shape[1]
+    n_tr = first.shape[0]
+    out_a: list[np.ndarray] = []
+    out_b: list[np.ndarray] = []
+    out_m0: list[np.ndarray] = []
+    out_m1: list[np.ndarray] = []
+    a = first.copy()
     # A track that is static (or one cubic) up to its first forced key: one fit instead of the ladder
     # (most tracks of a full-body clip are like that: fingers, end effectors).
-    if n > 2:
-        err, m0, m1, _ = fitter.fit(np.array([0]), np.array([int(nxt[0])]))
-        if err[0] <= target:
-            kept.append(int(nxt[0]))
-            outs.append(m0[0])
-            ins.append(m1[0])
-            a = int(nxt[0])
-    while a < n - 1:
-        limit = int(nxt[a])
-        ladder = a + _LADDER[_LADDER < limit - a]
-        ladder = np.append(ladder, limit)
-        # Walk up the ladder a chunk at a time: stop once a whole chunk fails past the best pass
-        # (errors grow with segment length, so testing far candidates is wasted work).
-        best_b, best_m0, best_m1, hi = -1, None, None, None
-        for c0 in range(0, ladder.shape[0], _LADDER_CHUNK):
-            cands = ladder[c0 : c0 + _LADDER_CHUNK]
-            err, m0, m1, _ = fitter.fit(np.full(cands.shape, a), cands)
-            ok = np.nonzero(err <= target)[0]
-            if ok.shape[0] == 0:
-                hi = int(cands[0])
-                break
-            j = int(ok[-1])
-            best_b, best_m0, best_m1 = int(cands[j]), m0[j], m1[j]
-            if j + 1 < cands.shape[0]:
-                hi = int(cands[j + 1])
-                break
-        if hi is None:
-            hi = best_b + 1
-        best = best_b
-        if best < 0:  # cannot happen (a one-interval segment is exact); defensive
-            _, m0, m1, _ = fitter.fit(np.array([a]), np.array([a + 1]))
-            best_b, best_m0, best_m1 = a + 1, m0[0], m1[0]
-        else:
-            for _ in range(4):
-                if hi - best_b <= 1:
-                    break
-                count = min(_REFINE_BATCH, hi - best_b - 1)
-                inner = np.unique(np.round(np.linspace(best_b + 1, hi - 1, count)).astype(np.int64))
-                err, m0, m1, _ = fitter.fit(np.full(inner.shape, a), inner)
-                ok = np.nonzero(err <= target)[0]
-                if ok.shape[0] == 0:
-                    hi = int(inner[0])
-                    continue
-                j = int(ok[-1])
-                best_b, best_m0, best_m1 = int(inner[j]), m0[j], m1[j]
-                hi = int(inner[j + 1]) if j + 1 < inner.shape[0] else hi
-        kept.append(best_b)
-        outs.append(best_m0)
-        ins.append(best_m1)
-        a = best_b
-    return np.asarray(kept, dtype=np.int64), np.asarray(outs), np.asarray(ins)
+    big = np.nonzero(last - first > 1)[0]
+    if big.size:
+        err, m0, m1 = fitter.fit(first[big], nxt[first[big]])
+        ok = err <= target
+        if ok.any():
+            tr = big[ok]
+            out_a.append(first[tr])
+            out_b.append(nxt[first[tr]])
+            out_m0.append(m0[ok])
+            out_m1.append(m1[ok])
+            a[tr] = nxt[first[tr]]
+    n_lad = _LADDER.shape[0]
+    limit = nxt[a]
+    c0 = np.zeros(n_tr, dtype=np.int64)  # next ladder chunk's first index
+    best = np.full(n_tr, -1, dtype=np.int64)
+    hi = np.zeros(n_tr, dtype=np.int64)
+    bm0 = np.zeros((n_tr, n_ch))
+    bm1 = np.zeros((n_tr, n_ch))
+    refine = np.zeros(n_tr, dtype=bool)  # False: walking the ladder; True: bisecting (best, hi)
+    rounds = np.zeros(n_tr, dtype=np.int64)
+    jl = np.arange(_LADDER_CHUNK)
+    jr = np.arange(_REFINE_BATCH)
+    while True:
+        act = np.nonzero(a < last)[0]
+        if act.size == 0:
+            break
+        lad, ref = act[~refine[act]], act[refine[act]]
+        # Ladder chunk of each laddering track: offsets _LADDER[k] below limit - a, then limit itself.
+        span = limit[lad] - a[lad]
+        cnt = np.searchsorted(_LADDER, span)  # ladder entries < span; entry cnt is the limit
+        k = c0[lad, None] + jl
+        valid_l = k <= cnt[:, None]
+        cand_l = a[lad, None] + np.where(k < cnt[:, None], _LADDER[np.minimum(k, n_lad - 1)], span[:, None])
+        # Bisection batch of each refining track: evenly spaced keys strictly inside (best, hi).
+        count = np.minimum(_REFINE_BATCH, hi[ref] - best[ref] - 1)
+        lo, top = best[ref] + 1, hi[ref] - 1
+        step = (top - lo) / np.maximum(count - 1, 1)
+        cand_r = np.round(jr * step[:, None] + lo[:, None]).astype(np.int64)
+        valid_r = jr < count[:, None]
+        cand_r[np.arange(ref.size), count - 1] = top  # np.linspace's exact end point
+        cand_r = np.where(valid_r, cand_r, top[:, None])
+        anchors = np.concatenate(
+            [
+                np.broadcast_to(a[lad, None], cand_l.shape)[valid_l],
+                np.broadcast_to(a[ref, None], cand_r.shape)[valid_r],
+            ]
+        )
+        ends = np.concatenate([cand_l[valid_l], cand_r[valid_r]])
+        err, m0, m1 = fitter.fit(anchors, ends)
+        n_l = int(valid_l.sum())
+        for rows, cand, valid, sl, is_lad in (
+            (lad, cand_l, valid_l, slice(0, n_l), True),
+            (ref, cand_r, valid_r, slice(n_l, None), False),
+        ):
+            if rows.size == 0:
+                continue
+            e2 = np.full(cand.shape, np.inf)
+            e2[valid] = err[sl]
+            ok = e2 <= target
+            any_ok = ok.any(axis=1)
+            width = cand.shape[1]
+            j = width - 1 - np.argmax(ok[:, ::-1], axis=1)  # last passing candidate
+            nvalid = valid.sum(axis=1)
+            flat = np.cumsum(nvalid) - nvalid  # row starts in the flat (valid) order
+            pick = np.nonzero(any_ok)[0]
+            tr = rows[pick]
+            best[tr] = cand[pick, j[pick]]
+            bm0[tr] = m0[sl][flat[pick] + j[pick]]
+            bm1[tr] = m1[sl][flat[pick] + j[pick]]
+            has_next = any_ok & (j + 1 < nvalid)
+            nx = np.nonzero(has_next)[0]
+            hi[rows[nx]] = cand[nx, j[nx] + 1]
+            none = np.nonzero(~any_ok)[0]
+            hi[rows[none]] = cand[none, 0]
+            if is_lad:
+                more = any_ok & ~has_next & (c0[rows] + _LADDER_CHUNK <= cnt)
+                c0[rows[more]] += _LADDER_CHUNK
+                done_top = any_ok & ~has_next & ~more
+                hi[rows[done_top]] = best[rows[done_top]] + 1
+                stop = rows[~more]
+                refine[stop] = True
+                rounds[stop] = 0
+            else:
+                rounds[rows] += 1
+        # Commit the tracks whose segment is settled; they start the next one from its end.
+        done = np.nonzero(refine & (a < last) & ((hi - best <= 1) | (rounds >= _REFINE_ROUNDS)))[0]
+        if done.size:
+            out_a.append(a[done].copy())
+            out_b.append(best[done].copy())
+            out_m0.append(bm0[done].copy())
+            out_m1.append(bm1[done].copy())
+            a[done] = best[done]
+            limit[done] = nxt[a[done]]
+            c0[done] = 0
+            best[done] = -1
+            refine[done] = False
+            rounds[done] = 0
+    sa = np.concatenate(out_a) if out_a else np.zeros(0, dtype=np.int64)
+    order = np.argsort(sa, kind="stable")
+
+    def cat(xs, shape):
+        return np.concatenate(xs) if xs else np.zeros(shape)
+
+    return (
+        sa[order],
+        cat(out_b, 0).astype(np.int64)[order],
+        cat(out_m0, (0, n_ch))[order],
+        cat(out_m1, (0, n_ch))[order],
+    )
 
 
-def _verify(
-    fitter: _Fitter, verifier: _Fitter, kept: np.ndarray, outs: np.ndarray, ins: np.ndarray, bound: float
-):
+def _split(fitter: _Fitter, segs, bad: np.ndarray):
+    """Segments ``segs = (a, b, m0, m1)`` with the ones at indices ``bad`` bisected and refitted,
+    and bool ``(S',)``: which of the returned segments are new halves."""
+    a, b, m0, m1 = segs
+    mids = (a[bad] + b[bad]) // 2
+    new_a = np.concatenate([a[bad], mids])
+    new_b = np.concatenate([mids, b[bad]])
+    _, n0, n1 = fitter.fit(new_a, new_b)
+    keep = np.ones(a.shape[0], dtype=bool)
+    keep[bad] = False
+    all_a = np.concatenate([a[keep], new_a])
+    order = np.argsort(all_a, kind="stable")
+    is_new = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(new_a.shape[0], dtype=bool)])
+    segs = (
+        all_a[order],
+        np.concatenate([b[keep], new_b])[order],
+        np.concatenate([m0[keep], n0])[order],
+        np.concatenate([m1[keep], n1])[order],
+    )
+    return segs, is_new[order]
+
+
+def _verify(fitter: _Fitter, verifier: _Fitter, segs, bound: float):
     """Split segments that exceed ``bound`` on the finer grid until none does (one-interval segments
-    are exact). Each round is one batch over all failing segments."""
+    are exact). Each round is one batch over all failing segments of all tracks."""
     for _ in range(64):
-        a, b = kept[:-1], kept[1:]
+        a, b, m0, m1 = segs
         # The fitted slopes are a property of the segment; re-evaluate them on the finer grid.
-        err = _segment_error(verifier, a, b, outs, ins)
+        err = _segment_error(verifier, a, b, m0, m1)
         bad = np.nonzero((err > bound) & (b - a > 1))[0]
         if bad.shape[0] == 0:
             break
-        mids = (a[bad] + b[bad]) // 2
-        new_a = np.concatenate([a[bad], mids])
-        new_b = np.concatenate([mids, b[bad]])
-        _, m0, m1, _ = fitter.fit(new_a, new_b)
-        keep_seg = np.ones(a.shape[0], dtype=bool)
-        keep_seg[bad] = False
-        all_a = np.concatenate([a[keep_seg], new_a])
-        all_b = np.concatenate([b[keep_seg], new_b])
-        all_m0 = np.concatenate([outs[keep_seg], m0])
-        all_m1 = np.concatenate([ins[keep_seg], m1])
-        order = np.argsort(all_a)
-        kept = np.concatenate([all_a[order], all_b[order][-1:]])
-        outs, ins = all_m0[order], all_m1[order]
-    return kept, outs, ins
+        segs, _ = _split(fitter, segs, bad)
+    return segs
 
 
 def _segment_error(fitter: _Fitter, a, b, m0, m1) -> np.ndarray:
@@ -316,30 +412,33 @@ def _segment_error(fitter: _Fitter, a, b, m0, m1) -> np.ndarray:
     return np.maximum.reduceat(err, offsets)
 
 
-def _build(track: RotationTrack, kept: np.ndarray, outs: np.ndarray, ins: np.ndarray) -> Curve:
-    """The reduced curve: source values at kept keys, fitted per-side slopes (Free, broken where they
-    differ); one-interval segments copy the source's weights as well."""
-    src = track.curve
+def _build(src: Curve, segs) -> Curve:
+    """The reduced curve of ``src`` for segments ``(a, b, m0, m1)`` (key indices of ``src``): source
+    values at the kept keys (segment ends), fitted per-side slopes (Free, broken where they differ);
+    one-interval segments copy the source's weights as well; a key side no segment covers (a track's
+    outer sides) keeps the source's."""
+    a, b, m0, m1 = segs
+    kept = np.unique(np.concatenate([a, b]))
+    pa = np.searchsorted(kept, a)
+    pb = np.searchsorted(kept, b)
     in_slope = np.array(src.in_slope[kept])
     out_slope = np.array(src.out_slope[kept])
-    out_slope[:-1] = outs
-    in_slope[1:] = ins
-    in_w = np.full_like(in_slope, 1.0 / 3.0)
-    out_w = np.full_like(out_slope, 1.0 / 3.0)
-    wm = np.zeros(in_slope.shape, dtype=np.int64)
-    single = np.diff(kept) == 1
+    out_slope[pa] = m0
+    in_slope[pb] = m1
     src_wm = np.asarray(src.weighted_mode)
-    a, b = kept[:-1][single], kept[1:][single]
-    ia = np.nonzero(single)[0]
-    out_w[ia] = src.out_weight[a]
-    in_w[ia + 1] = src.in_weight[b]
-    wm[ia] |= src_wm[a] & 2
-    wm[ia + 1] |= src_wm[b] & 1
-    # End keys keep the source's outer sides.
-    in_w[0] = src.in_weight[kept[0]]
-    wm[0] |= src_wm[kept[0]] & 1
-    out_w[-1] = src.out_weight[kept[-1]]
-    wm[-1] |= src_wm[kept[-1]] & 2
+    in_w = np.array(src.in_weight[kept])
+    out_w = np.array(src.out_weight[kept])
+    wm = np.array(src_wm[kept])
+    # Sides a fitted segment covers: non-weighted 1/3 weights, except exact copies of source intervals.
+    out_w[pa] = 1.0 / 3.0
+    in_w[pb] = 1.0 / 3.0
+    wm[pa] &= ~2
+    wm[pb] &= ~1
+    single = (b - a) == 1
+    out_w[pa[single]] = src.out_weight[a[single]]
+    in_w[pb[single]] = src.in_weight[b[single]]
+    wm[pa[single]] |= src_wm[a[single]] & 2
+    wm[pb[single]] |= src_wm[b[single]] & 1
     broken = ~(in_slope == out_slope)
     mode = np.where(
         broken,
@@ -358,70 +457,166 @@ def _build(track: RotationTrack, kept: np.ndarray, outs: np.ndarray, ins: np.nda
     )
 
 
+#: Seconds between two tracks on the joined track (:func:`_join`); they never share a segment.
+_JOIN_GAP_S = 1.0
+
+
+def _join(tracks: list[RotationTrack]) -> tuple[RotationTrack, np.ndarray, np.ndarray]:
+    """One track holding ``tracks`` (same kind and order) one after another in time, so that fits,
+    checks and the certified diff run once for all of them: ``(joined, first (T,), time (N,))``,
+    ``first`` each track's first key index in the joined track, ``time`` the original key times.
+
+    Each track is shifted to start :data:`_JOIN_GAP_S` after the previous one ends. The interval
+    joining two tracks is never fitted (every track's end keys are forced) and plays the same in the
+    source and the reduced joined track (their end keys keep the source's outer sides), so its error
+    is exactly 0. The shift rounds key times by at most ~1e-13 s (float64 at a few hundred seconds),
+    far below anything the bound can see."""
+    if len(tracks) == 1:
+        t = tracks[0]
+        return t, np.array([0]), np.asarray(t.curve.time)
+    curves = [t.curve for t in tracks]
+    shift = []
+    base = 0.0
+    for c in curves:
+        shift.append(base - float(c.time[0]))
+        base += float(c.time[-1] - c.time[0]) + _JOIN_GAP_S
+    counts = np.array([c.n_keys for c in curves])
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    joined = Curve.make(
+        np.concatenate([c.time + s for c, s in zip(curves, shift, strict=True)]),
+        np.concatenate([c.value for c in curves]),
+        np.concatenate([c.in_slope for c in curves]),
+        np.concatenate([c.out_slope for c in curves]),
+        in_weight=np.concatenate([c.in_weight for c in curves]),
+        out_weight=np.concatenate([c.out_weight for c in curves]),
+        weighted_mode=np.concatenate([c.weighted_mode for c in curves]),
+        tangent_mode=np.concatenate([c.tangent_mode for c in curves]),
+    )
+    time = np.concatenate([c.time for c in curves])
+    return replace(tracks[0], path="<joined>", curve=joined), first, time
+
+
+def reduce_tracks(tracks, max_error_deg: float) -> list[RotationTrack]:
+    """:func:`reduce_track` of every track of ``tracks``, in order (same results), computed together.
+
+    Tracks of one kind and Euler order are joined end to end (:func:`_join`) and reduced in lockstep:
+    one batch of fits per greedy step for all of them, one verification and one certified diff
+    (``diff.diff_tracks``) per round for all of them. Weighted tracks (the certified diff does not
+    cover weights; a joined track would fall back to a grid) are reduced one by one.
+    """
+    bound = float(max_error_deg)
+    if not (np.isfinite(bound) and bound > 0):
+        raise ValueError(f"max_error_deg must be a positive number of degrees, got {max_error_deg!r}")
+    tracks = list(tracks)
+    out: list[RotationTrack] = list(tracks)
+    groups: dict[tuple, list[int]] = {}
+    for i, tr in enumerate(tracks):
+        if tr.n_keys < 3:
+            continue
+        key = (tr.kind, tr.order if tr.kind == EULER else None)
+        if np.any(tr.curve.weighted_mode):
+            key = key + (i,)
+        groups.setdefault(key, []).append(i)
+    for members in groups.values():
+        group = [tracks[i] for i in members]
+        for i, red in zip(members, _reduce_group(group, bound), strict=True):
+            out[i] = red
+    return out
+
+
+def _reduce_group(tracks: list[RotationTrack], bound: float) -> list[RotationTrack]:
+    joined, first, time = _join(tracks)
+    counts = np.array([t.n_keys for t in tracks])
+    last = first + counts - 1
+    fitter = _Fitter(joined)
+    forced = np.concatenate([_extrema(t, bound) for t in tracks])
+    forced[first] = True
+    forced[last] = True
+    segs = _greedy(fitter, forced, first, last, SAFETY * bound)
+    if np.any(joined.curve.weighted_mode):
+        # Weighted tangents: the segment proof does not cover them; a finer grid, then the diff.
+        verifier = _Fitter(joined, density=VERIFY_DENSITY)
+        segs = _verify(fitter, verifier, segs, bound)
+        segs = _certify(joined, fitter, segs, bound)
+    else:
+        segs = _certify_segments(joined, fitter, segs, bound)
+    curve = _build(joined.curve, segs)
+    kept = np.unique(np.concatenate([segs[0], segs[1]]))
+    lo = np.searchsorted(kept, first)
+    hi = np.searchsorted(kept, last, side="right")
+    result = []
+    for tr, k0, k1 in zip(tracks, lo, hi, strict=True):
+        if k1 - k0 == tr.n_keys:
+            # Nothing removed: the source is exact, and refitting would only turn its tangent modes Free.
+            result.append(tr)
+        else:
+            part = curve.select(slice(int(k0), int(k1)))
+            part = replace(part, time=time[kept[k0:k1]])  # the track's own times, not the joined ones
+            result.append(
+                replace(
+                    tr,
+                    curve=replace(
+                        part, pre_infinity=tr.curve.pre_infinity, post_infinity=tr.curve.post_infinity
+                    ),
+                )
+            )
+    return result
+
+
 def reduce_track(track: RotationTrack, max_error_deg: float) -> RotationTrack:
     """A copy of ``track`` with as few keys as the greedy finds such that what Unity plays stays within
-    ``max_error_deg`` degrees (geodesic) of the source on the dense checker grid (see module docstring).
+    ``max_error_deg`` degrees (geodesic) of the source on the dense checker grid and by the certified
+    diff (see module docstring). For many tracks, :func:`reduce_tracks` is the same and faster.
 
     Same kind and order as the source; kept keys hold the source values; slopes are Free (broken where
     in != out). Tracks with fewer than 3 keys, or where no key can go, are returned unchanged. Raises
     ``ValueError`` for a non-positive or non-finite bound.
     """
-    bound = float(max_error_deg)
-    if not (np.isfinite(bound) and bound > 0):
-        raise ValueError(f"max_error_deg must be a positive number of degrees, got {max_error_deg!r}")
-    n = track.n_keys
-    if n < 3:
-        return track
-    fitter = _Fitter(track)
-    forced = _extrema(track, bound)
-    forced[0] = forced[-1] = True
-    kept, outs, ins = _greedy(fitter, forced, SAFETY * bound)
-    verifier = _Fitter(track, density=VERIFY_DENSITY)
-    kept, outs, ins = _verify(fitter, verifier, kept, outs, ins, bound)
-    kept, outs, ins = _certify(track, fitter, kept, outs, ins, bound)
-    if kept.size == n:
-        # Nothing removed: the source is exact, and refitting would only turn its tangent modes Free.
-        return track
-    return replace(track, curve=_build(track, kept, outs, ins))
+    return reduce_tracks([track], max_error_deg)[0]
+
+
+def _certify_segments(track: RotationTrack, fitter: _Fitter, segs, bound: float):
+    """Split segments until each is proven within ``bound`` on what Unity plays
+    (:func:`._reduce_certify.failing_segments`); only the halves of split segments are tested again.
+    Ends: one-interval segments are exact copies of the source, so splitting always terminates."""
+    pw_source = _Piecewise(track)
+    test = segs[1] - segs[0] > 1
+    while True:
+        idx = np.nonzero(test)[0]
+        if idx.size == 0:
+            return segs
+        reduced = replace(track, curve=_build(track.curve, segs))
+        fail = failing_segments(track, reduced, pw_source, segs[0][idx], segs[1][idx], bound)
+        if not fail.any():
+            return segs
+        segs, is_new = _split(fitter, segs, idx[fail])
+        test = is_new & (segs[1] - segs[0] > 1)
 
 
 #: Rounds of :func:`_certify` at most (each splits the segments whose certified error is too high).
 _CERTIFY_ROUNDS = 8
 
 
-def _certify(track: RotationTrack, fitter: _Fitter, kept, outs, ins, bound: float):
-    """Split kept segments until the certified maximum of what Unity plays (``diff.diff_tracks``,
-    a proven bound, not a grid reading) is within ``bound``: segments holding a sample above the bound
-    are bisected and refitted (one-interval segments are exact copies)."""
+def _certify(track: RotationTrack, fitter: _Fitter, segs, bound: float):
+    """Split segments until the certified maximum of what Unity plays (``diff.diff_tracks``, a proven
+    bound, not a grid reading) is within ``bound``: segments holding a sample above the bound are
+    bisected and refitted (one-interval segments are exact copies)."""
     from .diff import diff_tracks
 
     for _ in range(_CERTIFY_ROUNDS):
-        d = diff_tracks(track, replace(track, curve=_build(track, kept, outs, ins)))
+        d = diff_tracks(track, replace(track, curve=_build(track.curve, segs)))
         if d.max_error <= bound and not (d.bound > bound):
             break
         over = d.times[d.errors > bound * SAFETY]
         if over.size == 0:
             break  # nothing sampled above the bound: only the proof is looser (kept as measured)
-        t = fitter.t
-        seg = np.unique(np.clip(np.searchsorted(t[kept], over, side="right") - 1, 0, kept.size - 2))
-        seg = seg[kept[seg + 1] - kept[seg] > 1]
+        a, b = segs[0], segs[1]
+        seg = np.unique(np.clip(np.searchsorted(fitter.t[a], over, side="right") - 1, 0, a.size - 1))
+        seg = seg[b[seg] - a[seg] > 1]
         if seg.size == 0:
             break
-        a, b = kept[:-1], kept[1:]
-        mids = (a[seg] + b[seg]) // 2
-        new_a = np.concatenate([a[seg], mids])
-        new_b = np.concatenate([mids, b[seg]])
-        _, m0, m1, _ = fitter.fit(new_a, new_b)
-        keep_seg = np.ones(a.shape[0], dtype=bool)
-        keep_seg[seg] = False
-        all_a = np.concatenate([a[keep_seg], new_a])
-        all_b = np.concatenate([b[keep_seg], new_b])
-        all_m0 = np.concatenate([outs[keep_seg], m0])
-        all_m1 = np.concatenate([ins[keep_seg], m1])
-        order = np.argsort(all_a)
-        kept = np.concatenate([all_a[order], all_b[order][-1:]])
-        outs, ins = all_m0[order], all_m1[order]
-    return kept, outs, ins
+        segs, _ = _split(fitter, segs, seg)
+    return segs
 
 
 def slerp_pairs(qa: np.ndarray, qb: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from curveeditor.engine.clip import RotationTrack, key_quaternions, played
 from curveeditor.engine.curves import Curve
-from curveeditor.engine.reduce import dense_check_grid, rdp_reduce, reduce_track, slerp_pairs
+from curveeditor.engine.reduce import dense_check_grid, rdp_reduce, reduce_track, reduce_tracks, slerp_pairs
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle, hemisphere_continuous
 from curveeditor.engine.tangents import make_curve
 
@@ -205,3 +205,70 @@ def test_reduced_mocap_is_certified_within_the_bound():
         assert red.n_keys < 0.2 * src.n_keys
         # The true max of what Unity plays (proven upper bound), not a grid reading.
         assert d.max_error <= bound and d.bound <= bound * 1.001
+
+
+def _mocap_tracks():
+    """Mixed tracks: two ZYX and one zxy Euler, a quaternion, a weighted and a 2-key one."""
+    rng = np.random.default_rng(5)
+    t = np.arange(300) / 60.0
+    out = []
+    for k, order in enumerate(("ZYX", "ZYX", "zxy")):
+        e = np.stack([40 * np.sin((1 + k) * t), 50 * np.sin(0.6 * t + k), 20 * np.cos(2 * t)], axis=1)
+        e += rng.normal(0, 0.05, e.shape)
+        out.append(RotationTrack(f"e{k}", "euler", make_curve(t, e), order))
+    q = hemisphere_continuous(euler_to_quat(np.stack([30 * np.sin(t), 120 * t, 10 * t], axis=1)))
+    out.append(RotationTrack("q", "quaternion", make_curve(t, q, mode="auto")))
+    w = make_curve(t, np.stack([30 * np.sin(t), 0 * t, 0 * t], axis=1))
+    w = w.with_keys(weighted_mode=np.full((300, 3), 3), in_weight=np.full((300, 3), 0.4))
+    out.append(RotationTrack("w", "euler", w))
+    out.append(euler_track(np.zeros((2, 3))))
+    return out
+
+
+def test_reduce_tracks_is_reduce_track_of_each_and_certified():
+    from curveeditor.engine.diff import diff_tracks
+
+    tracks = _mocap_tracks()
+    together = reduce_tracks(tracks, 0.3)
+    assert [r.path for r in together] == [t.path for t in tracks]
+    assert together[-1] is tracks[-1]
+    for src, red in zip(tracks, together, strict=True):
+        alone = reduce_track(src, 0.3)
+        assert (red.kind, red.order) == (src.kind, src.order)
+        # Joining shifts key times by rounding only: the same keys are kept, slopes agree closely.
+        np.testing.assert_array_equal(red.times, alone.times)
+        np.testing.assert_array_equal(red.curve.value, alone.curve.value)
+        np.testing.assert_allclose(red.curve.out_slope, alone.curve.out_slope, rtol=1e-6, atol=1e-6)
+        if src.n_keys > 2:
+            assert red.n_keys < 0.3 * src.n_keys
+            d = diff_tracks(src, red)
+            assert d.max_error <= 0.3
+            assert played_error(src, red) <= 0.3
+
+
+def test_failing_segments_flags_exactly_the_segments_that_stray():
+    from curveeditor.engine._diff_bound import _Piecewise
+    from curveeditor.engine._reduce_certify import failing_segments
+    from curveeditor.engine.curves import Curve as C
+
+    t = np.arange(61) / 30.0
+    e = np.stack([40 * np.sin(2 * t), 10 * t, 0 * t], axis=1)
+    src = euler_track(e, rate=30.0, order="ZYX")
+    # Reduced: keys 0, 30, 60 with the source's slopes at them (a cubic per half: strays > 1 deg
+    # in the middle of each half of a 40-degree sine) - but key 30..60 is rebuilt to stray only
+    # 0.01 deg by keeping all its keys and nudging one value.
+    c = src.curve
+    v = np.array(c.value)
+    v[45, 2] += 0.01
+    kept = np.r_[0, 30:61]
+    red_curve = C.make(c.time[kept], v[kept], c.in_slope[kept], c.out_slope[kept])
+    red = RotationTrack("j", "euler", red_curve, "ZYX")
+    a, b = np.array([0, 30]), np.array([30, 60])
+    fails = failing_segments(src, red, _Piecewise(src), a, b, 0.5)
+    np.testing.assert_array_equal(fails, [True, False])
+    # What "False" claims holds: the second half plays within the bound everywhere.
+    grid = np.linspace(1.0, 2.0, 20001)
+    assert np.max(geodesic_angle(played(src, grid), played(red, grid))) <= 0.5
+    assert np.max(geodesic_angle(played(src, grid), played(red, grid))) > 0.005
+    # ... and a bound below the nudge flags it.
+    assert failing_segments(src, red, _Piecewise(src), a[1:], b[1:], 0.001).tolist() == [True]

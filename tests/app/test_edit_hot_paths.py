@@ -1,0 +1,175 @@
+"""What an edit of a few tracks re-does: only the changed tracks (counted, not timed).
+
+A drag step edits one track (graphs) or a few (dope sheet); listeners must not redo whole-clip
+work per step: the skeleton re-evaluates only the changed tracks, the infinity layer re-extrapolates
+only the changed tracks and keeps the items of the others, the key menu's tangent-mode mark looks at
+distinct modes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtTest import QTest
+
+from curveeditor.app.curve_layers import _channels
+from curveeditor.app.main_window import MainWindow
+from curveeditor.app.settings import Settings
+from curveeditor.engine import edit as ed
+from curveeditor.engine import skeleton
+from curveeditor.engine.skeleton import pose, skeleton_from_clip
+from curveeditor.io import read_clip
+from tests.app.rig_clips import many_tracks_clip
+
+pytestmark = pytest.mark.gui
+
+
+def _chain_bvh(path, joints: int = 8, frames: int = 120) -> None:
+    """A BVH chain of ``joints`` joints (ZXY rotations, root position) with smooth random motion."""
+    lines = [
+        "HIERARCHY",
+        "ROOT J0",
+        "{",
+        "OFFSET 0 0 0",
+        "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation",
+    ]
+    for j in range(1, joints):
+        lines += [f"JOINT J{j}", "{", "OFFSET 0 1 0", "CHANNELS 3 Zrotation Xrotation Yrotation"]
+    lines += ["End Site", "{", "OFFSET 0 1 0", "}"] + ["}"] * joints
+    rng = np.random.default_rng(3)
+    t = np.arange(frames)[:, None] / 30.0
+    rot = 40 * np.sin(t * rng.uniform(0.5, 2, 3 * joints) + rng.uniform(0, 6, 3 * joints))
+    motion = np.c_[np.zeros((frames, 3)), rot]
+    lines += ["MOTION", f"Frames: {frames}", "Frame Time: 0.0333333"]
+    lines += [" ".join(f"{v:.4f}" for v in row) for row in motion]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_pose_after_one_track_edit_evaluates_only_that_track(monkeypatch, tmp_path):
+    _chain_bvh(tmp_path / "chain.bvh")
+    clip = read_clip(tmp_path / "chain.bvh")
+    skel, why = skeleton_from_clip(clip)
+    if skel is None:
+        pytest.fail(f"no skeleton for the generated rig: {why}")
+    t = [0.4, 1.7]
+    pose(skel, clip, t)
+    pose(skel, clip, t)  # second pose of the same tracks: merged groups cached
+    tr = clip.tracks[3]
+    edited = clip.with_track(ed.move_keys(tr, [5], 0.0, 0, 7.0))
+    calls = []
+    real = skeleton.played
+
+    def counted(track, times):
+        calls.append(track.path)
+        return real(track, times)
+
+    monkeypatch.setattr(skeleton, "played", counted)
+    got = pose(skel, edited, t)
+    assert calls == [tr.path]  # one track evaluated on its own, the others through the merged curves
+    skeleton._GROUP_CACHE.clear()
+    monkeypatch.setattr(skeleton, "played", real)
+    want = pose(skel, edited, t)  # fresh: no cached groups
+    np.testing.assert_allclose(got.positions, want.positions, atol=1e-9)
+    np.testing.assert_allclose(got.rotations, want.rotations, atol=1e-9)
+
+
+@pytest.fixture
+def win(qapp, tmp_path):
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(Settings(store), autosave_folder=str(tmp_path / "autosave"))
+    w.resize(1400, 900)
+    w.show()
+    QTest.qWaitForWindowExposed(w)
+    yield w
+    w.doc.undo_stack.setClean()
+    w.close()
+
+
+def test_infinity_layer_redraw_after_one_track_edit_reextrapolates_only_it(win, qtbot):
+    clip = many_tracks_clip(6, 120, 30.0)
+    doc = win.doc
+    doc.load(clip, None)
+    doc.select_paths([t.path for t in clip.tracks])
+    win.graphs.plots[0].setXRange(-2.0, clip.end + 2.0, padding=0)
+    layer = win.tools.infinity_layer
+    layer.redraw()
+    items_before = [it for _p, it in layer.items]  # kept alive: ids are not reused
+    assert items_before
+    n0 = layer.extrapolations
+    tr = clip.tracks[2]
+    new = tr.with_curve(tr.curve.with_keys(value=tr.curve.value + 5.0))
+    doc.apply_clip(clip.with_track(new), "shift")
+    layer.redraw()
+    assert layer.extrapolations - n0 == 1  # only the edited track
+    after = [it for _p, it in layer.items]
+    assert len(after) == len(items_before) and all(a is b for a, b in zip(after, items_before, strict=True))
+    # the secondary tracks' Constant extrapolation past the end: each holds its last drawn key value
+    plot = win.graphs.euler_plots[0]
+    ch = _channels(plot)[0]
+    post = [it for p, it in layer.items if p is plot and it.xData[0] >= clip.end - 1e-9]
+    ys = np.concatenate([it.yData for it in post])
+    for t in doc.clip.tracks:
+        assert np.any(np.isclose(ys, t.curve.value[-1, ch], atol=1e-9)), t.path
+    assert np.isclose(ys, new.curve.value[-1, ch]).any()  # the edited track drawn as edited
+
+
+def test_selected_tangent_mode_of_many_keys(win):
+    clip = many_tracks_clip(3, 3000, 60.0)
+    doc = win.doc
+    doc.load(clip, None)
+    doc.select_paths([t.path for t in clip.tracks])
+    doc.select_keys({t.path: set(range(t.n_keys)) for t in clip.tracks})
+    modes = {ed.describe_mode(int(m)) for t in clip.tracks for m in np.unique(t.curve.tangent_mode)}
+    assert win.selected_tangent_mode() == (modes.pop() if len(modes) == 1 else None)
+    tr = clip.tracks[1]
+    tm = tr.curve.tangent_mode.copy()
+    tm[7, 0] = 0  # one Free component among 27,000
+    doc.apply_clip(clip.with_track(tr.with_curve(tr.curve.with_keys(tangent_mode=tm))), "free one")
+    assert win.selected_tangent_mode() is None
+
+
+def test_track_tree_looks_only_at_edited_tracks_and_counts_after_a_drag(win):
+    clip = many_tracks_clip(20, 60, 30.0)
+    doc = win.doc
+    doc.load(clip, None)
+    model = win.tracks.model
+    n0 = model.inspected
+    tr = clip.tracks[4]
+    one_less = tr.with_curve(tr.curve.select(np.arange(1, tr.n_keys)))
+    doc.begin_live_edit()
+    doc.update_live(clip.with_track(one_less), [tr.path])
+    doc.update_live(clip.with_track(one_less), [tr.path])
+    assert model.inspected == n0  # mid-drag: nothing re-inspected
+    doc.end_live_edit("drop a key")
+    assert model.inspected == n0 + 1  # the drag's end: the one edited track, not all 20
+    idx = model.index_for_track(tr.path).siblingAtColumn(1)
+    assert idx.data() == str(tr.n_keys - 1)
+    doc.undo_stack.undo()
+    assert model.inspected == n0 + 2 and idx.data() == str(tr.n_keys)
+
+
+def test_drag_of_every_drawn_track_refreshes_the_batched_tracks_throttled_then_exactly(win, qtbot):
+    clip = many_tracks_clip(8, 200, 30.0)
+    doc, g = win.doc, win.graphs
+    doc.load(clip, None)
+    doc.select_paths([t.path for t in clip.tracks])
+    qtbot.wait(10)
+    n0 = g.batched_updates
+    doc.begin_live_edit()
+    moved = clip
+    for k in range(10):  # ten quick moves of keys on every track (as a dope-sheet drag)
+        for tr in clip.tracks:
+            moved = moved.with_track(tr.with_curve(tr.curve.with_keys(value=tr.curve.value + k + 1.0)))
+        doc.update_live(moved, [t.path for t in clip.tracks])
+    assert g.batched_updates - n0 <= 1  # throttled: at most one refresh is due within the interval
+    doc.end_live_edit("shift all")
+    assert g.batched_updates - n0 >= 1
+    # after the drag the batched curves are exactly the final clip's samples
+    last = clip.tracks[-1]
+    smp = g.cache.get(doc.clip.track(last.path), coarse=True)
+    assert not smp.partial
+    np.testing.assert_allclose(smp.key_values[:, 0], last.curve.value[:, 0] + 10.0)
+    drawn = np.concatenate([s.multi_keys._y for s in g.strips if s.is_euler])
+    want = last.curve.value[:, 0] + 10.0
+    assert np.all(np.min(np.abs(drawn[None, :] - want[:, None]), axis=1) < 1e-9)  # drawn as moved
