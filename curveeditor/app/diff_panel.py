@@ -153,6 +153,12 @@ class DiffPanel(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.title)
         lay.addWidget(split, 1)
+        # The figures of the last file written, as read back (io.verify.WriteCheck): what the file on
+        # disk plays, next to the in-memory before/after above.
+        self.written = ElidedLabel("", self)
+        self.written.setVisible(False)
+        lay.addWidget(self.written)
+        self.last_check = None
 
         self.runner = LatestRunner(self)
         self.runner.finished.connect(self._on_diffs)
@@ -164,6 +170,22 @@ class DiffPanel(QWidget):
         document.timeChanged.connect(self._on_time)
         self._on_time(document.current_time)
         self.refresh()
+
+    def show_written(self, check) -> None:
+        """Show the read-back figures of the file just written (``io.verify.WriteCheck``): the one-line
+        summary, and in the tooltip a line per track with keys written and the errors at and between
+        keys against what the writer was handed."""
+        self.last_check = check
+        lines = [f"{check.path}: {check.summary()}"]
+        for t in check.tracks:
+            f = t.figures
+            lines.append(
+                f"{t.path or '(root)'}: {t.keys_in} -> {t.keys_written} keys; max error "
+                f"{f.max_error:.4f} deg (at {f.worst_time:.3f} s), at keys {f.key_error:.4f} deg"
+            )
+        self.written.setText(lines[0])
+        self.written.setToolTip("\n".join(lines))
+        self.written.setVisible(True)
 
     # ------------------------------------------------------------------ theme
     def set_theme(self, theme) -> None:

@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.diff = DiffPanel(self.doc, self)
         self.recipe.diffsComputed.connect(self.diff.offer_diffs)
+        self.files.written.connect(self.diff.show_written)  # the Diff dock shows the file as read back
         self._dock("Diff", self.diff, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("History", self.undo_view, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.docks["Keys"], self.docks["Problems"])

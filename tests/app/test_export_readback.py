@@ -103,3 +103,17 @@ def test_export_warnings_of_a_bvh_match_the_write(window, tmp_path):
     assert not any("key(s) added" in w for w in warnings)  # keyed at the frames: nothing added
     assert window.files.write(str(out), None, mark_saved=False, confirm=lambda ws: True)
     assert window.files.last_check.keys_added == 0
+
+
+def test_diff_dock_shows_the_written_files_figures(window, tmp_path):
+    """After Export the Diff dock shows what the file on disk plays (read back), per track in the
+    tooltip, with the keys written by the writer."""
+    _src, reduced = reduced_turn()
+    window.doc.load(reduced, None)
+    out = tmp_path / "out.anim"
+    assert window.files.write(str(out), None, mark_saved=False, confirm=lambda ws: True)
+    back = read_clip(out).track("Spin")
+    label = window.diff.written
+    assert not label.isHidden() and window.diff.last_check is window.files.last_check
+    assert label.full_text().startswith(f"{out}: written file read back: {back.n_keys} keys")
+    assert f"Spin: {reduced.track('Spin').n_keys} -> {back.n_keys} keys; max error " in label.toolTip()
