@@ -175,8 +175,9 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
 MAX_LISTED_FLIPS = 20
 
 
-def _flip_lines(flips) -> list[str]:
-    """Text lines for the flips left in a clip: a summary, then one line per flip with its reason."""
+def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
+    """Text lines for the flips left in a clip: a summary (``fix`` says what removes the flips that
+    are not near gimbal lock), then one line per flip with its reason."""
     if not flips:
         return []
     near = sum(1 for f in flips if f.near_gimbal)
@@ -184,7 +185,7 @@ def _flip_lines(flips) -> list[str]:
     if near == len(flips):
         summary += ", all within 10 deg of gimbal lock (no Euler curve through those poses is continuous)"
     else:
-        summary += f", {len(flips) - near} not near gimbal lock (run clean --unwrap)"
+        summary += f", {len(flips) - near} not near gimbal lock ({fix})"
     lines = [summary]
     listed = sorted(flips, key=lambda f: (f.near_gimbal, f.path, f.index))[:MAX_LISTED_FLIPS]
     for f in listed:
@@ -459,8 +460,10 @@ def cmd_clean(args) -> int:
             f"{worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max error "
             f"{at_keys:.6f} deg"
         )
-    flips = _flips_left(result, tracks)
-    for line in _flip_lines(flips):
+    # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
+    # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.
+    flips = _flips_left(check.clip if check.clip is not None else result.clip, tracks)
+    for line in _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none"):
         print(line)
     _warn(warnings)
     if args.report:
@@ -477,12 +480,12 @@ def cmd_clean(args) -> int:
     return 0
 
 
-def _flips_left(result, tracks) -> list:
-    """The Euler flips left in the processed tracks of the result, each with its reason
-    (``engine.analysis.flip_details``: near gimbal lock or not)."""
+def _flips_left(clip, tracks) -> list:
+    """The Euler flips left in the processed tracks of ``clip`` (the written file as read back), each
+    with its reason (``engine.analysis.flip_details``: near gimbal lock or not)."""
     from .engine.analysis import flip_details
 
-    return [fd for t in tracks for fd in flip_details(result.clip.track(t["path"]))]
+    return [fd for t in tracks for fd in flip_details(clip.track(t["path"]))]
 
 
 def _check_report(report: str, input_path: str, output: str) -> None:

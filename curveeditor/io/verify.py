@@ -164,6 +164,8 @@ class WriteCheck:
     warnings: tuple[str, ...] = ()
     failure: str | None = None
     what: str = field(default="the input")
+    #: The written file as read back (a Clip; None when the check did not read it).
+    clip: object = field(default=None, repr=False, compare=False)
 
     def track(self, path: str) -> TrackCheck:
         for t in self.tracks:
@@ -473,7 +475,7 @@ def write_checked(
             ) from None
         if result.failure:
             raise ClipWriteError(fname, None, result.failure)
-        box["check"] = result
+        box["check"] = replace(result, clip=written)
         if confirm is not None and not confirm(result):
             raise WriteCancelled(fname, None, "cancelled; nothing written")
 
