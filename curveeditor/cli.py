@@ -138,8 +138,10 @@ def _write_json(path: str, data, protect: list[str]) -> None:
 
 
 def _warn(messages) -> None:
+    """One stderr line per warning: line breaks inside (a track path holding a newline) are folded
+    into spaces, as in error lines, so every warning stays one line."""
     for m in messages:
-        print(f"{PROG}: warning: {m}", file=sys.stderr)
+        print(f"{PROG}: warning: {' '.join(str(m).split())}", file=sys.stderr)
 
 
 def _select_paths(clip, paths: list[str] | None, fname: str) -> list[str] | None:

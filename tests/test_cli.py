@@ -500,3 +500,16 @@ def test_sample_and_turn_refuse_absurd_sizes_with_one_line(capsys, sample, tmp_p
     err = capsys.readouterr().err
     assert err.startswith("curveeditor-cli: error: turn: ") and err.count("\n") == 1
     assert sorted(os.listdir(tmp_path)) == ["demo.csv"]
+
+
+def test_a_warning_naming_a_path_with_a_line_break_stays_one_line(tmp_path, capsys):
+    """A CSV path cell holding a newline came back inside the tangent-loss warning and split it over two
+    stderr lines (found by the fuzz suite)."""
+    from curveeditor.cli import _warn
+
+    _warn(["track 'Hips\nbreak' changed by 2 deg", "plain"])
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "curveeditor-cli: warning: track 'Hips break' changed by 2 deg",
+        "curveeditor-cli: warning: plain",
+    ]
