@@ -217,3 +217,23 @@ def test_sample_refuses_a_grid_past_its_row_bound(tmp_path):
     r = run_cli("sample", csv, "--rate", "30", "-o", out)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "rows (at most 1,000,000)" in r.stderr
     assert not out.exists()
+
+
+def test_a_clip_over_the_track_limit_is_refused_in_one_line(tmp_path, monkeypatch):
+    """10,000 sibling joints read in a second but every command then spent over 20 s on them (a few ms
+    per track): read_clip refuses clips over MAX_ROTATION_TRACKS, overridable by the environment."""
+    lines = ["HIERARCHY", "ROOT Hips", "{", "OFFSET 0 0 0", "CHANNELS 3 Zrotation Xrotation Yrotation"]
+    for i in range(30):
+        lines += [f"JOINT J{i}", "{", "OFFSET 0 1 0", "CHANNELS 3 Zrotation Xrotation Yrotation"]
+        lines += ["End Site", "{", "OFFSET 0 1 0", "}", "}"]
+    lines += ["}", "MOTION", "Frames: 1", "Frame Time: 0.033333", " ".join(["0"] * 93)]
+    bvh = tmp_path / "many.bvh"
+    bvh.write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("CURVEEDITOR_MAX_TRACKS", "20")
+    with pytest.raises(ClipReadError) as info:
+        read_clip(bvh)
+    assert str(info.value) == (
+        f"{bvh}: 31 rotation tracks, over the 20 limit for one clip (set CURVEEDITOR_MAX_TRACKS to raise it)"
+    )
+    monkeypatch.setenv("CURVEEDITOR_MAX_TRACKS", "31")
+    assert len(read_clip(bvh).tracks) == 31
