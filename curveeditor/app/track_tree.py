@@ -391,6 +391,9 @@ class TrackTree(QWidget):
         problems.updated.connect(self._on_problems_updated)
         self.view = QTreeView()
         self.view.setIndentation(INDENT_PX)
+        # Names that do not fit lose their start, not their end: on namespaced rigs the end is what
+        # tells bones apart ("…LeftHandMiddle3", not "mixamorig:LeftHand…"); the tooltip has the path.
+        self.view.setTextElideMode(Qt.TextElideMode.ElideLeft)
         self.view.setModel(self.proxy)
         self.view.setUniformRowHeights(True)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)

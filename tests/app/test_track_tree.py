@@ -156,3 +156,16 @@ def test_up_down_from_the_graphs_walk_the_tree(win, qtbot):
     QTest.keyClick(win.graphs.glw, Qt.Key.Key_Up)
     QTest.keyClick(win.graphs.glw, Qt.Key.Key_Up)
     assert win.doc.selected_paths == [order[4]]
+
+
+def test_names_that_do_not_fit_keep_their_end(qapp):
+    """On a namespaced rig the end of a bone name tells bones apart: the tree elides on the left."""
+    from PySide6.QtCore import Qt
+
+    from curveeditor.app.document import ClipDocument
+    from curveeditor.app.problems import ProblemIndex
+    from curveeditor.app.track_tree import TrackTree
+
+    doc = ClipDocument()
+    tree = TrackTree(doc, ProblemIndex(doc))
+    assert tree.view.textElideMode() == Qt.TextElideMode.ElideLeft
