@@ -11,13 +11,12 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
 from curveeditor.engine.clip import Clip, RotationTrack, played
 from curveeditor.engine.curves import evaluate
 from curveeditor.engine.recipe import Recipe
 from curveeditor.engine.rotations import geodesic_angle
 from curveeditor.engine.tangents import make_curve
+from tests.app.windows import shown_window
 
 pytestmark = pytest.mark.gui
 RATE = 30.0
@@ -25,19 +24,7 @@ RATE = 30.0
 
 @pytest.fixture(scope="module")
 def win(qapp, tmp_path_factory):
-    from PySide6.QtCore import QSettings
-
-    folder = tmp_path_factory.mktemp("win")
-    store = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(Settings(store), autosave_folder=str(folder / "autosave"))
-    w.resize(1400, 900)
-    w.show()
-    QTest.qWaitForWindowExposed(w)
-    w.activateWindow()
-    QTest.qWaitForWindowActive(w)
-    yield w
-    w.doc.undo_stack.setClean()
-    w.close()
+    yield from shown_window(tmp_path_factory.mktemp("win"), active=True)
 
 
 def _clip():

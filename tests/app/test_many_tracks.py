@@ -10,30 +10,18 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QMouseEvent
-from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from curveeditor.app import graphs as graphs_mod
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
 from tests.app.rig_clips import biped_clip, many_tracks_clip
+from tests.app.windows import shown_window
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture(scope="module")
 def win(qapp, tmp_path_factory):
-    from PySide6.QtCore import QSettings
-
-    folder = tmp_path_factory.mktemp("many")
-    store = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(Settings(store), autosave_folder=str(folder / "autosave"))
-    w.resize(1400, 900)
-    w.show()
-    QTest.qWaitForWindowExposed(w)
-    yield w
-    w.doc.undo_stack.setClean()
-    w.close()
+    yield from shown_window(tmp_path_factory.mktemp("many"))
 
 
 @pytest.fixture

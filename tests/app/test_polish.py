@@ -10,34 +10,24 @@ import os
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
 from curveeditor.engine import edit as ed
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import evaluate
 from curveeditor.engine.tangents import make_curve
 from tests.app.rig_clips import biped_clip
+from tests.app.windows import shown_window
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture(scope="module")
 def win(qapp, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("polish")
-    store = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(Settings(store), autosave_folder=str(folder / "autosave"))
-    w.resize(1400, 900)
-    w.show()
-    QTest.qWaitForWindowExposed(w)
-    yield w
-    w.doc.undo_stack.setClean()
-    w.doc._saved_externally_dirty = False
-    w.close()
+    yield from shown_window(tmp_path_factory.mktemp("polish"))
 
 
 def sparse_clip() -> Clip:

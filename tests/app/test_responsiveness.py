@@ -14,28 +14,17 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from curveeditor.app.files import sample_path
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
 from curveeditor.app.theme import DARK, LIGHT
 from curveeditor.engine import edit as ed
 from curveeditor.engine.diff import diff_tracks
+from tests.app.windows import shown_window
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture(scope="module")
 def win(qapp, tmp_path_factory):
-    from PySide6.QtCore import QSettings
-
-    folder = tmp_path_factory.mktemp("resp")
-    store = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(Settings(store), autosave_folder=str(folder / "autosave"))
-    w.resize(1400, 900)
-    w.show()
-    QTest.qWaitForWindowExposed(w)
-    yield w
-    w.doc.undo_stack.setClean()
-    w.close()
+    yield from shown_window(tmp_path_factory.mktemp("resp"))
 
 
 @pytest.fixture

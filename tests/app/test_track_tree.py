@@ -10,10 +10,10 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtTest import QTest
 
 from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
 from curveeditor.app.track_tree import TRACK_ROLE
 from curveeditor.io import read_clip
 from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip, namespaced_clip
+from tests.app.windows import shown_window
 from tests.conftest import corpus_files
 
 pytestmark = pytest.mark.gui
@@ -33,17 +33,7 @@ def thousand_px_screen():
 
 @pytest.fixture(scope="module")
 def win(qapp, tmp_path_factory, thousand_px_screen):
-    from PySide6.QtCore import QSettings
-
-    folder = tmp_path_factory.mktemp("tree")
-    store = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(Settings(store), autosave_folder=str(folder / "autosave"))
-    w.resize(1400, 900)
-    w.show()
-    QTest.qWaitForWindowExposed(w)
-    yield w
-    w.doc.undo_stack.setClean()
-    w.close()
+    yield from shown_window(tmp_path_factory.mktemp("tree"))
 
 
 def rows(tree):
