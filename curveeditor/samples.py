@@ -1,8 +1,9 @@
 """The bundled demo clip: small, built in code, and full of the problems the editor exists to fix.
 
-``python -m curveeditor.samples`` regenerates ``resources/samples/demo.csv`` (and ``demo.anim`` when the
-``.anim`` writer is available). Everything is deterministic (no random numbers), so the files only
-change when this module does.
+``python -m curveeditor.samples`` regenerates ``curveeditor/resources/samples/demo.csv`` and ``demo.anim``,
+the package data that ``pip install .`` ships (``resources/samples`` at the repository root is a symlink
+to that folder, for the README's commands); the editor opens ``demo.anim`` when started without a file.
+Everything is deterministic (no random numbers), so the files only change when this module does.
 
 The clip "demo" runs 4 s at 30 fps (121 keys per track unless noted). Rotations follow Unity's
 conventions (Euler ZXY extrinsic, degrees, columns x, y, z; quaternions x, y, z, w):
@@ -36,12 +37,12 @@ import numpy as np
 from .engine.clip import EULER, QUATERNION, Clip, RotationTrack
 from .engine.rotations import UNITY_ORDER, equivalent_euler
 from .engine.tangents import make_curve
+from .resources import SAMPLES_DIR
 
 __all__ = ["FRAME_RATE", "DURATION", "demo_clip", "write_samples", "SAMPLES_DIR", "main"]
 
 FRAME_RATE = 30.0
 DURATION = 4.0
-SAMPLES_DIR = Path(__file__).resolve().parents[1] / "resources" / "samples"
 
 
 def _wrap180(a: np.ndarray) -> np.ndarray:

@@ -86,8 +86,9 @@ setup_venv() {
 }
 
 run_app() {
-  local sample=resources/samples/demo.anim
-  [ -f "$sample" ] || sample=resources/samples/demo.csv
+  # resources/samples is a symlink to the package data curveeditor/resources/samples.
+  local sample=curveeditor/resources/samples/demo.anim
+  [ -f "$sample" ] || sample=curveeditor/resources/samples/demo.csv
   if [ -x .venv/bin/curveeditor ] && .venv/bin/python -c \
     'import importlib.util, sys; sys.exit(importlib.util.find_spec("curveeditor.app.main") is None)' 2>/dev/null; then
     if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
@@ -96,7 +97,7 @@ run_app() {
     fi
     log "no display (DISPLAY is not set): showing the command-line inspection instead"
   fi
-  exec .venv/bin/curveeditor-cli inspect resources/samples/demo.csv
+  exec .venv/bin/curveeditor-cli inspect curveeditor/resources/samples/demo.csv
 }
 
 install_debian_packages

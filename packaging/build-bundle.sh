@@ -26,7 +26,7 @@ start=$(date +%s)
 end=$(date +%s)
 
 BUNDLE="$ROOT/dist/curveeditor"
-for f in "$BUNDLE/curveeditor" "$BUNDLE/curveeditor-cli" "$BUNDLE/_internal/resources/samples/demo.anim"; do
+for f in "$BUNDLE/curveeditor" "$BUNDLE/curveeditor-cli" "$BUNDLE/_internal/curveeditor/resources/samples/demo.anim"; do
     [[ -e "$f" ]] || { echo "build-bundle: missing $f" >&2; exit 1; }
 done
 echo "build-bundle: $BUNDLE ($(du -sh "$BUNDLE" | cut -f1)) built in $((end - start)) s"

@@ -55,4 +55,6 @@ def corpus_dir() -> Path:
 
 @pytest.fixture
 def samples_dir() -> Path:
-    return REPO / "resources" / "samples"
+    from curveeditor.resources import SAMPLES_DIR
+
+    return SAMPLES_DIR

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -73,7 +76,7 @@ def test_bundled_csv_is_what_the_script_writes(samples_dir, tmp_path):
     written = write_samples(tmp_path)
     assert written[0] == tmp_path / "demo.csv"
     assert (tmp_path / "demo.csv").read_bytes() == (samples_dir / "demo.csv").read_bytes(), (
-        "resources/samples/demo.csv is stale: run `python -m curveeditor.samples`"
+        "curveeditor/resources/samples/demo.csv is stale: run `python -m curveeditor.samples`"
     )
     if (samples_dir / "demo.anim").exists() and len(written) > 1:
         assert (tmp_path / "demo.anim").read_bytes() == (samples_dir / "demo.anim").read_bytes()
@@ -95,3 +98,23 @@ def test_demo_anim_shows_the_same_problems(samples_dir):
         np.testing.assert_allclose(a.times, t.times, atol=1e-6)
         err = geodesic_angle(key_quaternions(a), key_quaternions(t))
         assert err.max() < 1e-3, t.path
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_samples_are_package_data_that_pip_install_ships():
+    """``pip install .`` alone gives the editor its start-up clip: the samples live inside the package
+    and pyproject's package-data globs cover them (checked by hand with a fresh venv, see README);
+    ``resources/samples`` at the repository root is the same folder for the README's commands."""
+    import curveeditor
+    from curveeditor.app.files import sample_path
+    from curveeditor.resources import SAMPLES_DIR
+
+    assert SAMPLES_DIR == Path(curveeditor.__file__).resolve().parent / "resources" / "samples"
+    assert sample_path() == SAMPLES_DIR / "demo.anim"
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    globs = data["curveeditor.resources"]
+    for name in ("demo.anim", "demo.csv"):
+        assert any(fnmatch.fnmatch(f"samples/{name}", g) for g in globs), name
+    assert (REPO / "resources" / "samples").resolve() == SAMPLES_DIR

@@ -25,6 +25,7 @@ from PySide6.QtCore import QObject, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from curveeditor.engine.clip import Clip
+from curveeditor.resources import SAMPLES_DIR
 
 from .document import ClipDocument
 from .settings import Settings
@@ -45,13 +46,14 @@ OPEN_FILTER = (
     "Clips (*.anim *.bvh *.csv);;Unity animation (*.anim);;BVH motion capture (*.bvh);;"
     "CSV (*.csv);;All files (*)"
 )
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def sample_path() -> Path | None:
-    """The bundled sample clip: ``resources/samples/demo.anim``, else ``demo.csv``, else None."""
+    """The bundled sample clip, package data of ``curveeditor`` (``curveeditor/resources/samples``,
+    shipped by ``pip install .`` and by the PyInstaller bundle): ``demo.anim``, else ``demo.csv``,
+    else None (a broken install)."""
     for name in ("demo.anim", "demo.csv"):
-        p = REPO_ROOT / "resources" / "samples" / name
+        p = SAMPLES_DIR / name
         if p.is_file():
             return p
     return None

@@ -316,7 +316,7 @@ class GizmoView(QWidget):
         self.view.setBackgroundColor(_BACKGROUND)
         self.view.on_home = self.reset_view
         self.view_widget = QWidget.createWindowContainer(self.view, self)
-        self.view_widget.setMinimumSize(220, 200)
+        self.view_widget.setMinimumSize(220, 120)  # a short dock keeps the legend below the view
         self.view_widget.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
 
         self._scene = GLGraphicsItem.GLGraphicsItem()

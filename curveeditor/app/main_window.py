@@ -15,9 +15,11 @@ from PySide6.QtCore import QByteArray, QEvent, Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
+    QFrame,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QScrollArea,
     QSizePolicy,
     QUndoView,
     QVBoxLayout,
@@ -156,13 +158,13 @@ class MainWindow(QMainWindow):
         self.gizmo = GizmoView(self.doc, self)
         self._dock("3D view", self.gizmo, Qt.DockWidgetArea.RightDockWidgetArea)
         self.recipe = RecipePanel(self.doc, self)
-        self._dock("Recipe", self.recipe, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Recipe", self.recipe, Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
         self._dock("Keys", self.keys, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.diff = DiffPanel(self.doc, self)
         self.recipe.diffsComputed.connect(self.diff.offer_diffs)
         self.files.written.connect(self.diff.show_written)  # the Diff dock shows the file as read back
-        self._dock("Diff", self.diff, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("Diff", self.diff, Qt.DockWidgetArea.BottomDockWidgetArea, scroll=True)
         self._dock("History", self.undo_view, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.docks["Keys"], self.docks["Problems"])
         self.tabifyDockWidget(self.docks["Problems"], self.docks["Diff"])
@@ -205,7 +207,8 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ layout
     def _default_dock_sizes(self) -> None:
-        self.resizeDocks([self.docks["Tracks"]], [300], Qt.Orientation.Horizontal)
+        # 312 px: a 12-level Biped bone name ("Bip001 L Finger12") beside the whole "Problems" title
+        self.resizeDocks([self.docks["Tracks"]], [312], Qt.Orientation.Horizontal)
         if "3D view" in self.docks:
             self.resizeDocks([self.docks["3D view"]], [340], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["Keys"]], [220], Qt.Orientation.Vertical)
@@ -302,9 +305,21 @@ class MainWindow(QMainWindow):
         self.status_label.setMaximumWidth(max(int(self.width() * 0.5), 100))
 
     # ------------------------------------------------------------------ construction
-    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
+    def _dock(self, title: str, widget: QWidget, area, scroll: bool = False) -> QDockWidget:
+        """A dock for ``widget``; ``scroll`` puts it in a vertical scroll area, so its form does not
+        set the window's minimum height (the Recipe and Diff docks made it 957 px on a 768 px screen)."""
         d = QDockWidget(title, self)
         d.setObjectName(f"dock_{title.replace(' ', '_')}")
+        if scroll:
+            area_widget = QScrollArea(d)
+            area_widget.setWidgetResizable(True)
+            area_widget.setFrameShape(QFrame.Shape.NoFrame)
+            area_widget.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            area_widget.setWidget(widget)
+            bar = area_widget.verticalScrollBar().sizeHint().width()
+            area_widget.setMinimumWidth(widget.minimumSizeHint().width() + bar)
+            area_widget.setMinimumHeight(80)
+            widget = area_widget
         d.setWidget(widget)
         self.addDockWidget(area, d)
         d.installEventFilter(self)
@@ -665,16 +680,12 @@ class MainWindow(QMainWindow):
         """Start-up: recovery offer first, then ``path`` or the bundled sample."""
         if self.offer_recovery():
             return
+        # The sample is package data (curveeditor/resources/samples), shipped by `pip install .`.
         target = path or (str(sample_path()) if sample_path() else None)
         if target:
             self.files.open_path(target)
-            return
-        # Installed with `pip install .` there is no resources/ folder next to the package: open the
-        # demo clip the package builds in code (curveeditor.samples), never an empty window.
-        from curveeditor.samples import demo_clip
-
-        self.doc.load(demo_clip(), None)
-        self.statusBar().showMessage("Opened the built-in demo clip", 5000)
+        else:
+            self.statusBar().showMessage("The bundled sample clip is missing: reinstall curveeditor", 8000)
 
     def offer_recovery(self, ask=None) -> bool:
         """Offer the newest orphaned autosave; True when one was recovered. ``ask(meta) -> bool``

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -225,7 +227,7 @@ class RecipePanel(QWidget):
         self.list.model().rowsMoved.connect(self._on_rows_moved)
         self.list.itemChanged.connect(self._on_item_changed)
         self.list.currentRowChanged.connect(self._show_params)
-        self.list.setMinimumHeight(90)
+        self.list.setMinimumHeight(60)
         del_action = QAction(self.list)
         del_action.setShortcut(Qt.Key.Key_Delete)
         del_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
@@ -313,7 +315,15 @@ class RecipePanel(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(row)
         lay.addWidget(self.list, 2)
-        lay.addWidget(self.params_box, 3)
+        # The parameters scroll: their form must not set the dock's minimum height (with the 3D
+        # view above it, the right-hand column forced a 957 px window onto a 768 px screen).
+        self.params_scroll = QScrollArea(self)
+        self.params_scroll.setWidgetResizable(True)
+        self.params_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.params_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.params_scroll.setWidget(self.params_box)
+        self.params_scroll.setMinimumHeight(60)
+        lay.addWidget(self.params_scroll, 3)
         lay.addLayout(scope_row)
         lay.addWidget(self.status_label)
         lay.addWidget(self.progress_row)

@@ -16,16 +16,18 @@ looks as it does in Unity (``rotations.md`` section 1). The character is scaled 
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QMatrix4x4, QVector3D
-from PySide6.QtWidgets import QLabel
 
 from curveeditor.engine import display
 from curveeditor.engine.skeleton import Skeleton, pose, skeleton_from_clip
 
+from .elided import ElidedLabel
 from .gizmo_view import _GHOST, _TRANSLUCENT, GizmoView
 
 __all__ = ["SkeletonLayer", "CHARACTER_SIZE"]
@@ -110,9 +112,13 @@ class SkeletonLayer(QObject):
             pos=np.zeros((1, 3)), color=(0.95, 0.95, 1.0, 1.0), size=6, pxMode=True, parentItem=scene
         )
         self.joints.hide()
-        self.note = QLabel(gizmo)
-        self.note.setWordWrap(True)
+        # Two elided lines of fixed height, never a word-wrapped label: a wrapped label's height
+        # depends on its width, which the dock's minimum height does not follow, so a short 3D dock
+        # squeezed the layout and the native GL window (always on top) covered the legend.
+        self.note = ElidedLabel("", gizmo, elide=Qt.TextElideMode.ElideRight)
+        self.note.setStyleSheet("color: #999")
         self.note.setContentsMargins(6, 0, 6, 0)
+        self.note.setFixedHeight(2 * self.note.fontMetrics().lineSpacing() + 2)
         gizmo.layout().insertWidget(1, self.note)
         gizmo.view.installEventFilter(self)
         self.doc.clipChanged.connect(self.rebuild)
@@ -185,7 +191,7 @@ class SkeletonLayer(QObject):
             self.anchor.setTransform(QMatrix4x4())
             for item in self._fixed:
                 item.show()
-            self.note.setText(f"<span style='color:#999'>Single gizmo: {why}.</span>")
+            self.note.setText(f"Single gizmo (no character view):<br>{html.escape(why)}.")
             g.view.update()
             self.updated.emit()
             return
@@ -250,8 +256,8 @@ class SkeletonLayer(QObject):
             self.selected_bones.hide()
             self.anchor.hide()
         self.note.setText(
-            f"<span style='color:#999'>Character: {skel.n_joints} joints ({skel.source}); "
-            "click a bone to select its track, F frames it.</span>"
+            f"Character: {skel.n_joints} joints ({html.escape(skel.source)});<br>"
+            "click a bone to select its track, F frames it."
         )
         g.view.update()
         self.updated.emit()

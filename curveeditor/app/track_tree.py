@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
+    QStyle,
     QStyledItemDelegate,
     QTreeView,
     QVBoxLayout,
@@ -405,7 +406,7 @@ class TrackTree(QWidget):
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         hh.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
-        hh.resizeSection(2, 44)
+        hh.resizeSection(2, self.problems_column_width())
         # The name takes the width: key counts are in the tooltip and the key table (the column is
         # back from the header's context menu), problem badges get a narrow column.
         self.view.setColumnHidden(1, True)
@@ -427,6 +428,14 @@ class TrackTree(QWidget):
         self.model.modelReset.connect(self._after_reset)
         document.selectionChanged.connect(self._sync_from_doc)
         self._after_reset()
+
+    def problems_column_width(self) -> int:
+        """Narrow (the name takes the width), but never narrower than its own title: 44 px clipped
+        "Problems" to "Problen". Title text plus the style's header margins (px)."""
+        hh = self.view.header()
+        margin = hh.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, hh)
+        title = str(self.model.headerData(2, Qt.Orientation.Horizontal))
+        return max(44, hh.fontMetrics().horizontalAdvance(title) + 2 * margin + 4)
 
     def set_theme(self, theme: Theme) -> None:
         self.model.theme = theme

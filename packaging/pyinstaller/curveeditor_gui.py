@@ -2,8 +2,8 @@
 
 ``curveeditor.app.main.main`` sets ``Qt.AA_ShareOpenGLContexts`` before the QApplication exists, so
 the bundle keeps the shared-GL-context semantics. The sample clip needs no help here:
-``files.sample_path()`` looks in ``Path(files.__file__).parents[2] / "resources/samples"``, which in a
-one-folder bundle is ``sys._MEIPASS/resources/samples`` (the spec puts the samples there).
+``files.sample_path()`` looks in ``curveeditor.resources.SAMPLES_DIR`` (next to the package's modules),
+which in a one-folder bundle is ``sys._MEIPASS/curveeditor/resources/samples`` (the spec puts them there).
 """
 
 import sys

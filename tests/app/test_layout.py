@@ -125,9 +125,46 @@ def test_main_window_fits_the_available_screen(qapp, tmp_path):
         QTest.qWait(50)
         assert w.width() <= SCREEN.width() and w.height() <= SCREEN.height()
         assert w.minimumSizeHint().width() <= SCREEN.width() // 2
+        # ... and on a 1366 x 768 laptop (a taskbar takes ~40 px): the Recipe and Diff forms and a
+        # 200 px 3D view made the window at least 957 px high.
+        assert w.minimumSizeHint().height() <= 768 - 40 - 60, w.minimumSizeHint()
         assert w.graph_share() >= 0.5
     finally:
         w.close()
+
+
+def _window_rect(w, widget) -> QRect:
+    return QRect(widget.mapTo(w, widget.rect().topLeft()), widget.size())
+
+
+def test_short_3d_dock_keeps_the_legend_and_note_off_the_gl_window(win, qtbot):
+    """The GL view is a native window, drawn over any sibling it overlaps: in a short 3D dock it hid
+    the legend's second line. Whatever the dock's height, legend and note lie outside it, whole."""
+    win.reset_layout()
+    g = win.gizmo
+    for height in (40, 300):  # squeezed to its minimum, and roomy
+        win.resizeDocks([win.docks["3D view"]], [height], Qt.Orientation.Vertical)
+        qtbot.wait(30)
+        view = _window_rect(win, g.view_widget)
+        two_lines = 2 * g._legend.fontMetrics().lineSpacing()
+        for label in (g._legend, win.tools.skeleton.note):
+            r = _window_rect(win, label)
+            assert not r.intersects(view), (height, label.full_text(), r, view)
+            assert r.height() >= two_lines and label.isVisible()
+        assert _window_rect(win, g).contains(_window_rect(win, g._legend))
+    win.reset_layout()
+    qtbot.wait(20)
+
+
+def test_track_tree_problems_title_is_whole_at_the_default_width(win, qtbot):
+    win.reset_layout()
+    qtbot.wait(20)
+    hh = win.tracks.view.header()
+    title = win.tracks.model.headerData(2, Qt.Orientation.Horizontal)
+    assert title == "Problems"
+    # 44 px showed "Problen": the section holds the title plus the style's margins
+    assert hh.sectionSize(2) >= hh.fontMetrics().horizontalAdvance(title) + 8, hh.sectionSize(2)
+    assert hh.sectionViewportPosition(2) + hh.sectionSize(2) <= win.tracks.view.viewport().width()
 
 
 def test_saved_layouts_are_versioned_and_dropped_when_they_do_not_fit(qapp, tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+import curveeditor
 from curveeditor.app.files import sample_path
 from curveeditor.app.main_window import MainWindow
 from curveeditor.app.settings import Settings
@@ -464,7 +466,10 @@ def test_open_initial_opens_the_bundled_sample(win, qtbot, monkeypatch):
     with qtbot.waitSignal(win.files.loaded, timeout=20000):
         win.open_initial(None)
     assert win.doc.path == str(sample_path())
-    assert sample_path().name in ("demo.anim", "demo.csv")
+    assert sample_path().name == "demo.anim"
+    # The package data, not a file next to a source checkout: `pip install .` ships it.
+    assert sample_path().parent == Path(curveeditor.__file__).resolve().parent / "resources" / "samples"
+    assert win.doc.clip.name == "demo" and len(win.doc.clip.tracks) == 6
 
 
 def test_about_lists_versions():

@@ -213,15 +213,3 @@ def test_export_dialog_opens_in_the_last_export_folder(win, qtbot, tmp_path, mon
     assert win.files.export_dialog("csv")
     assert win.files.export_dialog("anim-euler")
     assert os.path.dirname(starts[1]) == str(out)
-
-
-def test_no_file_and_no_resources_folder_opens_the_built_in_demo(win, qtbot, monkeypatch):
-    import curveeditor.app.main_window as mw
-
-    monkeypatch.setattr(mw, "sample_path", lambda: None)  # as installed by `pip install .`
-    monkeypatch.setattr(win.autosaver, "orphaned_sessions", lambda: [])
-    win.doc.load(Clip("empty", 30.0), None)
-    win.open_initial(None)
-    qtbot.wait(10)
-    assert win.doc.clip.name == "demo" and len(win.doc.clip.tracks) == 6
-    assert win.doc.selected_paths and win.graphs.items
