@@ -206,6 +206,7 @@ class RecipePanel(QWidget):
             act.triggered.connect(lambda _=False, n=name: self.add_step(n))
             self.add_actions[name] = act
         menu.setToolTipsVisible(True)
+        menu.aboutToShow.connect(self.warm_up)  # a step is coming: its imports start now
         self.add_button.setMenu(menu)
 
         def tool(text: str, tip: str, slot: Callable[[], None]) -> QToolButton:
@@ -330,12 +331,20 @@ class RecipePanel(QWidget):
         lay.addWidget(self.changes_label)
         lay.addLayout(apply_row)
 
-        run_in_thread(_warm_up)
+        self._warmed = False
         document.selectionChanged.connect(self._on_doc_selection)
         document.clipChanged.connect(self._on_doc_clip)
         self._set_status("Add a step to preview a clean-up.")
         self._update_buttons()
         self._show_params(-1)
+
+    def warm_up(self) -> None:
+        """Import the engine's op modules on a worker thread (once). The window calls this after the
+        first clip is drawn: started from ``__init__`` it held the GIL through ~1.9 s of
+        scipy.signal / scipy.ndimage imports while the window tried to paint (cold start)."""
+        if not self._warmed:
+            self._warmed = True
+            run_in_thread(_warm_up)
 
     # ------------------------------------------------------------------ recipe model
     def add_step(self, op: str, params: dict[str, Any] | None = None, enabled: bool = True) -> StepState:
