@@ -207,3 +207,17 @@ def test_saved_layouts_are_versioned_and_dropped_when_they_do_not_fit(qapp, tmp_
         assert not w.docks["History"].isVisible() and w.docks["Tracks"].isVisible()
     finally:
         w.close()
+
+
+def test_default_right_column_shows_the_whole_recipe_and_a_usable_3d_view(win, qtbot):
+    """The Recipe dock scrolls only when squeezed: at the default layout Apply / Discard are in sight
+    (no scroll bar) and the 3D view keeps a usable height (it got ~120 px when the steps list asked
+    for Qt's default 192 px)."""
+    win.reset_layout()
+    qtbot.wait(50)
+    area = win.docks["Recipe"].widget()
+    assert not area.verticalScrollBar().isVisible()
+    apply = win.recipe.apply_button
+    top_left = apply.mapTo(area.viewport(), apply.rect().topLeft())
+    assert area.viewport().rect().contains(QRect(top_left, apply.size()))
+    assert win.gizmo.view_widget.height() >= 200, win.gizmo.view_widget.height()
