@@ -101,12 +101,16 @@ class DockLayout:
     def toggle_maximize_graphs(self) -> None:
         """Ctrl+Space (as in Blender): hide every dock so the graphs take the window; again restores."""
         if self._maximized_docks is None:
+            # the layout as it is, sizes included: shown again, docks got other heights (the Recipe
+            # dock came back 80 px short, behind a scroll bar)
+            self._unmaximized_state = self.saveState(LAYOUT_VERSION)
             self._maximized_docks = [d for d in self.docks.values() if d.isVisible()]
             for d in self._maximized_docks:
                 d.hide()
         else:
             for d in self._maximized_docks:
                 d.show()
+            self.restoreState(self._unmaximized_state, LAYOUT_VERSION)
             self._maximized_docks = None
         self.act_maximize.blockSignals(True)
         self.act_maximize.setChecked(self._maximized_docks is not None)

@@ -221,3 +221,16 @@ def test_default_right_column_shows_the_whole_recipe_and_a_usable_3d_view(win, q
     top_left = apply.mapTo(area.viewport(), apply.rect().topLeft())
     assert area.viewport().rect().contains(QRect(top_left, apply.size()))
     assert win.gizmo.view_widget.height() >= 200, win.gizmo.view_widget.height()
+
+
+def test_maximize_twice_gives_back_the_same_dock_sizes(win, qtbot):
+    win.reset_layout()
+    qtbot.wait(50)
+    sizes = {k: d.size() for k, d in win.docks.items() if d.isVisible()}
+    win.act_maximize.trigger()
+    qtbot.wait(20)
+    win.act_maximize.trigger()
+    qtbot.wait(50)
+    # shown again without the saved state, the Recipe dock came back ~80 px short, behind a scroll bar
+    assert {k: d.size() for k, d in win.docks.items() if d.isVisible()} == sizes
+    assert not win.docks["Recipe"].widget().verticalScrollBar().isVisible()
