@@ -18,7 +18,6 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from curveeditor.engine.curves import INFINITY_MODES, infinity_name, with_infinity
-from curveeditor.engine.range_ops import run_recipe_on_range
 from curveeditor.engine.recipe import RecipeError
 
 from .buffer_curves import BufferCurves, BufferLayer
@@ -288,6 +287,9 @@ class EditingTools(QObject):
                 "Select keys (their time span) or set a playback range, on selected tracks.",
             )
             return False
+        # imported here: range_ops pulls in reduce / reorder, nothing the first paint needs (cold start)
+        from curveeditor.engine.range_ops import run_recipe_on_range
+
         try:
             recipe = self.win.recipe.recipe()
             res = run_recipe_on_range(self.doc.clip, recipe, rng[0], rng[1], paths=paths)
