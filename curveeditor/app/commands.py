@@ -25,6 +25,7 @@ class ClipHolder(Protocol):
 
     def _set_clip(self, clip: Clip, paths, keys) -> None: ...
 
+
 __all__ = ["ReplaceClipCommand", "changed_track_paths", "DRAG_COMMAND_ID", "ClipHolder"]
 
 #: Merge id of drag commands (QUndoCommand.id); consecutive drags with the same token merge.

@@ -72,7 +72,6 @@ class TrackNode:
         return self.parent.children.index(self) if self.parent else 0
 
 
-
 #: More changed rows than this are announced with one layout signal instead of one signal per row.
 MAX_ROW_SIGNALS = 64
 
