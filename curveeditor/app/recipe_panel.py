@@ -308,7 +308,7 @@ class RecipePanel(RecipePreview, QWidget):
         """Load a recipe file; ``RecipeError`` (naming file and step) when it is invalid."""
         self.set_recipe(Recipe.load(path))
 
-    # ------------------------------------------------------------------ preview
+    # ------------------------------------------------------------------ scope, status, buttons
     def scope_paths(self) -> list[str] | None:
         """Tracks the recipe runs on: the selection, or ``None`` = all tracks."""
         if self.scope.currentData() == "all":
@@ -394,8 +394,7 @@ class RecipePanel(RecipePreview, QWidget):
             QTimer.singleShot(0, lambda: self._rebuild_list(select=self.list.currentRow()))
             self._changed()
 
-    # ------------------------------------------------------------------ parameter widgets
-
+    # ------------------------------------------------------------------ parameter form (recipe_form)
     def _show_params(self, row: int) -> None:
         self._update_buttons()
         valid = 0 <= row < len(self.steps)
