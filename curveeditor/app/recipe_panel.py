@@ -224,16 +224,15 @@ class RecipePanel(RecipePreview, QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(row)
-        lay.addWidget(self.list, 2)
+        lay.addWidget(self.list, 1)
         # The parameters scroll: their form must not set the dock's minimum height (with the 3D
         # view above it, the right-hand column forced a 957 px window onto a 768 px screen).
         self.params_scroll = QScrollArea(self)
         self.params_scroll.setWidgetResizable(True)
         self.params_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.params_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.params_scroll.setWidget(self.params_box)
         self.params_scroll.setMinimumHeight(60)
-        lay.addWidget(self.params_scroll, 3)
+        lay.addWidget(self.params_scroll, 4)  # extra height goes to the parameters, not the list
         lay.addLayout(scope_row)
         lay.addWidget(self.status_label)
         lay.addWidget(self.progress_row)

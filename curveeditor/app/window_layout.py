@@ -17,6 +17,9 @@ __all__ = ["DockLayout", "LAYOUT_VERSION", "DEFAULT_SIZE"]
 #: from before versioning could hold a 3D dock squeezing the graphs to ~200 px, forever).
 LAYOUT_VERSION = 2
 DEFAULT_SIZE = (1500, 940)
+#: Extra default height (px) of the Recipe dock for a selected step's parameters (3-4 rows visible;
+#: longer forms scroll), taken from the 3D view above it (its GL view keeps ~180 px at 1500 x 940).
+PARAMS_ROOM = 48
 
 
 class DockLayout:
@@ -59,7 +62,8 @@ class DockLayout:
             return
         top, recipe = self.docks["3D view"], self.docks["Recipe"]
         area = recipe.widget()
-        want = area.widget().sizeHint().height() + (recipe.height() - area.viewport().height())
+        # + PARAMS_ROOM: the empty panel's hint leaves a selected step's form 80 px (2 rows)
+        want = area.widget().sizeHint().height() + (recipe.height() - area.viewport().height()) + PARAMS_ROOM
         col = top.height() + recipe.height()
         if self.isVisible() and col > want:
             self.resizeDocks([top, recipe], [col - want, want], Qt.Orientation.Vertical)

@@ -211,8 +211,8 @@ def test_saved_layouts_are_versioned_and_dropped_when_they_do_not_fit(qapp, tmp_
 
 def test_default_right_column_shows_the_whole_recipe_and_a_usable_3d_view(win, qtbot):
     """The Recipe dock scrolls only when squeezed: at the default layout Apply / Discard are in sight
-    (no scroll bar) and the 3D view keeps a usable height (it got ~120 px when the steps list asked
-    for Qt's default 192 px)."""
+    (no scroll bar), a selected step's parameters get their rows, and the 3D view keeps a usable
+    height (it got ~120 px when the steps list asked for Qt's default 192 px)."""
     win.reset_layout()
     qtbot.wait(50)
     area = win.docks["Recipe"].widget()
@@ -220,7 +220,16 @@ def test_default_right_column_shows_the_whole_recipe_and_a_usable_3d_view(win, q
     apply = win.recipe.apply_button
     top_left = apply.mapTo(area.viewport(), apply.rect().topLeft())
     assert area.viewport().rect().contains(QRect(top_left, apply.size()))
-    assert win.gizmo.view_widget.height() >= 200, win.gizmo.view_widget.height()
+    assert win.gizmo.view_widget.height() >= 160, win.gizmo.view_widget.height()
+    # a typical step's form (reduce: 4 rows) is whole without scrolling
+    win.recipe.add_step("reduce")
+    qtbot.wait(30)
+    try:
+        assert not win.recipe.params_scroll.verticalScrollBar().isVisible()
+        assert not area.verticalScrollBar().isVisible()
+    finally:
+        win.recipe.remove_current()
+        win.recipe.discard()
 
 
 def test_maximize_twice_gives_back_the_same_dock_sizes(win, qtbot):
