@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-__all__ = ["STYLES", "format_floats", "format_float", "detect_style"]
+__all__ = ["STYLES", "format_floats", "format_float", "format_bytes", "format_matrix", "detect_style"]
 
 STYLES = ("modern", "g9", "net")
 
@@ -255,19 +255,39 @@ _CHUNK = 8192  # values per pass: the temporaries stay in cache (3x faster than 
 def format_bytes(values, style: str = "modern") -> tuple[np.ndarray, np.ndarray]:
     """Every value spelled as in :func:`format_floats`, as one ``uint8`` buffer of the spellings
     back to back and their lengths ``(N,)`` (vectorized; no Python object per number)."""
+    mat, lengths = format_matrix(values, style)
+    keep = np.arange(mat.shape[1])[None, :] < lengths[:, None]
+    return mat[keep], lengths
+
+
+def format_matrix(values, style: str = "modern") -> tuple[np.ndarray, np.ndarray]:
+    """Every value spelled as in :func:`format_floats`, one per row of a ``uint8`` matrix ``(N, W)``
+    (left-aligned, ``W`` the longest spelling, padding unspecified) and the lengths ``(N,)``: the
+    form the ``.anim`` writer splices key lines from (one boolean compress per block of keys)."""
     a = np.asarray(values, dtype=np.float64).reshape(-1)
     if a.shape[0] < _SMALL:
         texts = [t.encode("ascii") for t in _format_small(a, style)]
         lengths = np.array([len(t) for t in texts], dtype=np.int64)
-        return np.frombuffer(b"".join(texts), dtype=np.uint8).copy(), lengths
+        w = int(lengths.max()) if texts else 1
+        mat = np.zeros((len(texts), w), dtype=np.uint8)
+        for i, t in enumerate(texts):
+            mat[i, : len(t)] = np.frombuffer(t, dtype=np.uint8)
+        return mat, lengths
     f32 = _check(a)
     if a.shape[0] <= _CHUNK:
         return _format_chunk(f32, style)
     parts = [_format_chunk(f32[i : i + _CHUNK], style) for i in range(0, a.shape[0], _CHUNK)]
-    return np.concatenate([b for b, _ in parts]), np.concatenate([n for _, n in parts])
+    w = max(m.shape[1] for m, _ in parts)
+    mat = np.zeros((a.shape[0], w), dtype=np.uint8)
+    row = 0
+    for m, _ in parts:
+        mat[row : row + m.shape[0], : m.shape[1]] = m
+        row += m.shape[0]
+    return mat, np.concatenate([n for _, n in parts])
 
 
 def _format_chunk(f32: np.ndarray, style: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(matrix (n, W), lengths (n,))`` of one chunk (see :func:`format_matrix`)."""
     n = f32.shape[0]
     neg = np.signbit(f32)
     fin = np.isfinite(f32)
@@ -309,8 +329,7 @@ def _format_chunk(f32: np.ndarray, style: str) -> tuple[np.ndarray, np.ndarray]:
             else:
                 m[j], p[j], e[j] = _dragon4(fr[j])
         _spell(mat, length, reg, sgn[reg], m, p, e, style)
-    keep = np.arange(W)[None, :] < length[:, None]
-    return mat[keep], length
+    return mat[:, : max(1, int(length.max()))], length
 
 
 def _spell(mat, length, rows, s0, m, p, e, style) -> None:
