@@ -215,7 +215,9 @@ def key_bytes(
     lit("\n")
     vec(val, "value")
     vec(ins, "inSlope")
-    vec(outs, "outSlope", ins)
+    # Equal in/out slopes (by value: a -0 out-slope beside a 0 in-slope) are written with the
+    # in-slopes' spellings, as the writer always has (the bytes of existing exports stay the same).
+    vec(ins if np.array_equal(ins, outs) else outs, "outSlope", ins)
     lit(p1 + "tangentMode: ")
     pieces.append(fmt.column(tm, None))
     lit("\n")
@@ -224,7 +226,7 @@ def key_bytes(
         pieces.append(fmt.column(wm, None))
         lit("\n")
         vec(inw, "inWeight")
-        vec(outw, "outWeight", inw)
+        vec(inw if np.array_equal(inw, outw) else outw, "outWeight", inw)
     return _splice(n, pieces)
 
 
