@@ -1,7 +1,7 @@
 """The .anim writer's bytes are pinned: a refactor of the renderer (streaming, spelling reuse, the
 splice) must write exactly what it wrote before (issue 8 section 2). The hashes were taken from the
-writer before the streaming render (commit 2966d6b, the same clip rendered there); a change of output format must update them on
-purpose, with the reason in the commit."""
+writer before the streaming render (commit 2966d6b, the same clip rendered there); a change of
+output format must update them on purpose, with the reason in the commit."""
 
 from __future__ import annotations
 
@@ -116,3 +116,44 @@ def test_edited_document_bytes_are_pinned(corpus_dir, name):
         )
         tracks.append(replace(t, curve=c))
     assert digest(clip.with_tracks(tracks)) == EDITED[name]
+
+
+def test_write_streams_entry_by_entry(tmp_path, monkeypatch):
+    """The writer hands the temp file one entry at a time: no chunk near the file's size (the old
+    writer built the whole text as one str, then its encoding: 3.4x the file in memory)."""
+    from curveeditor.io.anim import writer
+
+    sizes = []
+    real = writer.atomic_write_chunks
+
+    def spy(path, chunks, protect=None):
+        def counted():
+            for c in chunks:
+                sizes.append(len(c))
+                yield c
+
+        real(path, counted(), protect=protect)
+
+    monkeypatch.setattr(writer, "atomic_write_chunks", spy)
+    out = tmp_path / "c.anim"
+    write_clip(small_clip(), out)
+    total = out.stat().st_size
+    assert sum(sizes) == total
+    assert len(sizes) > 20 and max(sizes) < total / 5
+
+
+def test_a_value_unity_cannot_store_is_one_line_and_nothing_is_written(tmp_path):
+    """A NaN found while streaming (spelled mid-file) fails the write as before: one ClipWriteError,
+    no file, no temp file."""
+    from dataclasses import replace
+
+    from curveeditor.io import ClipWriteError
+
+    clip = small_clip()
+    t = clip.tracks[0]
+    v = t.curve.value.copy()
+    v[20, 1] = np.nan
+    bad = clip.with_tracks([replace(t, curve=replace(t.curve, value=v))] + list(clip.tracks[1:]))
+    with pytest.raises(ClipWriteError, match="NaN"):
+        write_clip(bad, tmp_path / "bad.anim")
+    assert list(tmp_path.iterdir()) == []
