@@ -338,23 +338,14 @@ def _spell(mat, length, rows, s0, m, p, e, style) -> None:
 
     A gather, not a scatter: each row gets a small table of the bytes it can hold (its nine digits,
     '0', '.', the exponent letter, sign and digits, '-'), and every output column picks its table
-    entry by arithmetic on (position, exponent, digit count). The scatter of one digit at a time
-    this replaces (fancy-indexed writes) was 60% of the spelling time."""
+    entry. Which entry depends only on (sign, exponent, digit count): those patterns are computed
+    once per style (:func:`_patterns`) and looked up. The scatter of one digit at a time this
+    replaces (fancy-indexed writes) took 1.5 us per number; this takes ~0.15 us."""
     R = rows.shape[0]
     m9 = m * _P10I[9 - p]  # nine digits, zero-padded on the right
     hi3, rest = np.divmod(m9, 1000000)
     mid3, lo3 = np.divmod(rest, 1000)
-    if style == "g9":
-        sci = (e < -4) | (e >= 9)
-        letter, pad = 101, 2  # C printf: at least two exponent digits
-    elif style == "net":
-        sci = (e < -4) | (e >= 15)
-        letter, pad = 69, 2  # 'E', two digits
-    else:
-        sci = (e < -9) | (e >= 21)
-        letter, pad = 101, 1  # 'e', no padding
-    ae = np.abs(e)
-    nd = np.where(ae >= 100, 3, np.maximum(np.where(ae >= 10, 2, 1), pad))
+    letter, pad = _EXP_STYLE[style]
     table = np.empty((R, _T_SIZE), dtype=np.uint8)
     table[:, 0:3] = _DIGITS3[hi3]
     table[:, 3:6] = _DIGITS3[mid3]
@@ -362,12 +353,80 @@ def _spell(mat, length, rows, s0, m, p, e, style) -> None:
     table[:, _T_ZERO] = 48
     table[:, _T_DOT] = 46
     table[:, _T_LETTER] = letter
-    table[:, _T_ESIGN] = np.where(e < 0, 45, 43)
-    # Exponent digits, left-aligned: nd of them from 10**(nd-1) down.
-    for j in range(3):
-        place = _P10I[np.maximum(nd - 1 - j, 0)]
-        table[:, _T_EXP + j] = (ae // place) % 10 + 48
     table[:, _T_MINUS] = 45
+    sci = np.flatnonzero(_scientific(e, style))
+    if sci.size:
+        # Exponent sign and digits (left-aligned: nd of them from 10**(nd-1) down); positional
+        # numbers never read these entries.
+        es = e[sci]
+        ae = np.abs(es)
+        nd = np.where(ae >= 100, 3, np.maximum(np.where(ae >= 10, 2, 1), pad))
+        table[sci, _T_ESIGN] = np.where(es < 0, 45, 43)
+        for j in range(3):
+            place = _P10I[np.maximum(nd - 1 - j, 0)]
+            table[sci, _T_EXP + j] = (ae // place) % 10 + 48
+    pat_idx, pat_len = _patterns(style, s0, e, p)
+    cid = _pattern_id(s0, e, p)
+    total = pat_len[cid]
+    w = int(total.max())
+    idx = pat_idx[cid, :w]
+    got = np.take_along_axis(table, idx.astype(np.intp), axis=1)
+    if R == mat.shape[0]:  # every number regular (no zeros or infinities): rows is arange(R)
+        mat[:, :w] = got
+    else:
+        mat[rows, :w] = got
+    length[rows] = total
+
+
+_T_ZERO, _T_DOT, _T_LETTER, _T_ESIGN, _T_EXP, _T_MINUS = 9, 10, 11, 12, 13, 16
+_T_SIZE = 17
+_EXP_STYLE = {"g9": (101, 2), "net": (69, 2), "modern": (101, 1)}  # exponent letter, min digits
+_W = 32  # longest spelling (a sign and 21 positional digits, or a scientific form)
+#: style -> (table index per (pattern, column) (4096, 32) int8, length (4096,), computed (4096,)).
+_PATTERNS: dict = {}
+
+
+def _scientific(e: np.ndarray, style: str) -> np.ndarray:
+    """True where a number of decimal exponent ``e`` is spelled in scientific notation."""
+    if style == "g9":
+        return (e < -4) | (e >= 9)
+    if style == "net":
+        return (e < -4) | (e >= 15)
+    return (e < -9) | (e >= 21)
+
+
+def _pattern_id(s0: np.ndarray, e: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Pattern number of (sign, decimal exponent, digit count): float32 exponents are -45..38."""
+    return (s0 * 128 + (e + 64)) * 16 + p
+
+
+def _patterns(style: str, s0: np.ndarray, e: np.ndarray, p: np.ndarray):
+    """The per-style pattern tables with every (sign, exponent, digit count) of these numbers filled."""
+    got = _PATTERNS.get(style)
+    if got is None:
+        got = (np.zeros((4096, _W), dtype=np.int8), np.zeros(4096, dtype=np.int64), np.zeros(4096, bool))
+        _PATTERNS[style] = got
+    pat_idx, pat_len, known = got
+    cid = _pattern_id(s0, e, p)
+    if not known[cid].all():
+        cid = np.unique(cid)
+        new = cid[~known[cid]]
+        ns0, rest = np.divmod(new, 128 * 16)
+        ne, np_ = np.divmod(rest, 16)
+        idx, ln = _pattern_rows(style, ns0, ne - 64, np_)
+        pat_idx[new] = idx
+        pat_len[new] = ln
+        known[new] = True
+    return pat_idx, pat_len
+
+
+def _pattern_rows(style: str, s0: np.ndarray, e: np.ndarray, p: np.ndarray):
+    """Table index of every output column (``(U, 32)``) and the length of the spelling, for numbers
+    with sign ``s0`` (1 = negative), decimal exponent ``e`` and ``p`` significant digits."""
+    sci = _scientific(e, style)
+    pad = _EXP_STYLE[style][1]
+    ae = np.abs(e)
+    nd = np.where(ae >= 100, 3, np.maximum(np.where(ae >= 10, 2, 1), pad))
     mant_len = np.where(p > 1, p + 1, 1)
     lead = style == "g9"  # Unity's g9 drops the leading zero of 0.5 (".5")
     frac = e + 1 < p
@@ -378,44 +437,29 @@ def _spell(mat, length, rows, s0, m, p, e, style) -> None:
         np.where(neg_e, p - e + 1 - int(lead), np.where(frac, p + 1, e + 1)),
     )
     total = s0 + ln
-    w = int(total.max())
-    # Small integers throughout (positions < 32, |e| < 50): int8 arrays keep the (R, w) passes cheap.
-    i8 = np.int8
-    s0_ = s0.astype(i8)[:, None]
-    J = np.arange(w, dtype=i8)[None, :] - s0_  # position after the sign
+    J = np.arange(_W)[None, :] - s0[:, None]  # position after the sign
     minus = J < 0
     if lead:
-        J = J + (neg_e & ~sci).astype(i8)[:, None]  # skip the '0' of "0.xxx"
-    e_ = e.astype(i8)[:, None]
-    p_ = p.astype(i8)[:, None]
+        J = J + (neg_e & ~sci)[:, None]  # skip the '0' of "0.xxx"
+    e_ = e[:, None]
+    p_ = p[:, None]
     # Positional, e >= 0: digits 0..e, then '.' and the rest; digits past p are zeros.
-    k = J - (J > e_).astype(i8)
-    pos_ge = np.where(J == e_ + 1, i8(_T_DOT), np.where((k >= 0) & (k < p_), k, i8(_T_ZERO)))
+    k = J - (J > e_)
+    pos_ge = np.where(J == e_ + 1, _T_DOT, np.where((k >= 0) & (k < p_), k, _T_ZERO))
     # Positional, e < 0: "0." then -e-1 zeros, then the digits from position 1 - e.
     z = J - (1 - e_)
-    pos_lt = np.where(J == 1, i8(_T_DOT), np.where((z >= 0) & (z < p_), z, i8(_T_ZERO)))
-    idx = np.where(neg_e[:, None], pos_lt, pos_ge)
-    if sci.any():
-        # Scientific: d0 ['.' d1..d(p-1)] letter sign exponent-digits.
-        ml = mant_len.astype(i8)[:, None]
-        after = J - ml
-        pos_sci = np.where(
-            J < ml,
-            np.where(J == 0, i8(0), np.where(J == 1, i8(_T_DOT), J - 1)),
-            np.where(
-                after == 0,
-                i8(_T_LETTER),
-                np.where(after == 1, i8(_T_ESIGN), i8(_T_EXP) + np.clip(after - 2, 0, 2).astype(i8)),
-            ),
-        )
-        idx = np.where(sci[:, None], pos_sci, idx)
-    idx = np.where(minus, i8(_T_MINUS), np.clip(idx, 0, _T_SIZE - 1).astype(i8))
-    mat[rows, :w] = np.take_along_axis(table, idx.astype(np.intp), axis=1)
-    length[rows] = total
-
-
-_T_ZERO, _T_DOT, _T_LETTER, _T_ESIGN, _T_EXP, _T_MINUS = 9, 10, 11, 12, 13, 16
-_T_SIZE = 17
+    pos_lt = np.where(J == 1, _T_DOT, np.where((z >= 0) & (z < p_), z, _T_ZERO))
+    # Scientific: d0 ['.' d1..d(p-1)] letter sign exponent-digits.
+    ml = mant_len[:, None]
+    after = J - ml
+    pos_sci = np.where(
+        J < ml,
+        np.where(J == 0, 0, np.where(J == 1, _T_DOT, J - 1)),
+        np.where(after == 0, _T_LETTER, np.where(after == 1, _T_ESIGN, _T_EXP + np.clip(after - 2, 0, 2))),
+    )
+    idx = np.where(sci[:, None], pos_sci, np.where(neg_e[:, None], pos_lt, pos_ge))
+    idx = np.where(minus, _T_MINUS, np.clip(idx, 0, _T_SIZE - 1))
+    return idx.astype(np.int8), total
 
 
 def format_float(x: float, style: str = "modern") -> str:

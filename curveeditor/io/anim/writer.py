@@ -72,21 +72,39 @@ class Fmt:
 
     def column(self, a: np.ndarray, style: str | None, like: np.ndarray | None = None):
         """The spellings of ``a (n,)`` for :func:`_splice`: constant ``bytes`` when every key spells
-        the same, else a :class:`_Spelled` (cached; ``like``, a column spelled before, is reused
-        when ``a`` repeats it shifted by one key)."""
+        the same, else a :class:`_Spelled` (cached). ``like`` (n,), a column spelled before (the
+        in-slopes of the out-slopes): the values of ``a`` equal to it bit for bit, at the same key
+        or at the next one (Linear tangents: a key's out-slope is the next key's in-slope), reuse
+        its spellings; only the others are spelled."""
         a = np.ascontiguousarray(a)
         if _constant(a, style):
             return self._one(a[0], style)
         key = (style, a.dtype.str, a.tobytes())
         got = self._columns.get(key)
         if got is None:
-            if like is not None and style is not None and _same_bits(a[:-1], like[1:]):
-                prev = self.column(like, style)
-                got = _shifted(prev, a, style) if isinstance(prev, _Spelled) else None
+            if like is not None and style is not None and a.dtype == np.float64 and a.shape[0] > 1:
+                got = self._reuse(a, np.ascontiguousarray(like, dtype=np.float64), style)
             if got is None:
                 got = _spell_column(a, style)
             self._columns[key] = got
         return got
+
+    def _reuse(self, a: np.ndarray, like: np.ndarray, style: str) -> _Spelled | None:
+        """:meth:`column` of ``a`` built from ``like``'s spellings where the bits agree (same key,
+        or ``a[i] == like[i + 1]``), or None when fewer than half of them do."""
+        bits, lbits = a.view(np.uint64), like.view(np.uint64)
+        same = np.zeros(a.shape[0], dtype=bool)
+        same[:-1] = bits[:-1] == lbits[1:]
+        shift = 1
+        if 2 * int(same.sum()) < a.shape[0]:
+            same = bits == lbits
+            shift = 0
+            if 2 * int(same.sum()) < a.shape[0]:
+                return None
+        prev = self.column(like, style)
+        if not isinstance(prev, _Spelled):
+            return None
+        return _reuse(prev, a, style, same, shift)
 
     def _one(self, v, style: str | None) -> bytes:
         """The spelling of one number (cached: default weights and modes recur in every block)."""
@@ -296,25 +314,27 @@ def _spell_column(a: np.ndarray, style: str | None) -> _Spelled:
     return _Spelled(*format_matrix(a, style))
 
 
-def _shifted(prev: _Spelled, a: np.ndarray, style: str) -> _Spelled:
-    """The spellings of ``a`` whose first ``n - 1`` values are ``prev``'s last ``n - 1`` (Linear
-    tangents: a key's out-slope is the next key's in-slope): only the last value is spelled."""
-    last_mat, last_len = format_matrix(a[-1:], style)
-    w = max(prev.mat.shape[1], last_mat.shape[1])
-    mat = np.zeros((a.shape[0], w), dtype=np.uint8)
-    mat[:-1, : prev.mat.shape[1]] = prev.mat[1:]
-    mat[-1, : last_mat.shape[1]] = last_mat[0]
-    mask = np.zeros((a.shape[0], w), dtype=bool)
-    mask[:-1, : prev.mask.shape[1]] = prev.mask[1:]
-    mask[-1, : int(last_len[0])] = True
+def _reuse(prev: _Spelled, a: np.ndarray, style: str, same: np.ndarray, shift: int) -> _Spelled:
+    """The spellings of ``a (n,)``: row ``i`` copied from ``prev``'s row ``i + shift`` where ``same``
+    (the values are equal bit for bit, so the spelling is), the other values spelled here."""
+    n = a.shape[0]
+    rows = np.flatnonzero(same)
+    other = np.flatnonzero(~same)
+    w = prev.mat.shape[1]
+    if other.size:
+        o_mat, o_len = format_matrix(a[other], style)
+        w = max(w, o_mat.shape[1])
+    mat = np.zeros((n, w), dtype=np.uint8)
+    mask = np.zeros((n, w), dtype=bool)
+    pw = prev.mat.shape[1]
+    mat[rows, :pw] = prev.mat[rows + shift]
+    mask[rows, :pw] = prev.mask[rows + shift]
+    if other.size:
+        mat[other, : o_mat.shape[1]] = o_mat
+        mask[other] = np.arange(w)[None, :] < o_len[:, None]
     out = _Spelled.__new__(_Spelled)
     out.mat, out.mask = mat, mask
     return out
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal values with equal signs (``-0`` and ``0`` spell differently)."""
-    return bool(np.array_equal(a, b) and np.array_equal(np.signbit(a), np.signbit(b)))
 
 
 def _int_matrix(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
