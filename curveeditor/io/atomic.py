@@ -27,6 +27,7 @@ from .errors import ClipWriteError
 
 __all__ = [
     "atomic_write_bytes",
+    "atomic_write_chunks",
     "atomic_write_text",
     "same_file",
     "check_not_protected",
@@ -105,6 +106,15 @@ def atomic_write_bytes(
     Raises :class:`ClipWriteError` (nothing written, no temp file left) when ``path`` is a ``protect``
     path, its folder does not exist, or any OS error occurs.
     """
+    atomic_write_chunks(path, (data,), protect=protect)
+
+
+def atomic_write_chunks(
+    path: PathLike, chunks: Iterable[bytes], protect: PathLike | Iterable[PathLike] | None = None
+) -> None:
+    """:func:`atomic_write_bytes` of the concatenation of ``chunks``, written as they come (a
+    streaming writer never holds the whole file). An exception raised while producing the chunks
+    propagates unchanged after the temp file is removed (the target is untouched)."""
     check_not_protected(path, protect)
     shown = os.fspath(path)
     target = write_target(shown)
@@ -113,7 +123,8 @@ def atomic_write_bytes(
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for chunk in chunks:
+                f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
         # Keep the permissions an existing target had; new files get the usual umask-based mode

@@ -245,12 +245,16 @@ def deviation(
     frames: bool = False,
     bound: float | None = None,
     key_bound: float | None = None,
+    memo: dict | None = None,
 ) -> Deviation:
     """How far ``written`` plays from ``reference`` (two :class:`RotationTrack`), degrees.
 
     ``frames=False``: both as Unity plays them (:func:`~curveeditor.engine.diff.diff_tracks`: key
     times of both plus a dense grid). ``frames=True``: the reference is its key poses and the Slerp
-    between neighbouring keys (a sampled clip), on the checker grid over both key sets."""
+    between neighbouring keys (a sampled clip), on the checker grid over both key sets; the grid
+    holds every key time exactly, so the error at the frames is read off the same evaluation.
+    ``memo`` (a dict kept across the calls of one written track) reuses what ``written`` plays on
+    a grid another call already evaluated (the writer's and the promise's check of one track)."""
     from ..engine.clip import key_quaternions, played
     from ..engine.diff import diff_tracks
     from ..engine.reduce import dense_check_grid
@@ -260,10 +264,18 @@ def deviation(
     rt = reference.times
     if frames:
         key_q = key_quaternions(reference)
-        key_err = geodesic_angle(played(written, rt), key_q)
         keys = np.union1d(rt, written.times)
-        grid, _ = dense_check_grid(keys)
-        err = geodesic_angle(played(written, grid), slerp(rt, key_q, grid))
+        grid, key_index = dense_check_grid(keys)
+        memo_key = (grid.shape[0], grid.tobytes())
+        got = None if memo is None else memo.get(memo_key)
+        if got is None:
+            got = played(written, grid)
+            if memo is not None:
+                memo.clear()  # one grid at a time: the memo is for the next call on the same track
+                memo[memo_key] = got
+        at_frames = key_index[np.searchsorted(keys, rt)]
+        key_err = geodesic_angle(got[at_frames], key_q)
+        err = geodesic_angle(got, slerp(rt, key_q, grid))
         times = grid
     else:
         d = diff_tracks(reference, written)
@@ -335,7 +347,8 @@ def check_written(
             between = None
         if frames and between is not None:
             between = between + FLOAT32_SLACK_DEG
-        wd = deviation(t, w, frames, between, writer_bound)
+        memo: dict = {}
+        wd = deviation(t, w, frames, between, writer_bound, memo=memo)
         pd = None
         ref = ref_by_path.get(t.path)
         if ref is not None and ref.n_keys and ref is not t:
@@ -343,7 +356,9 @@ def check_written(
             pbound = promise.bound_deg
             # Against samples (a BVH input) the promise holds at the frames; between them the
             # deviation from their Slerp is reported (bounded only by a stated tolerance).
-            pd = deviation(ref, w, rframes, promise.between_bound_deg if rframes else pbound, pbound)
+            pd = deviation(
+                ref, w, rframes, promise.between_bound_deg if rframes else pbound, pbound, memo=memo
+            )
         checks.append(TrackCheck(t.path, t.n_keys, w.n_keys, _reasons(t, w, ext), wd, pd))
         if failure is None:
             for dev, what in ((wd, promise.clip_what), (pd, promise.what)):

@@ -121,3 +121,20 @@ def test_write_clip_anim_is_atomic_and_names_the_target(tmp_path):
     with pytest.raises(ClipWriteError, match="refusing to overwrite"):
         write_clip(clip, out, protect=out)
     assert os.listdir(tmp_path) == ["out.anim"]
+
+
+def test_chunks_are_written_in_order_and_a_failing_stream_leaves_nothing(tmp_path):
+    target = tmp_path / "out.anim"
+    atomic.atomic_write_chunks(target, (c for c in (b"one\n", b"two\n", b"three\n")))
+    assert target.read_bytes() == b"one\ntwo\nthree\n"
+
+    def broken():
+        yield b"half of a new file\n"
+        raise ValueError("cannot write NaN")
+
+    # The producer's own error comes through unchanged (the writer turns it into one line), the
+    # old file stays and no temp file is left.
+    with pytest.raises(ValueError, match="NaN"):
+        atomic.atomic_write_chunks(target, broken())
+    assert target.read_bytes() == b"one\ntwo\nthree\n"
+    assert sorted(os.listdir(tmp_path)) == ["out.anim"]

@@ -169,3 +169,34 @@ def test_corpus_bvh_written_at_frames(path, tmp_path):
     for c in check.tracks:
         assert c.writer.key_error < 0.01
     assert max(c.writer.max_error for c in check.tracks) < 20.0
+
+
+def test_frame_deviation_figures_match_a_direct_evaluation(tmp_path):
+    """verify.deviation reads the error at the frames off its grid evaluation and shares that
+    evaluation between the writer's and the promise's check (memo): the figures of evaluating
+    the written track at the frames and on the grid separately."""
+    from curveeditor.engine.reduce import dense_check_grid
+    from curveeditor.io.verify import Promise, check_written, deviation
+
+    bvh = tmp_path / "wavy.bvh"
+    write_bvh(bvh, wavy_rows())
+    src = read_clip(bvh)
+    write_checked(src, tmp_path / "w.anim", tolerance=0.0003)  # keys added between some frames
+    back = read_clip(tmp_path / "w.anim")
+    assert any(back.track(t.path).n_keys > t.n_keys for t in src.tracks)
+    for t in src.tracks:
+        w = back.track(t.path)
+        q = key_quaternions(t)
+        grid, _ = dense_check_grid(np.union1d(t.times, w.times))
+        at = geodesic_angle(played(w, t.times), q)
+        between = geodesic_angle(played(w, grid), slerp(t.times, q, grid))
+        memo: dict = {}
+        for m in (None, memo, memo):  # without a memo, filling it, reading it
+            d = deviation(t, w, frames=True, memo=m)
+            # Equal up to the last bits (numpy's SIMD loops may round a long batch differently).
+            assert d.key_error == pytest.approx(float(at.max()), rel=1e-9, abs=1e-12)
+            assert d.max_error == pytest.approx(float(between.max()), rel=1e-9, abs=1e-12)
+    # The promise against the same source: the same figures as the writer's check.
+    check = check_written(src, back, Promise(reference=src.with_tracks(list(src.tracks))), ".anim")
+    for tc in check.tracks:
+        assert tc.promise is None or tc.promise.max_error == tc.writer.max_error
