@@ -1,8 +1,10 @@
 """Dope sheet: one row per track with its key ticks, a summary row and group rows; retime keys.
 
-Rows: **Clip** (every key time of the clip), then the tracks in clip order, indented by depth; a track
-with descendant tracks gets a group row above it that summarises its subtree (click its triangle to
-fold it). A tick in the summary or a group row stands for every key at that time in the tracks below.
+Rows: **Clip** (every key time of the clip), then one row per bone in clip order, indented by depth, as
+the track tree shows them. A bone with child tracks has a fold triangle: unfolded, its row shows its
+own keys and its children follow below; folded, the children are hidden and its row summarises the
+whole subtree (its own keys and every descendant's). A tick in the summary or a folded row stands for
+every key at that time in the tracks it covers.
 
 Mouse (Unity / Blender): click a tick to select its keys (Shift adds, Ctrl toggles), drag on empty space
 to box-select, drag a selected tick to move the selection in time (snapped to frames), click or drag
@@ -46,13 +48,18 @@ HIT_PX = 5.0
 
 @dataclass
 class Row:
-    """One dope-sheet row: ``paths`` it covers (one for a track row, the subtree for a group row)."""
+    """One dope-sheet row: the ``paths`` whose keys it shows (the bone's own track; its whole subtree,
+    own track first, when folded; every track for the summary)."""
 
-    kind: str  # "summary", "group", "track"
+    kind: str  # "summary", "track"
     label: str
     paths: tuple[str, ...]
     depth: int = 0
-    group: str = ""  # the group's own path (group rows)
+    group: str = ""  # the bone's path when it has child tracks (the row folds), else ""
+
+    @property
+    def folds(self) -> bool:
+        return bool(self.group)
 
 
 @dataclass
@@ -96,16 +103,21 @@ class DopeCanvas(QWidget):
         rows = [Row("summary", f"{clip.name} (all tracks)", tuple(paths))]
         hidden_under: list[str] = []
         for p in paths:
-            if any(p.startswith(h + "/") or p == h for h in hidden_under):
+            if any(p.startswith(h + "/") for h in hidden_under):
                 continue
-            depth = p.count("/")
-            sub = tuple(q for q in paths if q == p or q.startswith(p + "/"))
-            if len(sub) > 1:
-                rows.append(Row("group", p.rsplit("/", 1)[-1], sub, depth, group=p))
-                if p in self.folded:
-                    hidden_under.append(p)
-                    continue
-            rows.append(Row("track", p.rsplit("/", 1)[-1], (p,), depth + (1 if len(sub) > 1 else 0)))
+            children = tuple(q for q in paths if q.startswith(p + "/"))
+            folded = bool(children) and p in self.folded
+            if folded:
+                hidden_under.append(p)
+            rows.append(
+                Row(
+                    "track",
+                    p.rsplit("/", 1)[-1],
+                    (p, *children) if folded else (p,),
+                    p.count("/"),
+                    group=p if children else "",
+                )
+            )
         self.rows = rows
         self.update()
 
@@ -278,7 +290,7 @@ class DopeCanvas(QWidget):
         i = self.row_at(y)
         if i is not None and x < LABEL_W:
             r = self.rows[i]
-            if r.kind == "group" and x < 14 + 12 * r.depth + 12:
+            if r.folds and x < 6 + 12 * r.depth + 12:  # the fold triangle
                 self.folded ^= {r.group}
                 self.rebuild_rows()
             elif r.kind != "summary":
@@ -405,11 +417,7 @@ class DopeCanvas(QWidget):
         ppx = self.px_per_s()
         sel = self.doc.selected_keys
         clip = self.doc.clip
-        colors = {
-            "summary": QColor(self.theme.plot_fg),
-            "group": QColor(self.theme.plot_fg),
-            "track": QColor(self.theme.channels[2]),
-        }
+        own, summary = QColor(self.theme.channels[2]), QColor(self.theme.plot_fg)
         sel_c = QColor(self.theme.key_selected)
         sel_t: dict[str, np.ndarray] = {}
         for p, s in sel.items():
@@ -458,7 +466,7 @@ class DopeCanvas(QWidget):
             m = np.zeros(w, dtype=bool)
             for p in r.paths:
                 m |= track_mask(p)
-            col = colors[r.kind]
+            col = own if r.kind == "track" and len(r.paths) == 1 else summary
             line[m] = (col.red(), col.green(), col.blue(), 255)
             st = [sel_t[p] for p in r.paths if p in sel_t]
             if st:
@@ -491,12 +499,14 @@ class DopeCanvas(QWidget):
                 p.fillRect(QRectF(0, y, LABEL_W, ROW_H), hc)
             p.setPen(fg)
             font = p.font()
-            font.setBold(r.kind != "track")
+            font.setBold(r.kind == "summary" or len(r.paths) > 1)
             p.setFont(font)
             indent = 6 + 12 * r.depth
             label = r.label
-            if r.kind == "group":
+            if r.folds:
                 label = ("▸ " if r.group in self.folded else "▾ ") + label
+            elif r.kind == "track":
+                label = "   " + label  # aligned with the names of rows that fold
             p.drawText(QRectF(indent, y, LABEL_W - indent - 4, ROW_H), Qt.AlignmentFlag.AlignVCenter, label)
         if last >= first:
             p.drawImage(QPointF(LABEL_W, self.row_y(first)), self._tick_image(first, last))
