@@ -19,8 +19,9 @@ Retiming is :func:`curveeditor.engine.retime.retime_over`: each track plays the 
 keys that stay neighbours (tangents scale with time); moved keys overwrite the keys they land on or
 cover, as in Unity (a drag restarts from the clip at its start, so dragging back restores them).
 
-Speed: ticks of every visible row are rasterised with numpy into one image per repaint (one draw
-call; no per-key graphics items), so a 31 x 2,752-key clip repaints in a few milliseconds.
+Speed: ticks of every visible row are rasterised with numpy into one pixel line per row (stretched
+over the row when drawn; no per-key graphics items), so a 31 x 2,752-key clip repaints in a few
+milliseconds.
 """
 
 from __future__ import annotations
@@ -409,38 +410,26 @@ class DopeCanvas(QWidget):
         super().keyPressEvent(ev)
 
     # ------------------------------------------------------------------ painting
-    def _tick_image(self, first: int, last: int) -> QImage:
-        """Every tick of rows ``first..last`` rasterised with numpy (selected ones on top)."""
+    def _tick_rows(self, first: int, last: int) -> QImage:
+        """The ticks of rows ``first..last`` rasterised with numpy: one pixel line per row (image
+        row ``k`` = dope-sheet row ``first + k``), transparent between ticks, selected ticks on top.
+        :meth:`paintEvent` stretches each line over its row's tick band."""
         w = max(self.width() - LABEL_W, 1)
-        h = max((last - first + 1) * ROW_H, 1)
-        img = np.zeros((h, w, 4), dtype=np.uint8)
+        n = last - first + 1
         ppx = self.px_per_s()
-        sel = self.doc.selected_keys
         clip = self.doc.clip
-        own, summary = QColor(self.theme.channels[2]), QColor(self.theme.plot_fg)
-        sel_c = QColor(self.theme.key_selected)
-        sel_t: dict[str, np.ndarray] = {}
-        for p, s in sel.items():
-            try:
-                sel_t[p] = np.asarray(clip.track(p).times)[np.fromiter(s, dtype=np.int64)]
-            except KeyError:
-                pass
         v0 = self.view[0]
         # Ticks are at most 5 px wide and shrink on dense keys so neighbouring frames stay apart.
         half = int(np.clip(0.3 * ppx / self.doc.frame_rate, 1, TICK_HALF))
 
-        def mask_of(times: np.ndarray) -> np.ndarray:
+        def raw(times: np.ndarray) -> np.ndarray:
+            """(w,) bool: the pixel columns of ``times`` (one pixel each; widened below)."""
             x = ((times - v0) * ppx + 0.5).astype(np.int64)
-            x = x[(x >= 0) & (x < w)]
             m = np.zeros(w, dtype=bool)
-            m[x] = True
-            out = m.copy()
-            for d in range(1, half):  # tick width: shifted ORs of the row, not a per-key loop
-                out[d:] |= m[:-d]
-                out[:-d] |= m[d:]
-            return out
+            m[x[(x >= 0) & (x < w)]] = True
+            return m
 
-        # Pixel masks per track (cached per track object and view), ORed into group / summary rows:
+        # Pixel columns per track (cached per track object and view), ORed into folded / summary rows:
         # a pixel-level union instead of np.unique over every key of a subtree.
         key = (self.view, w)
         if getattr(self, "_mask_key", None) != key:
@@ -448,32 +437,56 @@ class DopeCanvas(QWidget):
             self._masks = {}
         by = {t.path: t for t in clip.tracks}
 
-        def track_mask(p: str) -> np.ndarray:
+        def track_cols(p: str) -> np.ndarray:
             tr = by[p]
             hit = self._masks.get(p)
             if hit is None or hit[0] is not tr:
-                hit = (tr, mask_of(np.asarray(tr.times)))
+                hit = (tr, raw(np.asarray(tr.times)))
                 self._masks[p] = hit
             return hit[1]
 
-        # One RGBA line per row, copied into the row's band (contiguous copies: fancy-indexed
-        # writes into the 2-D image cost ~3 ms per row on a 2,752-key row).
-        for i in range(first, last + 1):
-            r = self.rows[i]
-            y0 = (i - first) * ROW_H + 4
-            y1 = (i - first) * ROW_H + ROW_H - 4
-            line = np.zeros((w, 4), dtype=np.uint8)
-            m = np.zeros(w, dtype=bool)
-            for p in r.paths:
-                m |= track_mask(p)
-            col = own if r.kind == "track" and len(r.paths) == 1 else summary
-            line[m] = (col.red(), col.green(), col.blue(), 255)
+        sel_t: dict[str, np.ndarray] = {}
+        for p, idx in self.doc.selected_keys.items():
+            if p in by and idx:
+                sel_t[p] = np.asarray(by[p].times)[np.fromiter(idx, dtype=np.int64, count=len(idx))]
+        ticks = np.zeros((n, w), dtype=bool)
+        sel = np.zeros((n, w), dtype=bool)
+        summary = np.zeros(n, dtype=bool)
+        for k in range(n):
+            r = self.rows[first + k]
+            summary[k] = r.kind == "summary" or len(r.paths) > 1
+            if len(r.paths) == 1:
+                ticks[k] = track_cols(r.paths[0])
+            else:
+                for p in r.paths:
+                    ticks[k] |= track_cols(p)
             st = [sel_t[p] for p in r.paths if p in sel_t]
             if st:
-                line[mask_of(np.concatenate(st))] = (sel_c.red(), sel_c.green(), sel_c.blue(), 255)
-            img[y0:y1] = line[None]
-        self._img = img  # keep the buffer alive while the QImage uses it
-        return QImage(img.data, w, h, 4 * w, QImage.Format.Format_RGBA8888)
+                sel[k] = raw(st[0] if len(st) == 1 else np.concatenate(st))
+
+        def widen(m: np.ndarray) -> np.ndarray:  # tick width: shifted ORs of every row at once
+            out = m.copy()
+            for d in range(1, half):
+                out[:, d:] |= m[:, :-d]
+                out[:, :-d] |= m[:, d:]
+            return out
+
+        def argb(c: QColor) -> int:
+            return 0xFF000000 | (c.red() << 16) | (c.green() << 8) | c.blue()
+
+        lut = np.array(
+            [
+                0,
+                argb(QColor(self.theme.channels[2])),  # a track's own keys
+                argb(QColor(self.theme.plot_fg)),  # summary / folded rows
+                argb(QColor(self.theme.key_selected)),
+            ],
+            dtype=np.uint32,
+        )
+        cls = widen(ticks).astype(np.uint8) * np.where(summary, 2, 1).astype(np.uint8)[:, None]
+        cls[widen(sel)] = 3
+        self._img = np.ascontiguousarray(lut[cls])  # kept alive while the QImage uses it
+        return QImage(self._img.data, w, n, 4 * w, QImage.Format.Format_ARGB32_Premultiplied)
 
     def paintEvent(self, _ev) -> None:  # noqa: N802
         self.paints += 1
@@ -509,7 +522,13 @@ class DopeCanvas(QWidget):
                 label = "   " + label  # aligned with the names of rows that fold
             p.drawText(QRectF(indent, y, LABEL_W - indent - 4, ROW_H), Qt.AlignmentFlag.AlignVCenter, label)
         if last >= first:
-            p.drawImage(QPointF(LABEL_W, self.row_y(first)), self._tick_image(first, last))
+            # one pixel line per row, stretched over the row's tick band (nearest, no smoothing):
+            # a full-height RGBA image cost ~9 ms per repaint to fill and blend at 31 rows
+            img = self._tick_rows(first, last)
+            w = float(img.width())
+            for k in range(last - first + 1):
+                y = self.row_y(first + k)
+                p.drawImage(QRectF(LABEL_W, y + 4, w, ROW_H - 8), img, QRectF(0, k, w, 1))
         # ruler: frame numbers
         p.fillRect(QRectF(0, 0, self.width(), RULER_H), QColor(th.plot_bg).darker(110))
         p.setPen(fg)

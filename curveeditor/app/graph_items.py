@@ -70,6 +70,9 @@ def set_if_changed(item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
     item._ce_xy = (x, y)
 
 
+DEDUPE_MARKERS = 2000  # more visible markers than this are drawn once per occupied device pixel
+
+
 class KeyMarkers(pg.GraphicsObject):
     """Key points as fixed-size screen markers, drawn from numpy arrays in one ``drawPoints`` call.
 
@@ -190,9 +193,15 @@ class KeyMarkers(pg.GraphicsObject):
         pm = self._sprite(dpr)
         xy = pg.functions.transformCoordinates(painter.transform(), np.vstack([x, y]))
         xy = np.clip(xy, -(2.0**30), 2.0**30)
+        if xy.shape[1] > DEDUPE_MARKERS:
+            # Thousands of markers (a 10,000-key dope-sheet selection) overlap on a few hundred
+            # pixels: one sprite per occupied device pixel draws the same picture, 3-10x fewer blits.
+            pix = np.round(xy).astype(np.int64)
+            keep = np.unique((pix[0] << 32) + pix[1], return_index=True)[1]  # |coords| <= 2**30
+            xy = xy[:, keep]
         painter.save()
         painter.resetTransform()
-        self._frags.resize(x.size)
+        self._frags.resize(xy.shape[1])
         frags = self._frags.ndarray()
         frags[:, 0:2] = xy.T
         frags[:, 2:6] = (0.0, 0.0, pm.width(), pm.height())
@@ -385,12 +394,21 @@ class GridLines(pg.GraphicsObject):
         self.update()
 
     def _ticks(self, name: str, lo: float, hi: float, size: float):
+        """Tick values of the axis ``name`` (major, minor), cached per range and size: the plot
+        region is repainted on every drag step and ``AxisItem.tickValues`` cost ~0.4 ms per axis."""
         plot = self._plot()
         if plot is None:
             return []
         ax = plot.getAxis(name)
+        key = (name, lo, hi, size, getattr(ax, "frames", None), getattr(ax, "frame_rate", None))
+        cache = self.__dict__.setdefault("_tick_cache", {})
+        hit = cache.get(name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
         levels = ax.tickValues(lo, hi, size) if hi > lo else []
-        return [np.asarray(v, dtype=float) for _spacing, v in levels[:2]]
+        out = [np.asarray(v, dtype=float) for _spacing, v in levels[:2]]
+        cache[name] = (key, out)
+        return out
 
     def paint(self, painter, *args) -> None:
         vr = self.viewRect()

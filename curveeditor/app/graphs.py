@@ -27,7 +27,7 @@ from curveeditor.engine.clip import RotationTrack
 from curveeditor.engine.curves import evaluate
 
 from .document import ClipDocument
-from .graph_input import CurveViewBox, Drag, GraphInput
+from .graph_input import CurveViewBox, Drag, GraphInput, no_hover_while_buttons_down
 from .graph_items import KeyMarkers, curve_item, set_if_changed, track_colors
 from .graph_sampling import SampleCache, Sampled, dense_times, dense_times_of, normalize_scale
 from .graph_strips import Strip
@@ -108,6 +108,7 @@ class GraphPanel(QWidget):
         self._batch_timer.timeout.connect(self._update_batched)
         self.batched_updates = 0  # tests
         self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        no_hover_while_buttons_down(self.glw.scene())
         self._build_plots()
         self._connect_document()
         self.rebuild()
