@@ -486,9 +486,15 @@ class GraphPanel(QWidget):
             self._update_bands(s)
 
     def _update_batched(self) -> None:
-        """The secondary tracks (past ``FULL_TRACKS``): one batched curve item and one key item per plot."""
+        """The secondary tracks (past ``FULL_TRACKS``): one batched curve item and one key item per plot.
+
+        Mid-drag (throttled to ``LIVE_BATCH_MS``) the Euler plots draw each secondary track through
+        its keys (the engine's key values, nothing sampled) and the speed / quaternion strips keep
+        their curves; the drag's end draws the sampled curves again. Sampling 30 mocap tracks per
+        refresh cost ~170 ms, longer than the throttle interval, so every dope-sheet step paid it."""
         self._batch_timer.stop()
         self.batched_updates += 1
+        live = self.doc.in_live_edit()
         rest = self.drawn_paths()[FULL_TRACKS:]
         per: dict[int, list] = {id(s): [] for s in self.strips}
         keys: dict[int, tuple[list, list]] = {id(s): ([], []) for s in self.strips}
@@ -497,11 +503,19 @@ class GraphPanel(QWidget):
                 tr = self.doc.clip.track(path)
             except KeyError:
                 continue
-            # mid-drag only the visible part (as the primary track): a dope-sheet drag of keys on
-            # 31 tracks re-sampled every whole track per step (0.2 s)
-            smp = self.cache.get(tr, self._window(), coarse=True)
-            t = smp.samples.times
             cols = self.colours(path)
+            if live:
+                kt, kv = self.cache.keys(tr)
+                kv = self.to_display(path, kv)
+                for s in self.strips:
+                    if s.is_euler:
+                        for ch in s.channels():
+                            per[id(s)].append((kt, kv[:, ch], cols[ch] if self.overlay else cols[1]))
+                            keys[id(s)][0].append(kt)
+                            keys[id(s)][1].append(kv[:, ch])
+                continue
+            smp = self.cache.get(tr, coarse=True)
+            t = smp.samples.times
             kv = self.to_display(path, smp.key_values)
             for s in self.strips:
                 if s.is_euler:
@@ -516,8 +530,8 @@ class GraphPanel(QWidget):
                     for k in range(4):
                         per[id(s)].append((t, smp.samples.quat[:, k], self.theme.channels[k]))
         for s in self.strips:
-            if s.role[0] == "other":
-                continue  # drawn by _update_other
+            if s.role[0] == "other" or (live and not s.is_euler):
+                continue  # read-only curves: _update_other; mid-drag strips: kept until the end
             s.multi.setCurves(per[id(s)])
             kx, ky = keys[id(s)]
             if kx:
