@@ -194,3 +194,26 @@ def test_key_table_mid_drag_refreshes_throttled_then_exactly_at_the_end(win, qtb
     assert float(t0) == pytest.approx(float(tr.times[10]), abs=1e-3)
     doc.undo_stack.undo()
     assert model.rowCount() == tr.n_keys
+
+
+def test_skeleton_mid_drag_poses_throttled_then_exact_at_the_end(win, tmp_path, monkeypatch):
+    _chain_bvh(tmp_path / "chain.bvh")
+    clip = read_clip(tmp_path / "chain.bvh")
+    doc, layer = win.doc, win.tools.skeleton
+    doc.load(clip, None)
+    assert layer.active()
+    poses = []
+    real = layer.update_pose
+    monkeypatch.setattr(layer, "update_pose", lambda: (poses.append(1), real()))
+    tr = clip.tracks[2]
+    moved = clip
+    doc.begin_live_edit()
+    for k in range(1, 11):  # ten steps of a drag on one joint
+        moved = clip.with_track(ed.move_keys(tr, list(range(tr.n_keys)), 0.0, 0, 3.0 * k))
+        doc.update_live(moved, [tr.path])
+    assert len(poses) <= 1  # throttled: forward kinematics + a GL repaint per step before
+    doc.end_live_edit("bend")
+    assert len(poses) >= 1
+    want = pose(layer.skeleton, doc.clip, [doc.current_time])
+    got = layer.joint_scene_positions()
+    np.testing.assert_allclose(got, layer._to_scene(want.positions[0]), atol=1e-9)
