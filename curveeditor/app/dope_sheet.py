@@ -73,6 +73,7 @@ class _Gesture:
     grab_t: float = 0.0
     view0: tuple[float, float] = (0.0, 1.0)
     last_ok: object = None
+    last_args: tuple | None = None  # (offset, scale, pivot) of the state shown
 
 
 class DopeCanvas(QWidget):
@@ -208,12 +209,15 @@ class DopeCanvas(QWidget):
 
     # ------------------------------------------------------------------ editing
     def _retime(self, g: _Gesture, offset: float = 0.0, scale: float = 1.0, pivot: float = 0.0) -> bool:
+        if g.last_args == (offset, scale, pivot):
+            return True  # a sub-frame mouse move: the snapped result is already shown
         try:
             new, keys = retime_over(g.base_clip, g.sel, offset=offset, scale=scale, pivot=pivot, snap=True)
         except ValueError as e:
             self.statusMessage.emit(str(e))
             return False
         g.last_ok = keys
+        g.last_args = (offset, scale, pivot)
         self.doc.update_live(new, g.sel.keys())
         if keys != self.doc.selected_keys:
             self.doc.select_keys(keys)  # indices shift when moved keys overwrite earlier ones
