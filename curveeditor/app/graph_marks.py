@@ -189,7 +189,8 @@ class Marks:
             xs, ys, hx, hy = per_vb[id(s.vb)]
             if xs or (s.handle_line.xData is not None and len(s.handle_line.xData)):
                 s.handle_line.setData(np.array(xs, dtype=float), np.array(ys, dtype=float), connect="pairs")
-            s.handle_pts.setData(np.array(hx, dtype=float), np.array(hy, dtype=float))
+            if hx or s.handle_pts.getData()[0].size:  # nothing to draw before or after: no repaint
+                s.handle_pts.setData(np.array(hx, dtype=float), np.array(hy, dtype=float))
 
     @staticmethod
     def handle_end(c, i, ch, side, px, py, v=None, factor=1.0):

@@ -332,6 +332,11 @@ class GraphPanel(QWidget):
         if frame:
             self.frame_all()
         self.rebuilt.emit()
+        # pyqtgraph applies a new view range in the next paint's prepareForPaint, where the items'
+        # transform changes ask for a second full repaint (measured: 2 paints per selection); apply
+        # it now so that every change lands in one paint
+        for s in self.strips:
+            s.vb.prepareForPaint()
 
     def _on_other_selection(self) -> None:
         has = self.strip_of("other") is not None
