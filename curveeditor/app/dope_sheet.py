@@ -45,6 +45,7 @@ RULER_H = 22
 LABEL_W = 210
 TICK_HALF = 3  # tick half-width in pixels
 HIT_PX = 5.0
+INDENT_PX = 8  # per hierarchy level, as the track tree (12 levels = 96 px of the label column)
 
 
 @dataclass
@@ -295,7 +296,7 @@ class DopeCanvas(QWidget):
         i = self.row_at(y)
         if i is not None and x < LABEL_W:
             r = self.rows[i]
-            if r.folds and x < 6 + 12 * r.depth + 12:  # the fold triangle
+            if r.folds and x < 6 + INDENT_PX * r.depth + 12:  # the fold triangle
                 self.folded ^= {r.group}
                 self.rebuild_rows()
             elif r.kind != "summary":
@@ -518,7 +519,7 @@ class DopeCanvas(QWidget):
             font = p.font()
             font.setBold(r.kind == "summary" or len(r.paths) > 1)
             p.setFont(font)
-            indent = 6 + 12 * r.depth
+            indent = 6 + INDENT_PX * r.depth
             label = r.label
             if r.folds:
                 label = ("▸ " if r.group in self.folded else "▾ ") + label

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from curveeditor.app.document import ClipDocument
-from curveeditor.app.dope_sheet import ROW_H, DopeSheet
+from curveeditor.app.dope_sheet import INDENT_PX, ROW_H, DopeSheet
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import evaluate
 from curveeditor.engine.tangents import make_curve
@@ -106,7 +106,7 @@ def test_folded_bone_row_summarises_its_children_and_selects_them(qtbot):
     assert doc.selected_keys == {}
     # fold Spine with a click on its triangle: Head's row goes, Spine's row summarises both
     y = int(c.row_y(spine) + ROW_H / 2)
-    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=QPoint(6 + 12 * c.rows[spine].depth + 4, y))
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=QPoint(6 + INDENT_PX * c.rows[spine].depth + 4, y))
     assert [r.label for r in c.rows] == ["walk (all tracks)", "Hips", "Spine"]
     assert c.rows[spine].paths == ("Hips/Spine", "Hips/Spine/Head")
     assert _tick_at(w, spine, 0.0) and _tick_at(w, spine, 1 / RATE)
@@ -115,7 +115,7 @@ def test_folded_bone_row_summarises_its_children_and_selects_them(qtbot):
     qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, spine, 0.1))
     assert doc.selected_keys == {"Hips/Spine": {1}}
     # unfold again: one row per bone
-    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=QPoint(6 + 12 * c.rows[spine].depth + 4, y))
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=QPoint(6 + INDENT_PX * c.rows[spine].depth + 4, y))
     assert [r.label for r in c.rows] == ["walk (all tracks)", "Hips", "Spine", "Head"]
 
 
