@@ -33,7 +33,7 @@ from .graph_input import CurveViewBox, Drag, GraphInput, no_hover_while_buttons_
 from .graph_items import track_colors
 from .graph_marks import HANDLE_PX, MAX_HANDLE_KEYS, Marks
 from .graph_sampling import SampleCache, dense_times, normalize_scale
-from .graph_strips import Strip
+from .graph_strips import Strip, export_scene
 from .graph_tracks import FULL_TRACKS, LIVE_BATCH_MS, MAX_DRAWN_TRACKS, TrackDrawer, TrackItems
 from .problems import ProblemIndex
 from .theme import LIGHT, Theme
@@ -479,30 +479,5 @@ class GraphPanel(QWidget):
 
     # ------------------------------------------------------------------ export
     def export_image(self, path: str) -> None:
-        """Write the graphs as PNG or SVG (by extension) with pyqtgraph's exporters.
-
-        pyqtgraph's SVG exporter cannot parse closed sub-paths (the gimbal bands); when it fails the
-        scene is rendered through Qt's own SVG generator instead.
-        """
-        from pyqtgraph.exporters import ImageExporter, SVGExporter
-
-        scene = self.glw.scene()
-        if not path.lower().endswith(".svg"):
-            exp = ImageExporter(scene)
-            exp.parameters()["width"] = max(int(self.glw.width()), 800)
-            exp.export(path)
-            return
-        try:
-            SVGExporter(scene).export(path)
-        except (ValueError, IndexError):
-            from PySide6.QtGui import QPainter
-            from PySide6.QtSvg import QSvgGenerator
-
-            gen = QSvgGenerator()
-            gen.setFileName(path)
-            gen.setSize(self.glw.size())
-            gen.setViewBox(self.glw.rect())
-            gen.setTitle("curveeditor graphs")
-            painter = QPainter(gen)
-            self.glw.render(painter)
-            painter.end()
+        """Write the graphs as PNG or SVG (by extension); see :func:`.graph_strips.export_scene`."""
+        export_scene(self.glw, path)
