@@ -1,8 +1,10 @@
 """Dope sheet: one row per track with its key ticks, a summary row and group rows; retime keys.
 
-Rows: **Clip** (every key time of the clip), then the tracks in clip order, indented by depth; a track
-with descendant tracks gets a group row above it that summarises its subtree (click its triangle to
-fold it). A tick in the summary or a group row stands for every key at that time in the tracks below.
+Rows: **Clip** (every key time of the clip), then one row per bone in clip order, indented by depth, as
+the track tree shows them. A bone with child tracks has a fold triangle: unfolded, its row shows its
+own keys and its children follow below; folded, the children are hidden and its row summarises the
+whole subtree (its own keys and every descendant's). A tick in the summary or a folded row stands for
+every key at that time in the tracks it covers.
 
 Mouse (Unity / Blender): click a tick to select its keys (Shift adds, Ctrl toggles), drag on empty space
 to box-select, drag a selected tick to move the selection in time (snapped to frames), click or drag
@@ -17,8 +19,9 @@ Retiming is :func:`curveeditor.engine.retime.retime_over`: each track plays the 
 keys that stay neighbours (tangents scale with time); moved keys overwrite the keys they land on or
 cover, as in Unity (a drag restarts from the clip at its start, so dragging back restores them).
 
-Speed: ticks of every visible row are rasterised with numpy into one image per repaint (one draw
-call; no per-key graphics items), so a 31 x 2,752-key clip repaints in a few milliseconds.
+Speed: ticks of every visible row are rasterised with numpy into one pixel line per row (stretched
+over the row when drawn; no per-key graphics items), so a 31 x 2,752-key clip repaints in a few
+milliseconds.
 """
 
 from __future__ import annotations
@@ -42,17 +45,23 @@ RULER_H = 22
 LABEL_W = 210
 TICK_HALF = 3  # tick half-width in pixels
 HIT_PX = 5.0
+INDENT_PX = 8  # per hierarchy level, as the track tree (12 levels = 96 px of the label column)
 
 
 @dataclass
 class Row:
-    """One dope-sheet row: ``paths`` it covers (one for a track row, the subtree for a group row)."""
+    """One dope-sheet row: the ``paths`` whose keys it shows (the bone's own track; its whole subtree,
+    own track first, when folded; every track for the summary)."""
 
-    kind: str  # "summary", "group", "track"
+    kind: str  # "summary", "track"
     label: str
     paths: tuple[str, ...]
     depth: int = 0
-    group: str = ""  # the group's own path (group rows)
+    group: str = ""  # the bone's path when it has child tracks (the row folds), else ""
+
+    @property
+    def folds(self) -> bool:
+        return bool(self.group)
 
 
 @dataclass
@@ -65,6 +74,7 @@ class _Gesture:
     grab_t: float = 0.0
     view0: tuple[float, float] = (0.0, 1.0)
     last_ok: object = None
+    last_args: tuple | None = None  # (offset, scale, pivot) of the state shown
 
 
 class DopeCanvas(QWidget):
@@ -96,16 +106,21 @@ class DopeCanvas(QWidget):
         rows = [Row("summary", f"{clip.name} (all tracks)", tuple(paths))]
         hidden_under: list[str] = []
         for p in paths:
-            if any(p.startswith(h + "/") or p == h for h in hidden_under):
+            if any(p.startswith(h + "/") for h in hidden_under):
                 continue
-            depth = p.count("/")
-            sub = tuple(q for q in paths if q == p or q.startswith(p + "/"))
-            if len(sub) > 1:
-                rows.append(Row("group", p.rsplit("/", 1)[-1], sub, depth, group=p))
-                if p in self.folded:
-                    hidden_under.append(p)
-                    continue
-            rows.append(Row("track", p.rsplit("/", 1)[-1], (p,), depth + (1 if len(sub) > 1 else 0)))
+            children = tuple(q for q in paths if q.startswith(p + "/"))
+            folded = bool(children) and p in self.folded
+            if folded:
+                hidden_under.append(p)
+            rows.append(
+                Row(
+                    "track",
+                    p.rsplit("/", 1)[-1],
+                    (p, *children) if folded else (p,),
+                    p.count("/"),
+                    group=p if children else "",
+                )
+            )
         self.rows = rows
         self.update()
 
@@ -195,12 +210,15 @@ class DopeCanvas(QWidget):
 
     # ------------------------------------------------------------------ editing
     def _retime(self, g: _Gesture, offset: float = 0.0, scale: float = 1.0, pivot: float = 0.0) -> bool:
+        if g.last_args == (offset, scale, pivot):
+            return True  # a sub-frame mouse move: the snapped result is already shown
         try:
             new, keys = retime_over(g.base_clip, g.sel, offset=offset, scale=scale, pivot=pivot, snap=True)
         except ValueError as e:
             self.statusMessage.emit(str(e))
             return False
         g.last_ok = keys
+        g.last_args = (offset, scale, pivot)
         self.doc.update_live(new, g.sel.keys())
         if keys != self.doc.selected_keys:
             self.doc.select_keys(keys)  # indices shift when moved keys overwrite earlier ones
@@ -278,7 +296,7 @@ class DopeCanvas(QWidget):
         i = self.row_at(y)
         if i is not None and x < LABEL_W:
             r = self.rows[i]
-            if r.kind == "group" and x < 14 + 12 * r.depth + 12:
+            if r.folds and x < 6 + INDENT_PX * r.depth + 12:  # the fold triangle
                 self.folded ^= {r.group}
                 self.rebuild_rows()
             elif r.kind != "summary":
@@ -397,42 +415,26 @@ class DopeCanvas(QWidget):
         super().keyPressEvent(ev)
 
     # ------------------------------------------------------------------ painting
-    def _tick_image(self, first: int, last: int) -> QImage:
-        """Every tick of rows ``first..last`` rasterised with numpy (selected ones on top)."""
+    def _tick_rows(self, first: int, last: int) -> QImage:
+        """The ticks of rows ``first..last`` rasterised with numpy: one pixel line per row (image
+        row ``k`` = dope-sheet row ``first + k``), transparent between ticks, selected ticks on top.
+        :meth:`paintEvent` stretches each line over its row's tick band."""
         w = max(self.width() - LABEL_W, 1)
-        h = max((last - first + 1) * ROW_H, 1)
-        img = np.zeros((h, w, 4), dtype=np.uint8)
+        n = last - first + 1
         ppx = self.px_per_s()
-        sel = self.doc.selected_keys
         clip = self.doc.clip
-        colors = {
-            "summary": QColor(self.theme.plot_fg),
-            "group": QColor(self.theme.plot_fg),
-            "track": QColor(self.theme.channels[2]),
-        }
-        sel_c = QColor(self.theme.key_selected)
-        sel_t: dict[str, np.ndarray] = {}
-        for p, s in sel.items():
-            try:
-                sel_t[p] = np.asarray(clip.track(p).times)[np.fromiter(s, dtype=np.int64)]
-            except KeyError:
-                pass
         v0 = self.view[0]
         # Ticks are at most 5 px wide and shrink on dense keys so neighbouring frames stay apart.
         half = int(np.clip(0.3 * ppx / self.doc.frame_rate, 1, TICK_HALF))
 
-        def mask_of(times: np.ndarray) -> np.ndarray:
+        def raw(times: np.ndarray) -> np.ndarray:
+            """(w,) bool: the pixel columns of ``times`` (one pixel each; widened below)."""
             x = ((times - v0) * ppx + 0.5).astype(np.int64)
-            x = x[(x >= 0) & (x < w)]
             m = np.zeros(w, dtype=bool)
-            m[x] = True
-            out = m.copy()
-            for d in range(1, half):  # tick width: shifted ORs of the row, not a per-key loop
-                out[d:] |= m[:-d]
-                out[:-d] |= m[d:]
-            return out
+            m[x[(x >= 0) & (x < w)]] = True
+            return m
 
-        # Pixel masks per track (cached per track object and view), ORed into group / summary rows:
+        # Pixel columns per track (cached per track object and view), ORed into folded / summary rows:
         # a pixel-level union instead of np.unique over every key of a subtree.
         key = (self.view, w)
         if getattr(self, "_mask_key", None) != key:
@@ -440,32 +442,56 @@ class DopeCanvas(QWidget):
             self._masks = {}
         by = {t.path: t for t in clip.tracks}
 
-        def track_mask(p: str) -> np.ndarray:
+        def track_cols(p: str) -> np.ndarray:
             tr = by[p]
             hit = self._masks.get(p)
             if hit is None or hit[0] is not tr:
-                hit = (tr, mask_of(np.asarray(tr.times)))
+                hit = (tr, raw(np.asarray(tr.times)))
                 self._masks[p] = hit
             return hit[1]
 
-        # One RGBA line per row, copied into the row's band (contiguous copies: fancy-indexed
-        # writes into the 2-D image cost ~3 ms per row on a 2,752-key row).
-        for i in range(first, last + 1):
-            r = self.rows[i]
-            y0 = (i - first) * ROW_H + 4
-            y1 = (i - first) * ROW_H + ROW_H - 4
-            line = np.zeros((w, 4), dtype=np.uint8)
-            m = np.zeros(w, dtype=bool)
-            for p in r.paths:
-                m |= track_mask(p)
-            col = colors[r.kind]
-            line[m] = (col.red(), col.green(), col.blue(), 255)
+        sel_t: dict[str, np.ndarray] = {}
+        for p, idx in self.doc.selected_keys.items():
+            if p in by and idx:
+                sel_t[p] = np.asarray(by[p].times)[np.fromiter(idx, dtype=np.int64, count=len(idx))]
+        ticks = np.zeros((n, w), dtype=bool)
+        sel = np.zeros((n, w), dtype=bool)
+        summary = np.zeros(n, dtype=bool)
+        for k in range(n):
+            r = self.rows[first + k]
+            summary[k] = r.kind == "summary" or len(r.paths) > 1
+            if len(r.paths) == 1:
+                ticks[k] = track_cols(r.paths[0])
+            else:
+                for p in r.paths:
+                    ticks[k] |= track_cols(p)
             st = [sel_t[p] for p in r.paths if p in sel_t]
             if st:
-                line[mask_of(np.concatenate(st))] = (sel_c.red(), sel_c.green(), sel_c.blue(), 255)
-            img[y0:y1] = line[None]
-        self._img = img  # keep the buffer alive while the QImage uses it
-        return QImage(img.data, w, h, 4 * w, QImage.Format.Format_RGBA8888)
+                sel[k] = raw(st[0] if len(st) == 1 else np.concatenate(st))
+
+        def widen(m: np.ndarray) -> np.ndarray:  # tick width: shifted ORs of every row at once
+            out = m.copy()
+            for d in range(1, half):
+                out[:, d:] |= m[:, :-d]
+                out[:, :-d] |= m[:, d:]
+            return out
+
+        def argb(c: QColor) -> int:
+            return 0xFF000000 | (c.red() << 16) | (c.green() << 8) | c.blue()
+
+        lut = np.array(
+            [
+                0,
+                argb(QColor(self.theme.channels[2])),  # a track's own keys
+                argb(QColor(self.theme.plot_fg)),  # summary / folded rows
+                argb(QColor(self.theme.key_selected)),
+            ],
+            dtype=np.uint32,
+        )
+        cls = widen(ticks).astype(np.uint8) * np.where(summary, 2, 1).astype(np.uint8)[:, None]
+        cls[widen(sel)] = 3
+        self._img = np.ascontiguousarray(lut[cls])  # kept alive while the QImage uses it
+        return QImage(self._img.data, w, n, 4 * w, QImage.Format.Format_ARGB32_Premultiplied)
 
     def paintEvent(self, _ev) -> None:  # noqa: N802
         self.paints += 1
@@ -491,15 +517,23 @@ class DopeCanvas(QWidget):
                 p.fillRect(QRectF(0, y, LABEL_W, ROW_H), hc)
             p.setPen(fg)
             font = p.font()
-            font.setBold(r.kind != "track")
+            font.setBold(r.kind == "summary" or len(r.paths) > 1)
             p.setFont(font)
-            indent = 6 + 12 * r.depth
+            indent = 6 + INDENT_PX * r.depth
             label = r.label
-            if r.kind == "group":
+            if r.folds:
                 label = ("▸ " if r.group in self.folded else "▾ ") + label
+            elif r.kind == "track":
+                label = "   " + label  # aligned with the names of rows that fold
             p.drawText(QRectF(indent, y, LABEL_W - indent - 4, ROW_H), Qt.AlignmentFlag.AlignVCenter, label)
         if last >= first:
-            p.drawImage(QPointF(LABEL_W, self.row_y(first)), self._tick_image(first, last))
+            # one pixel line per row, stretched over the row's tick band (nearest, no smoothing):
+            # a full-height RGBA image cost ~9 ms per repaint to fill and blend at 31 rows
+            img = self._tick_rows(first, last)
+            w = float(img.width())
+            for k in range(last - first + 1):
+                y = self.row_y(first + k)
+                p.drawImage(QRectF(LABEL_W, y + 4, w, ROW_H - 8), img, QRectF(0, k, w, 1))
         # ruler: frame numbers
         p.fillRect(QRectF(0, 0, self.width(), RULER_H), QColor(th.plot_bg).darker(110))
         p.setPen(fg)

@@ -13,6 +13,7 @@ Normalize view); the panel converts values back (``GraphPanel.value_factor``) be
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,11 +29,35 @@ from curveeditor.engine.clip import RotationTrack
 if TYPE_CHECKING:  # pragma: no cover
     from .graphs import GraphPanel
 
-__all__ = ["CurveViewBox", "Drag", "GraphInput", "HIT_PX", "HOVER_PX", "CHANNEL_NAMES"]
+__all__ = [
+    "CurveViewBox",
+    "Drag",
+    "GraphInput",
+    "HIT_PX",
+    "HOVER_PX",
+    "CHANNEL_NAMES",
+    "no_hover_while_buttons_down",
+]
 
 CHANNEL_NAMES = ("X", "Y", "Z")
 HIT_PX = 7.0
 HOVER_PX = 8.0
+
+
+def no_hover_while_buttons_down(scene) -> None:
+    """Skip pyqtgraph's own hover pass (``itemsNearEvent`` over every item, ~2 ms) on mouse moves
+    with a button held: mid-drag no item may accept hover anyway (pyqtgraph marks those events
+    unacceptable), so key drags and pans only lose work. Hover resumes with the next free move."""
+    send = type(scene).sendHoverEvents
+    ref = weakref.ref(scene)  # no scene -> closure -> scene cycle of Qt wrappers
+
+    def hover(ev, exitOnly=False):  # noqa: N803 - pyqtgraph's signature
+        sc = ref()
+        if sc is None or (not exitOnly and ev.buttons()):
+            return
+        send(sc, ev, exitOnly)
+
+    scene.sendHoverEvents = hover
 
 
 class CurveViewBox(pg.ViewBox):

@@ -17,7 +17,7 @@ from .graph_input import CHANNEL_NAMES, CurveViewBox, GraphInput
 from .graph_items import GridLines, KeyMarkers, LegendOverlay, MultiCurveItem
 from .theme import Theme
 
-__all__ = ["Strip", "TimeAxis"]
+__all__ = ["Strip", "TimeAxis", "export_scene"]
 
 
 class TimeAxis(pg.AxisItem):
@@ -167,3 +167,33 @@ class Strip:
         self.multi_keys.fill = kc
         self.hover_label.setColor(fg)
         self.hover_label.fill = pg.mkBrush(QColor(theme.plot_bg))
+
+
+def export_scene(glw: pg.GraphicsLayoutWidget, path: str) -> None:
+    """Write the graphs as PNG or SVG (by extension) with pyqtgraph's exporters.
+
+    pyqtgraph's SVG exporter cannot parse closed sub-paths (the gimbal bands); when it fails the
+    scene is rendered through Qt's own SVG generator instead.
+    """
+    from pyqtgraph.exporters import ImageExporter, SVGExporter
+
+    scene = glw.scene()
+    if not path.lower().endswith(".svg"):
+        exp = ImageExporter(scene)
+        exp.parameters()["width"] = max(int(glw.width()), 800)
+        exp.export(path)
+        return
+    try:
+        SVGExporter(scene).export(path)
+    except (ValueError, IndexError):
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        gen = QSvgGenerator()
+        gen.setFileName(path)
+        gen.setSize(glw.size())
+        gen.setViewBox(glw.rect())
+        gen.setTitle("curveeditor graphs")
+        painter = QPainter(gen)
+        glw.render(painter)
+        painter.end()

@@ -11,7 +11,14 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -45,6 +52,10 @@ _ROLES = frozenset(
 )
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _GREY = QColor("#8a8d93")
+# Mid-drag the table follows at most this often (ms), and exactly at the drag's end: a dope-sheet
+# drag changes the key count every step (a model reset, ~6 ms, plus repainting every visible row),
+# and nobody reads a table of numbers changing 60 times a second.
+LIVE_TABLE_MS = 150
 
 
 def _changed_rows(a, b) -> np.ndarray:
@@ -66,6 +77,12 @@ class KeyTableModel(QAbstractTableModel):
         self.track: RotationTrack | None = None
         self.error: str = ""
         self._text: dict[int, list[str]] = {}
+        self._pending_paths: set[str] = set()
+        self._pending_all = False
+        self._live_timer = QTimer(self)
+        self._live_timer.setSingleShot(True)
+        self._live_timer.setInterval(LIVE_TABLE_MS)
+        self._live_timer.timeout.connect(self._apply_clip_change)
         document.clipChanged.connect(self._on_clip_changed)
         document.selectionChanged.connect(self.reset_track)
         self.reset_track()
@@ -87,6 +104,8 @@ class KeyTableModel(QAbstractTableModel):
         return cols
 
     def reset_track(self) -> None:
+        self._live_timer.stop()
+        self._pending_all, self._pending_paths = False, set()
         self.beginResetModel()
         self._text = {}
         self.track = self.doc.current_track()
@@ -94,8 +113,22 @@ class KeyTableModel(QAbstractTableModel):
         self.endResetModel()
 
     def _on_clip_changed(self) -> None:
+        if self.doc.changed_paths is None:
+            self._pending_all = True
+        else:
+            self._pending_paths |= set(self.doc.changed_paths)
+        if self.doc.in_live_edit():
+            if not self._live_timer.isActive():
+                self._live_timer.start()
+            return
+        self._apply_clip_change()
+
+    def _apply_clip_change(self) -> None:
+        """Bring the rows up to the document's clip (every change since the last call)."""
+        self._live_timer.stop()
+        paths = None if self._pending_all else self._pending_paths
+        self._pending_all, self._pending_paths = False, set()
         new = self.doc.current_track()
-        paths = self.doc.changed_paths
         if (
             new is None
             or self.track is None
@@ -279,8 +312,24 @@ class KeyTable(QWidget):
         self._syncing = False
         self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
         self.model.modelReset.connect(self._after_reset)
-        document.keySelectionChanged.connect(self._sync_from_doc)
+        self._sync_timer = QTimer(self)  # mid-drag selection sync, as the model's (LIVE_TABLE_MS)
+        self._sync_timer.setSingleShot(True)
+        self._sync_timer.setInterval(LIVE_TABLE_MS)
+        self._sync_timer.timeout.connect(self._sync_from_doc)
+        document.keySelectionChanged.connect(self._on_key_selection)
+        document.clipChanged.connect(self._after_live_edit)
         self._after_reset()
+
+    def _on_key_selection(self) -> None:
+        if self.doc.in_live_edit():
+            if not self._sync_timer.isActive():
+                self._sync_timer.start()
+            return
+        self._sync_from_doc()
+
+    def _after_live_edit(self) -> None:
+        if self._sync_timer.isActive() and not self.doc.in_live_edit():
+            self._sync_from_doc()  # the drag ended: the final selection now
 
     def _after_reset(self) -> None:
         tr = self.model.track
@@ -307,6 +356,7 @@ class KeyTable(QWidget):
         self.doc.select_keys(keys)
 
     def _sync_from_doc(self) -> None:
+        self._sync_timer.stop()
         tr = self.model.track
         if tr is None:
             return

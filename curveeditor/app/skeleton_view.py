@@ -21,7 +21,7 @@ import html
 import numpy as np
 import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QMatrix4x4, QVector3D
 
 from curveeditor.engine import display
@@ -37,6 +37,7 @@ CHARACTER_SIZE = 3.0
 #: Size of the tripod / rings drawn on the selected joint, as a fraction of the character size.
 JOINT_GIZMO = 0.07
 PICK_PX = 8.0
+LIVE_POSE_MS = 100  # mid-drag pose refresh interval (ms); see SkeletonLayer.rebuild
 
 
 def _segments_to_pixels(mvp: QMatrix4x4, pts: np.ndarray, w: int, h: int) -> np.ndarray:
@@ -121,6 +122,10 @@ class SkeletonLayer(QObject):
         self.note.setFixedHeight(2 * self.note.fontMetrics().lineSpacing() + 2)
         gizmo.layout().insertWidget(1, self.note)
         gizmo.view.installEventFilter(self)
+        self._live_timer = QTimer(self)
+        self._live_timer.setSingleShot(True)
+        self._live_timer.setInterval(LIVE_POSE_MS)
+        self._live_timer.timeout.connect(self.update_pose)
         self.doc.clipChanged.connect(self.rebuild)
         self.doc.timeChanged.connect(lambda _t: self.update_pose())
         self.doc.previewChanged.connect(self.update_pose)
@@ -143,6 +148,14 @@ class SkeletonLayer(QObject):
     def rebuild(self) -> None:
         """New skeleton for the document's clip (after a load or a track-set change)."""
         if self.doc.changed_paths is not None and self.skeleton is not None:
+            if self.doc.in_live_edit():
+                # Mid-drag the pose follows at most every LIVE_POSE_MS (a dope-sheet step moves
+                # keys of every joint: forward kinematics + a GL repaint per mouse move), and
+                # exactly on the drag's end (its clipChanged arrives outside the live edit).
+                if not self._live_timer.isActive():
+                    self._live_timer.start()
+                return
+            self._live_timer.stop()
             self.update_pose()
             return
         self.skeleton, self.reason = skeleton_from_clip(self.doc.clip)

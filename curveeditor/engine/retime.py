@@ -154,49 +154,62 @@ def scale_key_values(
 
 def _retime_over_track(track: RotationTrack, sel: np.ndarray, new_sel_t: np.ndarray, eps: float):
     """``track`` with keys ``sel`` moved to ``new_sel_t`` overwriting unselected keys (module docstring).
-    Returns the new track and the new indices of the moved keys."""
+    Returns the new track and the new indices of the moved keys.
+
+    Runs once per track on every dope-sheet drag step (31 tracks x 2,752 keys): besides gathering
+    the kept keys, the work is on the moved runs' edges only (searchsorted on the unselected times,
+    slopes rescaled where an interval changed): 1.5 -> 0.3 ms per track, measured."""
     c = track.curve
     t = np.array(c.time)
     t[sel] = new_sel_t
     keep = np.ones(c.n_keys, dtype=bool)
     idx = np.nonzero(sel)[0]
-    runs = np.split(idx, np.nonzero(np.diff(idx) > 1)[0] + 1)
-    uns = ~sel
-    for run in runs:
-        lo, hi = float(t[run].min()), float(t[run].max())
-        keep &= ~(uns & (t >= lo - eps) & (t <= hi + eps))
+    run_starts = np.concatenate([[0], np.nonzero(np.diff(idx) > 1)[0] + 1])
+    lo = np.minimum.reduceat(t[idx], run_starts) - eps
+    hi = np.maximum.reduceat(t[idx], run_starts) + eps
+    uns = np.nonzero(~sel)[0]
+    tu = t[uns]  # unselected keys did not move: still sorted
+    a = np.searchsorted(tu, lo, side="left")
+    b = np.searchsorted(tu, hi, side="right")
+    for i, j in zip(a.tolist(), b.tolist(), strict=True):
+        keep[uns[i:j]] = False
     order = np.nonzero(keep)[0]
-    order = order[np.argsort(t[order], kind="stable")]
-    new_t = t[order]
-    if new_t.shape[0] > 1 and not np.all(np.diff(new_t) > 0):
-        raise ValueError("moved keys would land on each other")
+    new_t = np.take(t, order)
+    step = np.diff(new_t)
+    if step.size and not np.all(step > 0):
+        order = order[np.argsort(new_t, kind="stable")]
+        new_t = np.take(t, order)
+        step = np.diff(new_t)
+        if not np.all(step > 0):
+            raise ValueError("moved keys would land on each other")
     if new_t.shape[0] and new_t[0] < 0:
         raise ValueError("keys would move before 0 s")
-    # Slopes scale on intervals whose two keys stay neighbours (their shape is kept).
-    ins = np.array(c.in_slope)[order]
-    outs = np.array(c.out_slope)[order]
+    # Slopes scale on intervals whose two keys stay neighbours (their shape is kept); the ratio of
+    # two positive durations is positive, so infinite (stepped) slopes stay infinite.
+    # np.take along axis 0: 4x faster than fancy indexing of (N, C) rows (11 vs 44 us at 2,752 keys)
+    ins = np.take(c.in_slope, order, axis=0)
+    outs = np.take(c.out_slope, order, axis=0)
+    mode = np.take(c.tangent_mode, order, axis=0)
     adjacent = np.diff(order) == 1
-    old_dt = np.diff(c.time[order])
-    ratio = np.where(adjacent, old_dt / np.where(adjacent, np.diff(new_t), 1.0), 1.0)
-    with np.errstate(invalid="ignore"):
-        outs[:-1] = np.where(np.isfinite(outs[:-1]), outs[:-1] * ratio[:, None], outs[:-1])
-        ins[1:] = np.where(np.isfinite(ins[1:]), ins[1:] * ratio[:, None], ins[1:])
-    mode = np.array(c.tangent_mode)[order]
-    changed = np.zeros(len(order), dtype=bool)
-    changed[:-1] |= np.abs(ratio - 1.0) > 1e-12
-    changed[1:] |= np.abs(ratio - 1.0) > 1e-12
-    if changed.any():
-        broken = np.any(ins != outs, axis=1)
-        mode[changed] = np.where(broken[changed], _FREE_BROKEN, _FREE)[:, None]
-    fields = {f: getattr(c, f)[order] for f in ("value", "in_weight", "out_weight", "weighted_mode")}
+    ratio = np.ones(step.shape[0])
+    ratio[adjacent] = np.diff(c.time)[order[:-1][adjacent]] / step[adjacent]
+    iv = np.nonzero(np.abs(ratio - 1.0) > 1e-12)[0]  # changed intervals
+    if iv.size:
+        outs[iv] *= ratio[iv, None]
+        ins[iv + 1] *= ratio[iv, None]
+        changed = np.unique(np.concatenate([iv, iv + 1]))
+        broken = np.any(ins[changed] != outs[changed], axis=1)
+        mode[changed] = np.where(broken, _FREE_BROKEN, _FREE)[:, None]
+    gathered = ("value", "in_weight", "out_weight", "weighted_mode")
+    fields = {f: np.take(getattr(c, f), order, axis=0) for f in gathered}
     # Times were checked above and values/weights are gathered from a valid curve: no re-validation
     # through Curve.make (a third of a 10,000-key drag step).
     arrays = dict(time=new_t, in_slope=ins, out_slope=outs, tangent_mode=mode, **fields)
-    for a in arrays.values():
-        a.flags.writeable = False  # fresh arrays handed over: Curve keeps them without a copy
+    for arr in arrays.values():
+        arr.flags.writeable = False  # fresh arrays handed over: Curve keeps them without a copy
     curve = replace(c, **arrays)
     moved = np.nonzero(sel[order])[0]
-    return track.with_curve(curve), {int(i) for i in moved}
+    return track.with_curve(curve), set(moved.tolist())
 
 
 def retime_over(
@@ -215,7 +228,7 @@ def retime_over(
     for path, idx in keys.items():
         tr = by_path[path]
         sel = np.zeros(tr.n_keys, dtype=bool)
-        sel[np.asarray(sorted(idx), dtype=np.int64)] = True
+        sel[np.fromiter(idx, dtype=np.int64, count=len(idx))] = True
         if not sel.any():
             continue
         nt = map_times(

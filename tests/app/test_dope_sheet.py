@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from curveeditor.app.document import ClipDocument
-from curveeditor.app.dope_sheet import ROW_H, DopeSheet
+from curveeditor.app.dope_sheet import INDENT_PX, ROW_H, DopeSheet
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import evaluate
 from curveeditor.engine.tangents import make_curve
@@ -52,18 +52,71 @@ def _pos(w, row, t):
     return QPoint(int(round(float(c.t_to_x(t)))), int(c.row_y(row) + ROW_H / 2))
 
 
-def test_rows_summary_groups_and_tracks(sheet):
+def test_rows_summary_then_one_row_per_bone(sheet):
     _doc, w = sheet
-    kinds = [(r.kind, r.label) for r in w.canvas.rows]
-    assert kinds[0][0] == "summary"
-    assert ("group", "Hips") in kinds and ("group", "Spine") in kinds
-    assert [r.paths for r in w.canvas.rows if r.kind == "track"] == [
-        ("Hips",),
-        ("Hips/Spine",),
-        ("Hips/Spine/Head",),
+    rows = w.canvas.rows
+    assert rows[0].kind == "summary" and rows[0].paths == ("Hips", "Hips/Spine", "Hips/Spine/Head")
+    assert w.canvas.row_times(rows[0]).size == 11
+    # each bone once (no group row repeating a bone's name above its own track row)
+    assert [(r.kind, r.label, r.paths) for r in rows[1:]] == [
+        ("track", "Hips", ("Hips",)),
+        ("track", "Spine", ("Hips/Spine",)),
+        ("track", "Head", ("Hips/Spine/Head",)),
     ]
-    g = w.canvas.rows[_row(w, "group")]
-    assert g.paths == ("Hips", "Hips/Spine", "Hips/Spine/Head") and w.canvas.row_times(g).size == 11
+    assert [r.folds for r in rows[1:]] == [True, True, False]
+    assert [r.depth for r in rows[1:]] == [0, 1, 2]
+
+
+def _offset_clip():
+    """Hips/Spine keyed every 3 frames, its child Head every 3 frames from frame 1 (times apart)."""
+    t = np.arange(11) / RATE * 3
+    rng = np.random.default_rng(5)
+    tracks = [
+        RotationTrack("Hips", "euler", make_curve(t, rng.normal(0, 20, (11, 3)))),
+        RotationTrack("Hips/Spine", "euler", make_curve(t, rng.normal(0, 20, (11, 3)))),
+        RotationTrack("Hips/Spine/Head", "euler", make_curve(t[:10] + 1 / RATE, rng.normal(0, 20, (10, 3)))),
+    ]
+    return Clip("walk", RATE, tracks)
+
+
+def _tick_at(w, row, t) -> bool:
+    """A tick is painted in ``row`` at time ``t`` (pixels of the grabbed widget, not the model)."""
+    c = w.canvas
+    img = c.grab().toImage()
+    x = int(round(float(c.t_to_x(t))))
+    y = int(c.row_y(row) + ROW_H / 2)
+    bg = img.pixelColor(x + 8, y)  # between ticks (3 frames apart)
+    return img.pixelColor(x, y) != bg
+
+
+def test_folded_bone_row_summarises_its_children_and_selects_them(qtbot):
+    doc = ClipDocument()
+    doc.load(_offset_clip(), None)
+    w = DopeSheet(doc)
+    qtbot.addWidget(w)
+    w.resize(900, 260)
+    w.show()
+    qtbot.waitExposed(w)
+    w.frame_all()
+    c = w.canvas
+    spine = _row(w, "track", "Hips/Spine")
+    # unfolded: the bone's own keys only (Head's frame-1 key is not in Spine's row)
+    assert _tick_at(w, spine, 0.0) and not _tick_at(w, spine, 1 / RATE)
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, spine, 1 / RATE))
+    assert doc.selected_keys == {}
+    # fold Spine with a click on its triangle: Head's row goes, Spine's row summarises both
+    y = int(c.row_y(spine) + ROW_H / 2)
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=QPoint(6 + INDENT_PX * c.rows[spine].depth + 4, y))
+    assert [r.label for r in c.rows] == ["walk (all tracks)", "Hips", "Spine"]
+    assert c.rows[spine].paths == ("Hips/Spine", "Hips/Spine/Head")
+    assert _tick_at(w, spine, 0.0) and _tick_at(w, spine, 1 / RATE)
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, spine, 1 / RATE))
+    assert doc.selected_keys == {"Hips/Spine/Head": {0}}
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, spine, 0.1))
+    assert doc.selected_keys == {"Hips/Spine": {1}}
+    # unfold again: one row per bone
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=QPoint(6 + INDENT_PX * c.rows[spine].depth + 4, y))
+    assert [r.label for r in c.rows] == ["walk (all tracks)", "Hips", "Spine", "Head"]
 
 
 def test_click_shift_ctrl_and_box_select_share_the_documents_selection(sheet, qtbot):

@@ -173,3 +173,47 @@ def test_drag_of_every_drawn_track_refreshes_the_batched_tracks_throttled_then_e
     drawn = np.concatenate([s.multi_keys._y for s in g.strips if s.is_euler])
     want = last.curve.value[:, 0] + 10.0
     assert np.all(np.min(np.abs(drawn[None, :] - want[:, None]), axis=1) < 1e-9)  # drawn as moved
+
+
+def test_key_table_mid_drag_refreshes_throttled_then_exactly_at_the_end(win, qtbot):
+    clip = many_tracks_clip(3, 200, 30.0)
+    doc = win.doc
+    doc.load(clip, None)
+    tr = clip.tracks[0]
+    doc.select_paths([tr.path])
+    model = win.keys.model
+    resets = []
+    model.modelReset.connect(lambda: resets.append(1))
+    doc.begin_live_edit()
+    for k in range(1, 11):  # ten steps of a dope-sheet drag that overwrites k keys each
+        doc.update_live(clip.with_track(tr.with_curve(tr.curve.select(np.arange(k, tr.n_keys)))), [tr.path])
+    assert len(resets) <= 1  # throttled: a model reset per step cost ~6 ms in the main window
+    doc.end_live_edit("drop keys")
+    assert model.rowCount() == tr.n_keys - 10  # exact at the drag's end
+    t0 = model.index(0, 0).data()
+    assert float(t0) == pytest.approx(float(tr.times[10]), abs=1e-3)
+    doc.undo_stack.undo()
+    assert model.rowCount() == tr.n_keys
+
+
+def test_skeleton_mid_drag_poses_throttled_then_exact_at_the_end(win, tmp_path, monkeypatch):
+    _chain_bvh(tmp_path / "chain.bvh")
+    clip = read_clip(tmp_path / "chain.bvh")
+    doc, layer = win.doc, win.tools.skeleton
+    doc.load(clip, None)
+    assert layer.active()
+    poses = []
+    real = layer.update_pose
+    monkeypatch.setattr(layer, "update_pose", lambda: (poses.append(1), real()))
+    tr = clip.tracks[2]
+    moved = clip
+    doc.begin_live_edit()
+    for k in range(1, 11):  # ten steps of a drag on one joint
+        moved = clip.with_track(ed.move_keys(tr, list(range(tr.n_keys)), 0.0, 0, 3.0 * k))
+        doc.update_live(moved, [tr.path])
+    assert len(poses) <= 1  # throttled: forward kinematics + a GL repaint per step before
+    doc.end_live_edit("bend")
+    assert len(poses) >= 1
+    want = pose(layer.skeleton, doc.clip, [doc.current_time])
+    got = layer.joint_scene_positions()
+    np.testing.assert_allclose(got, layer._to_scene(want.positions[0]), atol=1e-9)

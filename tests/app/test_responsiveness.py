@@ -141,7 +141,7 @@ def test_recipe_preview_reuses_worker_diffs_and_updates_curves_in_place(win, qtb
     assert graphs.preview_redraws == redraws + 1  # one track affected, one redraw
     now = graphs.items["Character"].preview
     assert [it for it, _w, _c in now] == first  # same items, new data
-    _x, y = now[0][0].getData()
+    y = now[0][0].yData  # the data set on the item (getData() is the displayed, downsampled set)
     expected = graphs.cache.get(blocker.args[0].clip.track("Character")).samples.euler[:, 0]
     np.testing.assert_allclose(y, expected)
     assert {d.path: d for d in win.diff.diffs}["Character"] is blocker.args[0].diffs[0]

@@ -93,3 +93,20 @@ def test_main_window_and_recipe_panel_split_along_drawn_and_handled():
     assert "doc.clipChanged.connect" in body and ".connect(" not in outside.replace(
         "def _connect_document", ""
     ), "signal wiring outside MainWindow._connect_document"
+
+
+def test_graph_view_classes_read_in_one_sitting_and_the_panel_draws_no_items():
+    """Issue 9: GraphPanel was ~900 lines; what is drawn (tracks, marks), what is handled (input) and
+    the layout / document mapping (panel) are separate classes of at most ~450 lines each."""
+    from curveeditor.app import graph_input, graph_marks, graph_tracks, graphs
+
+    classes = (graphs.GraphPanel, graph_tracks.TrackDrawer, graph_marks.Marks, graph_input.GraphInput)
+    for cls in classes:
+        n = len(inspect.getsource(cls).splitlines())
+        assert n <= 450, f"{cls.__name__}: {n} lines"
+    panel = inspect.getsource(graphs.GraphPanel)
+    for drawing in ("addItem(", "removeItem(", "setData(", "curve_item(", "KeyMarkers("):
+        assert drawing not in panel, drawing
+    # the one place mapping document signals to view updates
+    assert panel.count(".connect(") - panel.count("sigRangeChanged.connect") - panel.count("sigDragged") <= 8
+    assert "self.doc.clipChanged.connect" in inspect.getsource(graphs.GraphPanel._connect_document)
