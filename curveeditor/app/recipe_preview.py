@@ -23,8 +23,11 @@ def _warm_up(_token, _progress) -> None:
     for name in {s.module for s in OPS.values()} | {"diff"}:
         try:
             importlib.import_module(f"curveeditor.engine.{name}")
-        except ImportError:
-            pass  # reported by run_recipe when a step needs it
+        except (ImportError, RuntimeError):
+            # ImportError: reported by run_recipe when a step needs it. RuntimeError: importlib's
+            # _DeadlockError when the GUI thread imports the same scipy modules at this moment; the
+            # GUI thread's import completes and the recipe imports on first use.
+            pass
 
 
 class RecipePreview:
