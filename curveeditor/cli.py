@@ -185,7 +185,10 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
     near = sum(1 for f in flips if f.near_gimbal)
     summary = f"flips: {len(flips)}"
     if near == len(flips):
-        summary += ", all within 10 deg of gimbal lock (no Euler curve through those poses is continuous)"
+        summary += (
+            ", all near gimbal lock (within 10 deg, or a continuous swing just past it): no Euler curve "
+            "through those poses avoids them"
+        )
     else:
         summary += f", {len(flips) - near} not near gimbal lock ({fix})"
     lines = [summary]

@@ -24,7 +24,9 @@ Unity's extrinsic ZXY, upper case is an intrinsic BVH order such as ``"ZXY"``).
 
 Flips left after an unwrap sit near gimbal lock, where no Euler sequence can be continuous:
 :func:`flip_details` gives each flip's middle angle and whether it is within
-:data:`FLIP_GIMBAL_DEG` of lock (the reason it remains).
+:data:`FLIP_GIMBAL_DEG` of lock (the reason it remains). A step a little further out whose key values
+are the decomposition followed continuously along it is a swing near lock too (:func:`gimbal_reach`:
+the outer channels turn up to step / sin(distance to lock)), not a flip an unwrap could remove.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ __all__ = [
     "FLIP_GIMBAL_DEG",
     "flip_details",
     "gimbal_distance",
+    "gimbal_reach",
+    "FLIP_FOLLOW_TOL_DEG",
 ]
 
 PROBLEM_KINDS = ("wrap", "flip", "hemisphere", "gimbal", "spike")
@@ -77,6 +81,9 @@ SPIKE_RETURN_FRAMES = 3
 #: A flip whose middle angle is within this many degrees of +-90 is a gimbal-lock flip: no Euler
 #: sequence through that pose can be continuous, so an unwrap cannot remove it.
 FLIP_GIMBAL_DEG = 10.0
+#: Agreement (degrees, per channel) between a flip's next key values and the decomposition followed
+#: continuously along the step, for the step to count as a continuous swing (:func:`flip_details`).
+FLIP_FOLLOW_TOL_DEG = 0.01
 
 
 @dataclass
@@ -223,7 +230,10 @@ class FlipDetail:
     ``middle_deg``: the middle angle of the track's order (degrees, in [-90, 90]) where the pose
     passes nearest gimbal lock on the geodesic step between the two keys (at a key or between);
     ``gimbal_distance``: its distance to +-90 (degrees);
-    ``near_gimbal``: within :data:`FLIP_GIMBAL_DEG` (the reason it remains after an unwrap);
+    ``near_gimbal``: within :data:`FLIP_GIMBAL_DEG` of lock, or a *continuous swing* within the
+    gimbal reach of its step (:func:`gimbal_reach`): the key values are the decomposition followed
+    continuously along the step, which passes so near lock that its outer channels must turn more
+    than :data:`FLIP_CHANNEL_DEG` (the reason it remains after an unwrap either way);
     ``step_deg``: the geodesic step between the two keys (degrees).
     """
 
@@ -243,6 +253,12 @@ class FlipDetail:
     def reason(self) -> str:
         """One phrase: ``near gimbal lock (middle angle x = 86.2 deg)`` or why not."""
         where = f"middle angle {self.axis} = {self.middle_deg:.1f} deg"
+        if self.near_gimbal and self.gimbal_distance > FLIP_GIMBAL_DEG:
+            gain = 1.0 / max(float(np.sin(np.radians(self.gimbal_distance))), 1e-9)
+            return (
+                f"near gimbal lock ({where}, {self.gimbal_distance:.1f} deg from +-90: a continuous swing, "
+                f"the outer channels turn up to {gain:.1f}x the {self.step_deg:.1f} deg step there)"
+            )
         if self.near_gimbal:
             return f"near gimbal lock ({where}, {self.gimbal_distance:.1f} deg from +-90)"
         return f"not near gimbal lock ({where}): a wrap/flip an unwrap removes"
@@ -298,10 +314,20 @@ def _flip_details(track: RotationTrack, f: _Findings) -> list[FlipDetail]:
     path = quat_mul(
         np.repeat(q0, s.size, axis=0), quat_exp((rel[:, None, :] * s[None, :, None]).reshape(-1, 3))
     )
-    m_path = quat_to_euler(path, f.order)[:, mid].reshape(idx.size, s.size)
+    e_path = quat_to_euler(path, f.order).reshape(idx.size, s.size, 3)
+    m_path = e_path[:, :, mid]
     nearest = np.argmax(np.abs(m_path), axis=1)
     m = m_path[np.arange(idx.size), nearest]
     d = 90.0 - np.abs(m)
+    near = d <= FLIP_GIMBAL_DEG
+    # Past FLIP_GIMBAL_DEG a "flip" can still be motion: the outer channels of a continuous
+    # decomposition turn up to step / sin(distance to lock), so an 8.7 deg step 10.2 deg from lock
+    # turns them 49 deg (the written ZXY curves of the corpus Gangnam BVH, converted from its XYZ
+    # frames). Such a step is a swing near lock, not a flip an unwrap removes, when the key values are
+    # the decomposition followed continuously along it.
+    maybe = ~near & (d <= gimbal_reach(f.geo[idx]))
+    if np.any(maybe):
+        near[maybe] = _follows_path(f.euler[idx[maybe]], e_path[maybe], f.euler[idx[maybe] + 1], f.order)
     axis = "xyz"[mid]
     return [
         FlipDetail(
@@ -311,11 +337,41 @@ def _flip_details(track: RotationTrack, f: _Findings) -> list[FlipDetail]:
             axis,
             float(mk),
             float(dk),
-            bool(dk <= FLIP_GIMBAL_DEG),
+            bool(nk),
             float(f.geo[i]),
         )
-        for i, mk, dk in zip(idx, m, d, strict=True)
+        for i, mk, dk, nk in zip(idx, m, d, near, strict=True)
     ]
+
+
+def gimbal_reach(step_deg) -> np.ndarray:
+    """Degrees from gimbal lock within which a continuous Euler curve's outer channels can turn more
+    than :data:`FLIP_CHANNEL_DEG` over a geodesic step of ``step_deg`` degrees (they turn at most
+    step / sin(distance) there), never less than :data:`FLIP_GIMBAL_DEG`."""
+    ratio = np.clip(np.asarray(step_deg, dtype=np.float64) / FLIP_CHANNEL_DEG, 0.0, 1.0)
+    return np.maximum(np.degrees(np.arcsin(ratio)), FLIP_GIMBAL_DEG)
+
+
+def _follows_path(e0: np.ndarray, e_path: np.ndarray, e1: np.ndarray, order: str) -> np.ndarray:
+    """Bool ``(K,)``: the Euler values ``e1 (K, 3)`` are the decomposition ``e_path (K, S, 3)`` (samples
+    along each step, degrees) followed continuously from ``e0 (K, 3)``: at each sample the equivalent
+    triple and 360 degree shifts nearest the previous sample, within :data:`FLIP_FOLLOW_TOL_DEG`."""
+    from .rotations import equivalent_euler
+
+    cur = np.asarray(e0, dtype=np.float64)
+    for j in range(e_path.shape[1]):  # the samples of a step (33), vectorized over the flips
+        best, best_d = None, None
+        for cand in (e_path[:, j], equivalent_euler(e_path[:, j], order)):
+            shifted = cand + 360.0 * np.round((cur - cand) / 360.0)
+            dist = np.sum((shifted - cur) ** 2, axis=1)
+            if best is None:
+                best, best_d = shifted, dist
+            else:
+                take = dist < best_d
+                best = np.where(take[:, None], shifted, best)
+                best_d = np.where(take, dist, best_d)
+        cur = best
+    return np.all(np.abs(cur - e1) <= FLIP_FOLLOW_TOL_DEG, axis=1)
 
 
 def flip_details(track: RotationTrack) -> list[FlipDetail]:

@@ -284,3 +284,47 @@ def test_cli_clean_report_lists_the_flips_left(tmp_path):
     assert len(flips) == 2 and not any(f["near_gimbal"] for f in flips) and "flips: 2" in out
     flips, out = clean("--unwrap")
     assert flips == [] and "flips:" not in out
+
+
+#: ZXY key values of the corpus Gangnam BVH's RightLeg (keys 145-156) as written to .anim: the pose
+#: passes 10.2 deg from lock between keys 150 and 151 (an 8.7 deg step) and Y, Z turn 45-46 deg,
+#: continuously.
+_SWING_NEAR_LOCK = [
+    (64.049, 160.555, 163.532), (64.921, 160.577, 163.46), (67.286, 158.333, 161.065),
+    (71.016, 152.256, 154.768), (75.547, 138.232, 140.379), (79.309, 107.752, 109.283),
+    (78.34, 62.89, 63.611), (71.597, 35.287, 35.006), (62.209, 22.039, 20.688),
+    (51.545, 13.566, 11.499), (40.001, 7.672, 5.544), (28.164, 3.582, 2.098),
+]  # fmt: skip
+
+
+def test_a_continuous_swing_just_past_10_deg_from_lock_is_near_gimbal_a_branch_jump_is_not():
+    from curveeditor.engine.analysis import FLIP_GIMBAL_DEG, flip_details, gimbal_reach
+    from curveeditor.engine.rotations import equivalent_euler
+
+    v = np.array(_SWING_NEAR_LOCK)
+    flips = flip_details(euler_track(v))
+    assert len(flips) == 1 and flips[0].index == 6
+    f = flips[0]
+    assert FLIP_GIMBAL_DEG < f.gimbal_distance < 10.5 and f.gimbal_distance <= gimbal_reach(f.step_deg)
+    assert f.near_gimbal and "continuous swing" in f.reason  # old code: "not near gimbal lock"
+    # The same poses with the other Euler triple from key 6 on: a real flip at the same place.
+    w = v.copy()
+    w[6:] = equivalent_euler(w[6:], "zxy")
+    jump = [x for x in flip_details(euler_track(w)) if x.index == 6]
+    assert len(jump) == 1 and not jump[0].near_gimbal and "not near gimbal" in jump[0].reason
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", bvh_files, ids=lambda p: p.name[:40])
+def test_no_flip_outside_the_gimbal_neighbourhood_in_the_written_unity_curves(path):
+    """What `clean X.bvh --unwrap -o X.anim` writes: each unwrapped per-frame track keyed for Unity
+    (``reorder.sampled_track``: ZXY Euler or quaternion curves, as ``io.verify.prepare_samples``)."""
+    from curveeditor.engine.analysis import flip_details
+    from curveeditor.engine.reorder import sampled_track
+    from curveeditor.engine.unwrap import unwrap_track
+
+    bvh = pytest.importorskip("curveeditor.io.bvh")
+    clip = bvh.read_bvh(path)
+    for tr in clip.tracks:
+        left = flip_details(sampled_track(unwrap_track(tr)))
+        assert all(f.near_gimbal for f in left), [f for f in left if not f.near_gimbal][:3]
