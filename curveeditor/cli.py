@@ -398,8 +398,7 @@ def _clean_recipe(args):
 
 
 def cmd_clean(args) -> int:
-    from .batch import write_options
-    from .engine.recipe import RecipeError, run_recipe
+    from .engine.recipe import RecipeError, run_recipe, write_options
     from .io import write_checked
     from .io.verify import recipe_promise
 
@@ -411,7 +410,8 @@ def cmd_clean(args) -> int:
     clip = _read(args.file, args.order)
     paths = _select_paths(clip, args.track, args.file)
     try:
-        result = run_recipe(clip, recipe, paths=paths)
+        # The figures are the written file's (write_checked below), not the in-memory diff.
+        result = run_recipe(clip, recipe, paths=paths, diffs=False)
     except RecipeError as exc:
         raise CliError(f"{args.file}: {exc}") from None
     warnings = []

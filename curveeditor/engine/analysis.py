@@ -264,24 +264,37 @@ class FlipDetail:
         return f"not near gimbal lock ({where}): a wrap/flip an unwrap removes"
 
 
-class _Findings:
-    """Per-key boolean findings of one track, computed once for counts and problem lists."""
+class _Steps:
+    """Key values and the Euler flips of one track (what :func:`flip_details` needs)."""
 
-    def __init__(self, track: RotationTrack, spike_speed: float | None):
+    def __init__(self, track: RotationTrack):
         t = np.asarray(track.curve.time)
         n = t.shape[0]
         self.t = t
         self.euler, self.order = key_euler_values(track)
         q = key_quaternions(track) if n else np.zeros((0, 4))
         self.q = q
-        e = self.euler
         if n >= 2:
-            de = np.diff(e, axis=0)
+            self.de = np.diff(self.euler, axis=0)
             self.geo = geodesic_angle(q[:-1], q[1:])
-            self.wrap = np.any(np.abs(de) > WRAP_DEG, axis=1)
-            self.flip = np.any(np.abs(wrap180(de)) > FLIP_CHANNEL_DEG, axis=1) & (
+            self.flip = np.any(np.abs(wrap180(self.de)) > FLIP_CHANNEL_DEG, axis=1) & (
                 self.geo < FLIP_GEODESIC_DEG
             )
+        else:
+            self.de = np.zeros((0, 3))
+            self.geo = np.zeros(0)
+            self.flip = np.zeros(0, dtype=bool)
+
+
+class _Findings(_Steps):
+    """Per-key boolean findings of one track, computed once for counts and problem lists."""
+
+    def __init__(self, track: RotationTrack, spike_speed: float | None):
+        super().__init__(track)
+        t, q, e = self.t, self.q, self.euler
+        n = t.shape[0]
+        if n >= 2:
+            self.wrap = np.any(np.abs(self.de) > WRAP_DEG, axis=1)
             if track.kind == EULER:
                 self.hemi = np.zeros(n - 1, dtype=bool)
             else:
@@ -289,8 +302,7 @@ class _Findings:
                 self.hemi = np.einsum("ij,ij->i", v[:-1], v[1:]) < 0
             self.speed = _speeds(t, self.geo)
         else:
-            self.geo = np.zeros(0)
-            self.wrap = self.flip = self.hemi = np.zeros(0, dtype=bool)
+            self.wrap = self.hemi = np.zeros(0, dtype=bool)
             self.speed = np.zeros(n)
         mid = np.abs(wrap180(e[:, middle_axis(self.order)])) if n else np.zeros(0)
         self.gimbal = np.abs(mid - 90.0) <= GIMBAL_DEG
@@ -301,7 +313,7 @@ class _Findings:
 _FLIP_PATH_SAMPLES = 33
 
 
-def _flip_details(track: RotationTrack, f: _Findings) -> list[FlipDetail]:
+def _flip_details(track: RotationTrack, f: _Steps) -> list[FlipDetail]:
     idx = np.nonzero(f.flip)[0] if track.n_keys >= 2 else np.zeros(0, dtype=np.int64)
     if idx.size == 0:
         return []
@@ -377,7 +389,7 @@ def _follows_path(e0: np.ndarray, e_path: np.ndarray, e1: np.ndarray, order: str
 def flip_details(track: RotationTrack) -> list[FlipDetail]:
     """Every Euler flip of ``track`` (the ones :func:`inspect_track` counts) with its middle angle and
     whether it sits within :data:`FLIP_GIMBAL_DEG` of gimbal lock, in key order."""
-    return _flip_details(track, _Findings(track, None))
+    return _flip_details(track, _Steps(track))
 
 
 def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> TrackReport:
