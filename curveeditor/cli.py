@@ -201,11 +201,12 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
 
 
 def cmd_inspect(args) -> int:
-    from .engine.analysis import flip_details, inspect_clip
+    from .engine.analysis import inspect_track_and_flips
 
     clip = _read(args.file, args.order)
-    reports = inspect_clip(clip)
-    flips = [fd for tr in clip.tracks for fd in flip_details(tr)]
+    found = [inspect_track_and_flips(tr) for tr in clip.tracks]
+    reports = [r for r, _ in found]
+    flips = [fd for _, fds in found for fd in fds]
     if args.json:
         import json
 

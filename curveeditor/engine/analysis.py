@@ -60,6 +60,7 @@ __all__ = [
     "FlipDetail",
     "FLIP_GIMBAL_DEG",
     "flip_details",
+    "inspect_track_and_flips",
     "gimbal_distance",
     "gimbal_reach",
     "FLIP_FOLLOW_TOL_DEG",
@@ -398,7 +399,19 @@ def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> Tra
     ``spike_speed``: deg/s bound for spikes; None = automatic (:func:`default_spike_speed`).
     ``max_angular_speed`` is the largest key-to-key geodesic speed (deg/s).
     """
+    return _report(track, _Findings(track, spike_speed))
+
+
+def inspect_track_and_flips(
+    track: RotationTrack, spike_speed: float | None = None
+) -> tuple[TrackReport, list[FlipDetail]]:
+    """:func:`inspect_track` and :func:`flip_details` of ``track`` from one pass over its keys (the
+    decomposition a quaternion track is judged on is computed once, not twice: ``inspect``)."""
     f = _Findings(track, spike_speed)
+    return _report(track, f), _flip_details(track, f)
+
+
+def _report(track: RotationTrack, f: _Findings) -> TrackReport:
     n = track.n_keys
     return TrackReport(
         path=track.path,
