@@ -28,12 +28,10 @@ ops that are not installed (running such a step raises ``RecipeError("... op X i
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -423,6 +421,8 @@ def _validate_step(number: int, raw: Any) -> Step:
     if "op" not in raw:
         raise RecipeError(f"step {number}: missing 'op' (one of {', '.join(OPS)})")
     if not isinstance(op, str) or op not in OPS:
+        import difflib  # only for an error hint (3-4 ms of every CLI start-up on top)
+
         hint = difflib.get_close_matches(str(op), OPS, n=1)
         extra = f" (did you mean '{hint[0]}'?)" if hint else f"; ops: {', '.join(OPS)}"
         raise RecipeError(f"step {number} ({op}): unknown op {_fmt(op)}{extra}")
@@ -436,6 +436,8 @@ def _validate_step(number: int, raw: Any) -> Step:
         if key == "op":
             continue
         if key not in names:
+            import difflib
+
             hint = difflib.get_close_matches(str(key), names, n=1)
             if hint:
                 fail(f"unknown parameter '{key}' (did you mean '{hint[0]}'?)")
@@ -571,6 +573,8 @@ class Recipe:
         p = Path(path)
         tmp = None
         try:
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(self.to_json())
