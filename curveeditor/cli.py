@@ -201,12 +201,10 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
 
 
 def cmd_inspect(args) -> int:
-    from .engine.analysis import inspect_track_and_flips
+    from .engine.analysis import inspect_clip_and_flips
 
     clip = _read(args.file, args.order)
-    found = [inspect_track_and_flips(tr) for tr in clip.tracks]
-    reports = [r for r, _ in found]
-    flips = [fd for _, fds in found for fd in fds]
+    reports, flips = inspect_clip_and_flips(clip)
     if args.json:
         import json
 
@@ -489,9 +487,10 @@ def cmd_clean(args) -> int:
 def _flips_left(clip, tracks) -> list:
     """The Euler flips left in the processed tracks of ``clip`` (the written file as read back), each
     with its reason (``engine.analysis.flip_details``: near gimbal lock or not)."""
-    from .engine.analysis import flip_details
+    from .engine.analysis import flip_details_all
 
-    return [fd for t in tracks for fd in flip_details(clip.track(t["path"]))]
+    by_path = {t.path: t for t in clip.tracks}
+    return flip_details_all(by_path[t["path"]] for t in tracks)
 
 
 def _check_report(report: str, input_path: str, output: str) -> None:

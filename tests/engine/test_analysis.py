@@ -328,3 +328,68 @@ def test_no_flip_outside_the_gimbal_neighbourhood_in_the_written_unity_curves(pa
     for tr in clip.tracks:
         left = flip_details(sampled_track(unwrap_track(tr)))
         assert all(f.near_gimbal for f in left), [f for f in left if not f.near_gimbal][:3]
+
+
+def _mixed_clip(seed: int) -> Clip:
+    """Tracks of both kinds and several orders, with wraps, flips, hemisphere flips, spikes, gimbal
+    keys, uneven key times and 1-2 key tracks."""
+    from curveeditor.engine.rotations import equivalent_euler
+
+    rng = np.random.default_rng(seed)
+    tracks = []
+    for k in range(14):
+        n = int(rng.choice([1, 2, 3, 5, 40, 90]))
+        order = ["zxy", "XYZ", "zyx"][k % 3]
+        t = np.cumsum(rng.uniform(0.005, 0.1, n))
+        e = np.cumsum(rng.normal(0, 2, (n, 3)), axis=0)
+        if n > 5:
+            e[n // 2] += 120.0  # a spike
+            e[n // 3 :, 1] += 360.0  # a wrap
+            e[2 * n // 3 :] = equivalent_euler(e[2 * n // 3 :], order)  # a flip
+            e[n // 4, 0] = 89.0  # near gimbal lock (ZXY middle angle x)
+        if k % 2:
+            q = euler_to_quat(e, order)
+            q[::7] *= -1.0  # stored hemisphere flips
+            tracks.append(RotationTrack(f"Q{k}", "quaternion", make_curve(t, q, mode="auto"), order))
+        else:
+            tracks.append(RotationTrack(f"E{k}", "euler", make_curve(t, e, mode="auto"), order))
+    return Clip("mixed", 30.0, tracks)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("spike_speed", [None, 300.0])
+def test_clip_analysis_in_lockstep_equals_track_by_track(seed, spike_speed):
+    from curveeditor.engine.analysis import (
+        flip_details,
+        flip_details_all,
+        inspect_clip_and_flips,
+        inspect_track_and_flips,
+    )
+
+    clip = _mixed_clip(seed)
+    reports, flips = inspect_clip_and_flips(clip, spike_speed)
+    one = [inspect_track_and_flips(t, spike_speed) for t in clip.tracks]
+    assert reports == [r for r, _ in one]
+    assert [f.as_dict() for f in flips] == [f.as_dict() for _, fs in one for f in fs]
+    assert inspect_clip(clip, spike_speed) == reports
+    assert [f.as_dict() for f in flip_details_all(clip.tracks)] == [
+        f.as_dict() for t in clip.tracks for f in flip_details(t)
+    ]
+    found = {k: sum(getattr(r, k) for r in reports) for k in ("wrap_jumps", "euler_flips", "spikes")}
+    assert all(found.values()), found  # the clip exercises what it claims to
+
+
+@pytest.mark.corpus
+def test_clip_analysis_in_lockstep_equals_track_by_track_on_the_corpus():
+    from curveeditor.engine.analysis import inspect_clip_and_flips, inspect_track_and_flips
+    from curveeditor.io import read_clip
+
+    files = corpus_files("bvh", "*.bvh")[:4] + corpus_files("anim", "*.anim")[:4]
+    if not files:
+        pytest.skip("corpus not available")
+    for path in files:
+        clip = read_clip(str(path))
+        reports, flips = inspect_clip_and_flips(clip)
+        one = [inspect_track_and_flips(t) for t in clip.tracks]
+        assert reports == [r for r, _ in one], path.name
+        assert [f.as_dict() for f in flips] == [f.as_dict() for _, fs in one for f in fs], path.name
