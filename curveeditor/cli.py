@@ -201,10 +201,11 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
 
 
 def cmd_inspect(args) -> int:
-    from .engine.analysis import inspect_clip_and_flips
+    from .engine.analysis import flip_details_all, inspect_clip
 
     clip = _read(args.file, args.order)
-    reports, flips = inspect_clip_and_flips(clip)
+    reports = inspect_clip(clip)
+    flips = flip_details_all(clip.tracks)
     if args.json:
         import json
 
