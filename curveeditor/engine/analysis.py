@@ -70,8 +70,6 @@ __all__ = [
     "FlipDetail",
     "FLIP_GIMBAL_DEG",
     "flip_details",
-    "inspect_track_and_flips",
-    "inspect_clip_and_flips",
     "flip_details_all",
     "gimbal_distance",
     "gimbal_reach",
@@ -538,32 +536,12 @@ def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> Tra
     return _report(track, _Findings(track, spike_speed))
 
 
-def inspect_track_and_flips(
-    track: RotationTrack, spike_speed: float | None = None
-) -> tuple[TrackReport, list[FlipDetail]]:
-    """:func:`inspect_track` and :func:`flip_details` of ``track`` from one pass over its keys (the
-    decomposition a quaternion track is judged on is computed once, not twice: ``inspect``)."""
-    f = _Findings(track, spike_speed)
-    return _report(track, f), _flip_details(track, f)
-
-
 def flip_details_all(tracks) -> list[FlipDetail]:
     """:func:`flip_details` of every track of ``tracks`` (in order), analysed together by kind and
     order (``clean``'s flips left in the written file)."""
     tracks = list(tracks)
     found = _clip_findings(tracks, None)
     return [fd for tr, f in zip(tracks, found, strict=True) for fd in _flip_details(tr, f)]
-
-
-def inspect_clip_and_flips(
-    clip: Clip, spike_speed: float | None = None
-) -> tuple[list[TrackReport], list[FlipDetail]]:
-    """:func:`inspect_track_and_flips` of every rotation track of ``clip`` (reports in track order,
-    then the flips of all tracks), the tracks of each kind and order analysed together."""
-    found = _clip_findings(list(clip.tracks), spike_speed)
-    reports = [_report(tr, f) for tr, f in zip(clip.tracks, found, strict=True)]
-    flips = [fd for tr, f in zip(clip.tracks, found, strict=True) for fd in _flip_details(tr, f)]
-    return reports, flips
 
 
 def _report(track: RotationTrack, f: _Findings) -> TrackReport:

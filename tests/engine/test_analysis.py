@@ -359,19 +359,11 @@ def _mixed_clip(seed: int) -> Clip:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("spike_speed", [None, 300.0])
 def test_clip_analysis_in_lockstep_equals_track_by_track(seed, spike_speed):
-    from curveeditor.engine.analysis import (
-        flip_details,
-        flip_details_all,
-        inspect_clip_and_flips,
-        inspect_track_and_flips,
-    )
+    from curveeditor.engine.analysis import flip_details, flip_details_all
 
     clip = _mixed_clip(seed)
-    reports, flips = inspect_clip_and_flips(clip, spike_speed)
-    one = [inspect_track_and_flips(t, spike_speed) for t in clip.tracks]
-    assert reports == [r for r, _ in one]
-    assert [f.as_dict() for f in flips] == [f.as_dict() for _, fs in one for f in fs]
-    assert inspect_clip(clip, spike_speed) == reports
+    reports = inspect_clip(clip, spike_speed)
+    assert reports == [inspect_track(t, spike_speed) for t in clip.tracks]
     assert [f.as_dict() for f in flip_details_all(clip.tracks)] == [
         f.as_dict() for t in clip.tracks for f in flip_details(t)
     ]
@@ -381,7 +373,7 @@ def test_clip_analysis_in_lockstep_equals_track_by_track(seed, spike_speed):
 
 @pytest.mark.corpus
 def test_clip_analysis_in_lockstep_equals_track_by_track_on_the_corpus():
-    from curveeditor.engine.analysis import inspect_clip_and_flips, inspect_track_and_flips
+    from curveeditor.engine.analysis import flip_details, flip_details_all
     from curveeditor.io import read_clip
 
     files = corpus_files("bvh", "*.bvh")[:4] + corpus_files("anim", "*.anim")[:4]
@@ -389,7 +381,7 @@ def test_clip_analysis_in_lockstep_equals_track_by_track_on_the_corpus():
         pytest.skip("corpus not available")
     for path in files:
         clip = read_clip(str(path))
-        reports, flips = inspect_clip_and_flips(clip)
-        one = [inspect_track_and_flips(t) for t in clip.tracks]
-        assert reports == [r for r, _ in one], path.name
-        assert [f.as_dict() for f in flips] == [f.as_dict() for _, fs in one for f in fs], path.name
+        assert inspect_clip(clip) == [inspect_track(t) for t in clip.tracks], path.name
+        assert [f.as_dict() for f in flip_details_all(clip.tracks)] == [
+            f.as_dict() for t in clip.tracks for f in flip_details(t)
+        ], path.name
