@@ -294,15 +294,6 @@ def _inside(path: Path, folder: Path) -> bool:
 # ------------------------------------------------------------------------------------------- worker
 
 
-def write_options(recipe, output: str, paths=None) -> dict[str, Any]:
-    """Writer options a recipe implies for ``output``: an unwrap (or unflip) also rewrites the Euler
-    display curves of a ``.anim`` (``m_EulerEditorCurves``, what Unity's Animation window shows) for
-    the tracks it ran on (``paths``; None = all), so the editor stops showing the old wraps."""
-    if str(output).lower().endswith(".anim") and any(s.op in ("unwrap", "unflip") for s in recipe.steps):
-        return {"refresh_display": True if paths is None else set(paths)}
-    return {}
-
-
 def process_file(job: dict[str, Any]) -> dict[str, Any]:
     """Read, run the recipe, render the output: the one worker function of every engine.
 
@@ -365,6 +356,7 @@ def render_output(clip, recipe, output: str, tmp: str, promise=None):
     (``io.write_checked``, chosen by the extension: read back and compared with ``promise`` before it
     is put in place) into the private folder ``tmp`` under the output's own name, then read.
     Returns ``(bytes, io.verify.WriteCheck)``; the client writes the bytes with :func:`write_output`."""
+    from .engine.recipe import write_options
     from .io import write_checked
 
     rendered = _rendered_path(tmp, output)
@@ -422,7 +414,8 @@ def _renamed(text: str, renames: dict[str, str]) -> str:
 def _run(clip, recipe):
     from .engine.recipe import run_recipe
 
-    return run_recipe(clip, recipe)
+    # The report's figures are the written file's (render_output's read-back check).
+    return run_recipe(clip, recipe, diffs=False)
 
 
 def _stats(clip, result, check=None) -> dict[str, Any]:
@@ -430,13 +423,11 @@ def _stats(clip, result, check=None) -> dict[str, Any]:
     written file's against the input, and ``keys_written`` its key count."""
     before = {t.path: t for t in clip.tracks}
     after = {t.path: t for t in result.clip.tracks}
-    diffs = {d.path: d for d in result.diffs}
     written = {t.path: t for t in check.tracks} if check is not None else {}
     details = []
     for path, changes in result.changes.items():
-        d = diffs.get(path)
         w = written.get(path)
-        fig = w.figures if w is not None else d
+        fig = w.figures if w is not None else None  # no keys: nothing played, nothing off
         details.append(
             {
                 "path": path,

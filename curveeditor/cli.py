@@ -185,7 +185,10 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
     near = sum(1 for f in flips if f.near_gimbal)
     summary = f"flips: {len(flips)}"
     if near == len(flips):
-        summary += ", all within 10 deg of gimbal lock (no Euler curve through those poses is continuous)"
+        summary += (
+            ", all near gimbal lock (within 10 deg, or a continuous swing just past it): no Euler curve "
+            "through those poses avoids them"
+        )
     else:
         summary += f", {len(flips) - near} not near gimbal lock ({fix})"
     lines = [summary]
@@ -198,11 +201,11 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
 
 
 def cmd_inspect(args) -> int:
-    from .engine.analysis import flip_details, inspect_clip
+    from .engine.analysis import flip_details_all, inspect_clip
 
     clip = _read(args.file, args.order)
     reports = inspect_clip(clip)
-    flips = [fd for tr in clip.tracks for fd in flip_details(tr)]
+    flips = flip_details_all(clip.tracks)
     if args.json:
         import json
 
@@ -395,8 +398,7 @@ def _clean_recipe(args):
 
 
 def cmd_clean(args) -> int:
-    from .batch import write_options
-    from .engine.recipe import RecipeError, run_recipe
+    from .engine.recipe import RecipeError, run_recipe, write_options
     from .io import write_checked
     from .io.verify import recipe_promise
 
@@ -408,7 +410,8 @@ def cmd_clean(args) -> int:
     clip = _read(args.file, args.order)
     paths = _select_paths(clip, args.track, args.file)
     try:
-        result = run_recipe(clip, recipe, paths=paths)
+        # The figures are the written file's (write_checked below), not the in-memory diff.
+        result = run_recipe(clip, recipe, paths=paths, diffs=False)
     except RecipeError as exc:
         raise CliError(f"{args.file}: {exc}") from None
     warnings = []
@@ -485,9 +488,10 @@ def cmd_clean(args) -> int:
 def _flips_left(clip, tracks) -> list:
     """The Euler flips left in the processed tracks of ``clip`` (the written file as read back), each
     with its reason (``engine.analysis.flip_details``: near gimbal lock or not)."""
-    from .engine.analysis import flip_details
+    from .engine.analysis import flip_details_all
 
-    return [fd for t in tracks for fd in flip_details(clip.track(t["path"]))]
+    by_path = {t.path: t for t in clip.tracks}
+    return flip_details_all(by_path[t["path"]] for t in tracks)
 
 
 def _check_report(report: str, input_path: str, output: str) -> None:

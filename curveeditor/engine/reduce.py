@@ -98,13 +98,22 @@ _LADDER_CHUNK = 8
 
 
 def dense_check_grid(
-    times, density: int = 1, hz: float = GRID_HZ, min_per: int = GRID_MIN_PER_INTERVAL
+    times,
+    density: int = 1,
+    hz: float = GRID_HZ,
+    min_per: int = GRID_MIN_PER_INTERVAL,
+    max_samples: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The checker grid for key ``times (N,)`` seconds: ``(grid (M,), key_index (N,))``.
 
     Every key interval gets ``clip(ceil(dt * hz), min_per, 2000) * density`` evenly spaced samples
     (starting at its first key; defaults 1 kHz, 10); the last key closes the grid.
     ``grid[key_index[i]] == times[i]``.
+
+    ``max_samples``: bounded work. When the grid would hold more samples, the intervals above
+    ``min_per`` get fewer (their share of what is left, still at least ``min_per`` each), so ``M`` is
+    at most ``max(max_samples, N * min_per * density) + 1``. Intervals lasting seconds then get far
+    less than 1 kHz: callers that must not miss a peak certify afterwards (``diff.diff_tracks``).
     """
     t = np.asarray(times, dtype=np.float64).reshape(-1)
     n = t.shape[0]
@@ -112,6 +121,11 @@ def dense_check_grid(
         return t.copy(), np.arange(n)
     dt = np.diff(t)
     per = np.clip(np.ceil(dt * hz), min_per, GRID_MAX_PER_INTERVAL).astype(np.int64)
+    if max_samples is not None and int(per.sum()) * density > max_samples:
+        # Scale the part above min_per so the total fits (floor: never over the budget).
+        room = max(max_samples // int(density) - min_per * (n - 1), 0)
+        above = per - min_per
+        per = min_per + (above * (room / max(int(above.sum()), 1))).astype(np.int64)
     per = per * int(density)
     start = np.concatenate([[0], np.cumsum(per)])
     seg = np.repeat(np.arange(n - 1), per)

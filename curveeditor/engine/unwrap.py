@@ -50,8 +50,14 @@ def wrap180(a: np.ndarray) -> np.ndarray:
     return a - 360.0 * np.floor(a * (1.0 / 360.0) + 0.5)
 
 
-def _choose(values: np.ndarray, times: np.ndarray, order: str, spin_speed: float):
-    """Optimal unwrap: ``(unwrapped (N, 3), switched (N,) bool, kept_step (N-1,) bool)``."""
+def _choose(values: np.ndarray, times: np.ndarray, order: str, spin_speed: float, starts=None):
+    """Optimal unwrap: ``(unwrapped (N, 3), switched (N,) bool, kept_step (N-1,) bool)``.
+
+    ``starts``: sorted first-key indices of several tracks joined end to end (``starts[0] == 0``, each
+    track at least 2 keys): each is unwrapped on its own, as if alone (the step between two tracks is
+    neither kept nor unwrapped, and each track starts from its first key's values)."""
+    if starts is not None:
+        return _choose_joined(values, times, order, spin_speed, np.asarray(starts, dtype=np.int64))
     e = np.asarray(values, dtype=np.float64)
     t = np.asarray(times, dtype=np.float64).reshape(-1)
     if e.ndim != 2 or e.shape[1] != 3 or e.shape[0] != t.shape[0]:
@@ -164,6 +170,38 @@ def unwrap_track(track: RotationTrack, spin_speed: float = DEFAULT_SPIN_SPEED) -
 
     ins, outs = recomputed_slopes(curve.time, out, ins, outs, curve.tangent_mode, changed)
     return replace(track, curve=curve.with_keys(value=out, in_slope=ins, out_slope=outs))
+
+
+def _choose_joined(values, times, order: str, spin_speed: float, starts: np.ndarray):
+    """:func:`_choose` of each track of a joined sequence (see its ``starts``), in one pass: the same
+    costs and choices; parities and cumulative sums restart at every track's first key."""
+    e = np.asarray(values, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    n = e.shape[0]
+    first = np.repeat(starts, np.diff(np.append(starts, n)))  # (N,) first key of each key's track
+    inside = np.ones(max(n - 1, 0), dtype=bool)
+    inside[starts[1:] - 1] = False  # the steps from one track to the next
+    alt = equivalent_euler(e, order)
+    authored = np.diff(e, axis=0)
+    dt = np.diff(t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        speed = np.max(np.abs(authored), axis=1) / np.where(dt > 0, dt, 0.0)
+    kept = speed < spin_speed
+    free = np.nonzero(~kept & inside)[0]
+    flips = np.zeros(n - 1, dtype=np.int64)
+    stay = np.abs(wrap180(authored[free])).sum(axis=1)
+    switch = np.abs(wrap180(alt[free + 1] - e[free])).sum(axis=1)
+    flips[free] = switch < stay
+    count = np.concatenate([[0], np.cumsum(flips)])
+    state = ((count - count[first]) & 1).astype(bool)
+    target = np.where(state[:, None], alt, e)
+    step = np.diff(target, axis=0)
+    step[free] = wrap180(step[free])
+    step[~inside] = 0.0
+    total = np.concatenate([np.zeros((1, 3)), np.cumsum(step, axis=0)])
+    raw = target[first] + (total - total[first])
+    out = target + 360.0 * np.round((raw - target) / 360.0)
+    return out, state, kept & inside
 
 
 def continuous_euler(quats, order: str) -> np.ndarray:

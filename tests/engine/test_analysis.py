@@ -284,3 +284,104 @@ def test_cli_clean_report_lists_the_flips_left(tmp_path):
     assert len(flips) == 2 and not any(f["near_gimbal"] for f in flips) and "flips: 2" in out
     flips, out = clean("--unwrap")
     assert flips == [] and "flips:" not in out
+
+
+#: ZXY key values of the corpus Gangnam BVH's RightLeg (keys 145-156) as written to .anim: the pose
+#: passes 10.2 deg from lock between keys 150 and 151 (an 8.7 deg step) and Y, Z turn 45-46 deg,
+#: continuously.
+_SWING_NEAR_LOCK = [
+    (64.049, 160.555, 163.532), (64.921, 160.577, 163.46), (67.286, 158.333, 161.065),
+    (71.016, 152.256, 154.768), (75.547, 138.232, 140.379), (79.309, 107.752, 109.283),
+    (78.34, 62.89, 63.611), (71.597, 35.287, 35.006), (62.209, 22.039, 20.688),
+    (51.545, 13.566, 11.499), (40.001, 7.672, 5.544), (28.164, 3.582, 2.098),
+]  # fmt: skip
+
+
+def test_a_continuous_swing_just_past_10_deg_from_lock_is_near_gimbal_a_branch_jump_is_not():
+    from curveeditor.engine.analysis import FLIP_GIMBAL_DEG, flip_details, gimbal_reach
+    from curveeditor.engine.rotations import equivalent_euler
+
+    v = np.array(_SWING_NEAR_LOCK)
+    flips = flip_details(euler_track(v))
+    assert len(flips) == 1 and flips[0].index == 6
+    f = flips[0]
+    assert FLIP_GIMBAL_DEG < f.gimbal_distance < 10.5 and f.gimbal_distance <= gimbal_reach(f.step_deg)
+    assert f.near_gimbal and "continuous swing" in f.reason  # old code: "not near gimbal lock"
+    # The same poses with the other Euler triple from key 6 on: a real flip at the same place.
+    w = v.copy()
+    w[6:] = equivalent_euler(w[6:], "zxy")
+    jump = [x for x in flip_details(euler_track(w)) if x.index == 6]
+    assert len(jump) == 1 and not jump[0].near_gimbal and "not near gimbal" in jump[0].reason
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", bvh_files, ids=lambda p: p.name[:40])
+def test_no_flip_outside_the_gimbal_neighbourhood_in_the_written_unity_curves(path):
+    """What `clean X.bvh --unwrap -o X.anim` writes: each unwrapped per-frame track keyed for Unity
+    (``reorder.sampled_track``: ZXY Euler or quaternion curves, as ``io.verify.prepare_samples``)."""
+    from curveeditor.engine.analysis import flip_details
+    from curveeditor.engine.reorder import sampled_track
+    from curveeditor.engine.unwrap import unwrap_track
+
+    bvh = pytest.importorskip("curveeditor.io.bvh")
+    clip = bvh.read_bvh(path)
+    for tr in clip.tracks:
+        left = flip_details(sampled_track(unwrap_track(tr)))
+        assert all(f.near_gimbal for f in left), [f for f in left if not f.near_gimbal][:3]
+
+
+def _mixed_clip(seed: int) -> Clip:
+    """Tracks of both kinds and several orders, with wraps, flips, hemisphere flips, spikes, gimbal
+    keys, uneven key times and 1-2 key tracks."""
+    from curveeditor.engine.rotations import equivalent_euler
+
+    rng = np.random.default_rng(seed)
+    tracks = []
+    for k in range(14):
+        n = int(rng.choice([1, 2, 3, 5, 40, 90]))
+        order = ["zxy", "XYZ", "zyx"][k % 3]
+        t = np.cumsum(rng.uniform(0.005, 0.1, n))
+        e = np.cumsum(rng.normal(0, 2, (n, 3)), axis=0)
+        if n > 5:
+            e[n // 2] += 120.0  # a spike
+            e[n // 3 :, 1] += 360.0  # a wrap
+            e[2 * n // 3 :] = equivalent_euler(e[2 * n // 3 :], order)  # a flip
+            e[n // 4, 0] = 89.0  # near gimbal lock (ZXY middle angle x)
+        if k % 2:
+            q = euler_to_quat(e, order)
+            q[::7] *= -1.0  # stored hemisphere flips
+            tracks.append(RotationTrack(f"Q{k}", "quaternion", make_curve(t, q, mode="auto"), order))
+        else:
+            tracks.append(RotationTrack(f"E{k}", "euler", make_curve(t, e, mode="auto"), order))
+    return Clip("mixed", 30.0, tracks)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("spike_speed", [None, 300.0])
+def test_clip_analysis_in_lockstep_equals_track_by_track(seed, spike_speed):
+    from curveeditor.engine.analysis import flip_details, flip_details_all
+
+    clip = _mixed_clip(seed)
+    reports = inspect_clip(clip, spike_speed)
+    assert reports == [inspect_track(t, spike_speed) for t in clip.tracks]
+    assert [f.as_dict() for f in flip_details_all(clip.tracks)] == [
+        f.as_dict() for t in clip.tracks for f in flip_details(t)
+    ]
+    found = {k: sum(getattr(r, k) for r in reports) for k in ("wrap_jumps", "euler_flips", "spikes")}
+    assert all(found.values()), found  # the clip exercises what it claims to
+
+
+@pytest.mark.corpus
+def test_clip_analysis_in_lockstep_equals_track_by_track_on_the_corpus():
+    from curveeditor.engine.analysis import flip_details, flip_details_all
+    from curveeditor.io import read_clip
+
+    files = corpus_files("bvh", "*.bvh")[:4] + corpus_files("anim", "*.anim")[:4]
+    if not files:
+        pytest.skip("corpus not available")
+    for path in files:
+        clip = read_clip(str(path))
+        assert inspect_clip(clip) == [inspect_track(t) for t in clip.tracks], path.name
+        assert [f.as_dict() for f in flip_details_all(clip.tracks)] == [
+            f.as_dict() for t in clip.tracks for f in flip_details(t)
+        ], path.name

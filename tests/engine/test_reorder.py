@@ -123,3 +123,66 @@ def test_rekey_bound_holds_between_the_source_grid_points_near_gimbal_lock():
         src = RotationTrack("g", "euler", make_curve(t, src_e), order="ZXY")
         out = rekey(src, "euler", "zxy")
         assert geodesic_angle(played(src, g), played(out, g)).max() <= DEFAULT_MAX_ERROR_DEG + 1e-6
+
+
+# The fuzz run's last hang (issue 11, seed 11 case 6745): a CSV quaternion track with one key at 1e6 s.
+_FAR_KEY_QUATS = [
+    (0.0, (-0.26210900223793543, -0.16475726219017578, 0.7687324781394242, -0.5596465782572528)),
+    (0.2, (0.26484473423336674, -0.5608868346185713, -0.2031275457540323, -0.7576294778164063)),
+    (0.3, (-0.8308600342837347, 0.045967498114604204, 0.5028852121001341, 0.23380559445427737)),
+    (0.4, (0.8417840639716885, -0.0009427937176823914, 0.16269163303216116, 0.5147136420619165)),
+    (0.5, (0.6324609488251584, -0.4398743468568259, -0.5010850905318759, 0.3942301855960842)),
+    (0.6, (-0.004020228118660436, -0.7590858059120555, 0.4999796622987612, -0.4168847734282647)),
+    (0.7, (-0.4105439175587895, -0.8825898108396235, -0.21664988045533784, 0.07451004533784172)),
+    (0.8, (0.30145952764860356, -0.6324692054210969, 0.43234995432791845, 0.5676075883711688)),
+    (0.9, (-0.41237739583426825, 0.13576804381232901, -0.4984647871300255, -0.7503630972240966)),
+    (1.0, (0.01634147565390495, 0.40205322637174995, -0.08490946427336163, -0.9115242960087954)),
+    (1.1, (-0.4279846484064313, 0.3834364979789787, -0.2068251285971179, 0.7918516015812721)),
+    (1.2, (-0.6465260450712592, -0.5915173065795438, -0.47773317135815946, -0.06230863540050886)),
+    (1e6, (0.07614951213603696, -0.5383894747592909, -0.41915070839249585, 0.7270837014566668)),
+]
+
+
+def test_rekey_bounds_its_checker_grid_on_a_segment_spanning_1e6_seconds(monkeypatch, tmp_path):
+    """A segment over 180 deg across 1e6 s densifies to ~1,000 intervals of ~1,000 s; at 1 kHz with
+    2,000 samples per interval the old checker grid held 2 M samples per round, 12 rounds (26 s): the
+    grid is now bounded per round (reorder.REKEY_GRID_SAMPLES) and the result still keeps every key."""
+    from curveeditor.engine import reorder
+    from curveeditor.engine.recipe import Recipe, run_recipe
+    from curveeditor.io import read_clip
+
+    # As the CSV reader and `clean --unwrap` hand the track to the .anim writer.
+    rows = ["path,time,x,y,z,qx,qy,qz,qw"]
+    rows += [f"Spine,{t!r},,,,{q[0]!r},{q[1]!r},{q[2]!r},{q[3]!r}" for t, q in _FAR_KEY_QUATS]
+    (tmp_path / "far.csv").write_text("\n".join(rows) + "\n")
+    clip = run_recipe(read_clip(str(tmp_path / "far.csv")), Recipe.of({"op": "unwrap"})).clip
+    src = clip.track("Spine")
+    sizes = []
+    grid_fn = reorder.dense_check_grid
+
+    def recording(times, *a, **k):
+        out = grid_fn(times, *a, **k)
+        sizes.append(out[0].shape[0])
+        return out
+
+    monkeypatch.setattr(reorder, "dense_check_grid", recording)
+    out = reorder.rekey(src, "quaternion", "zxy")
+    assert sizes and max(sizes) <= 250_001  # reorder.REKEY_GRID_SAMPLES (+ the closing key)
+    assert np.all(np.isin(src.times, out.times))
+    # Every source key keeps its pose.
+    assert float(geodesic_angle(played(out, src.times), key_quaternions(src)).max()) < 1e-6
+
+
+def test_dense_check_grid_max_samples_thins_long_intervals_only():
+    from curveeditor.engine.reduce import dense_check_grid
+
+    t = np.array([0.0, 0.01, 0.02, 1000.0, 2000.0])
+    full, _ = dense_check_grid(t)
+    assert full.shape[0] == 10 + 10 + 2000 + 2000 + 1
+    grid, start = dense_check_grid(t, max_samples=1000)
+    assert grid.shape[0] <= 1001
+    assert np.array_equal(grid[start], t)  # every key on the grid
+    per = np.diff(start)
+    assert per[0] == 10 and per[1] == 10 and per[2] >= 10 and per[3] >= 10
+    same, _ = dense_check_grid(t, max_samples=10**6)
+    assert np.array_equal(same, full)
