@@ -23,18 +23,25 @@ SETTINGS = settings(deadline=None, max_examples=80)
 
 
 def ref_wrap(t: float, t0: float, t1: float, pre: int, post: int) -> float:
-    """Map a time outside [t0, t1]: PingPong 0, Repeat 1, Clamp 2 / Default 3 (counting whole cycles)."""
+    """Map a time outside [t0, t1]: PingPong 0, Repeat 1, Clamp 2 / Default 3, scalar, with Unity's
+    ``Mathf.Repeat(t, L) = clamp(t - floor(t / L) * L, 0, L)`` and ``Mathf.PingPong(t, L) =
+    L - |Repeat(t, 2L) - L|``. (Counting whole cycles instead rounds differently at a cycle's end:
+    t = 1.0 on a 0.2 s curve lands on 0.2 there and on 0.2 - 6e-17 here, which a stepped last
+    segment turns into a different value; Hypothesis found such a curve.)"""
     length = t1 - t0
     mode = pre if t < t0 else post if t > t1 else None
     if mode is None or length <= 0:
         return t
+
+    def repeat(x: float, period: float) -> float:
+        return min(max(x - math.floor(x / period) * period, 0.0), period)
+
     if mode in (2, 3):
         return min(max(t, t0), t1)
-    cycles = math.floor((t - t0) / length)
-    r = (t - t0) - cycles * length
     if mode == 1:
-        return t0 + r
-    return t0 + (length - r if cycles % 2 else r)
+        return t0 + repeat(t - t0, length)
+    # t0 + length - x can round past t0 (t0 = 1e-98): the curve then plays its first key
+    return min(max(t0 + length - abs(repeat(t - t0, 2 * length) - length), t0), t1)
 
 
 def ref_segment(t, k0, k1):
