@@ -519,3 +519,41 @@ def test_reduce_step_runs_all_tracks_together_with_the_per_track_result(monkeypa
         np.testing.assert_allclose(got.value, alone.curve.value, rtol=0, atol=1e-6)
         np.testing.assert_allclose(got.out_slope, alone.curve.out_slope, rtol=1e-6, atol=1e-6)
         assert res.changes[tr.path][1].startswith("step 2 (reduce): 90 -> ")
+
+
+def test_reduce_with_cancel_runs_in_key_groups_with_progress_and_the_same_tracks(monkeypatch):
+    # The editor passes cancel: reduce then fits groups of ~REDUCE_GROUP_KEYS keys (progress and
+    # Cancel every group); headless runs fit all tracks in one lockstep call. Same tracks either way.
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.curves import Curve
+
+    monkeypatch.setattr(recipe_mod, "REDUCE_GROUP_KEYS", 1_000)
+    t = np.arange(400) / 60.0
+    rng = np.random.default_rng(8)
+    tracks = [
+        RotationTrack(
+            f"B{i}",
+            "euler",
+            Curve.make(t, np.c_[30 * np.sin(t + i), 20 * np.cos(t), rng.normal(0, 0.3, 400)]),
+        )
+        for i in range(7)
+    ]
+    clip = Clip("g", 60.0, tracks)
+    recipe = recipe_mod.Recipe.from_dict({"version": 1, "steps": [{"op": "reduce", "max_error": 0.2}]})
+    calls = []
+    from curveeditor.engine import reduce as reduce_mod
+
+    orig = reduce_mod.reduce_tracks
+    monkeypatch.setattr(reduce_mod, "reduce_tracks", lambda ts, e: calls.append(len(ts)) or orig(ts, e))
+    ticks = []
+    grouped = recipe_mod.run_recipe(clip, recipe, cancel=lambda: False, progress=lambda d, n: ticks.append(d))
+    assert calls == [2, 2, 2, 1] and len(ticks) >= 4  # 2 x 400 keys per group, the last track alone
+    calls.clear()
+    whole = recipe_mod.run_recipe(clip, recipe)
+    assert calls == [7]
+    for a, b in zip(grouped.clip.tracks, whole.clip.tracks, strict=True):
+        np.testing.assert_array_equal(a.curve.time, b.curve.time)
+        np.testing.assert_array_equal(a.curve.value, b.curve.value)
+    cancelled = iter([False, False, True])
+    with pytest.raises(recipe_mod.RecipeCancelled):
+        recipe_mod.run_recipe(clip, recipe, cancel=lambda: next(cancelled, True))
