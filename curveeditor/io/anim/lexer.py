@@ -32,22 +32,30 @@ class Lines:
     def __init__(self, data: bytes):
         self.data = data
         size = len(data)
-        arr = np.frombuffer(data, dtype=np.uint8)
-        nl = np.flatnonzero(arr == 10)
-        starts = np.empty(nl.shape[0] + 1, dtype=np.int64)
-        starts[0] = 0
-        starts[1:] = nl + 1
-        if starts[-1] == size:  # final newline: no empty last line
-            starts = starts[:-1]
-        self.n = int(starts.shape[0])
-        self.start = np.concatenate([starts, [size]])
+        nl = _newlines(data)
+        start = np.empty(nl.shape[0] + 2, dtype=np.int64)
+        start[0] = 0
+        np.add(nl, 1, out=start[1 : nl.shape[0] + 1])
+        del nl
+        n = start.shape[0] - 1
+        if start[n - 1] == size:  # final newline: no empty last line
+            n -= 1
+        start = start[: n + 1]
+        start[n] = size
+        self.n = n
+        self.start = start
+        starts = start[:n]
         ind = _leading_spaces(data, starts)
-        first = starts + ind
-        pair = window(data, first, 2)  # the first two bytes after the indentation (first lowest)
         self.indent = ind
-        self.dash = (pair == 0x202D) | (pair == 0x0A2D) | (pair == 0x0D2D)  # "- ", "-\n", "-\r"
-        c0 = pair & 0xFF
-        self.blank = (c0 == 10) | (c0 == 13) | (first >= size)
+        self.dash = np.empty(n, dtype=bool)
+        self.blank = np.empty(n, dtype=bool)
+        for a in range(0, n, _LINE_CHUNK):  # in slices: bounded temporaries
+            b = min(a + _LINE_CHUNK, n)
+            first = starts[a:b] + ind[a:b]
+            pair = window(data, first, 2)  # the first two bytes after the indentation (first lowest)
+            self.dash[a:b] = (pair == 0x202D) | (pair == 0x0A2D) | (pair == 0x0D2D)  # "- ", "-\n", "-\r"
+            c0 = pair & 0xFF
+            self.blank[a:b] = (c0 == 10) | (c0 == 13) | (first >= size)
 
     def text(self, i: int) -> str:
         """Line ``i`` (0-based) without its line break."""
@@ -59,6 +67,8 @@ class Lines:
 
 
 _SPACES8 = np.uint64(0x2020202020202020)
+_LINE_CHUNK = 1 << 20  # lines per slice of the per-line passes
+_BYTE_CHUNK = 1 << 22  # bytes per slice of the newline search
 _DTYPES = {2: np.dtype("<u2"), 8: np.dtype("<u8")}
 
 
@@ -88,12 +98,24 @@ def window(data: bytes, pos: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
+def _newlines(data: bytes) -> np.ndarray:
+    """Positions of every ``\\n`` byte, found slice by slice (a whole-file bool mask was a second
+    copy of the file in memory)."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    parts = [np.flatnonzero(arr[a : a + _BYTE_CHUNK] == 10) + a for a in range(0, arr.shape[0], _BYTE_CHUNK)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
 def _leading_spaces(data: bytes, starts: np.ndarray) -> np.ndarray:
-    """Number of leading spaces of every line (``starts``), 8 bytes a step (:func:`_spaces8`; Unity
-    indents by at most ~12: two steps); lines past 64 spaces (fuzzed input) are measured alone."""
-    ind = _spaces8(window(data, starts, 8))
-    # Key fields sit at indent 8: read the second window of every line rather than of a subset.
-    ind += np.where(ind == 8, _spaces8(window(data, starts + 8, 8)), 0)
+    """Number of leading spaces (int32) of every line (``starts``), 8 bytes a step (:func:`_spaces8`;
+    Unity indents by at most ~12: two steps); lines past 64 spaces (fuzzed input) are measured alone."""
+    ind = np.empty(starts.shape[0], dtype=np.int32)
+    for a in range(0, starts.shape[0], _LINE_CHUNK):
+        s = starts[a : a + _LINE_CHUNK]
+        i = _spaces8(window(data, s, 8))
+        # Key fields sit at indent 8: the second window of every line rather than of a subset.
+        i += np.where(i == 8, _spaces8(window(data, s + 8, 8)), 0)
+        ind[a : a + _LINE_CHUNK] = i
     active = np.flatnonzero(ind == 16)
     for _ in range(6):
         if active.size == 0:
@@ -113,9 +135,12 @@ def _leading_spaces(data: bytes, starts: np.ndarray) -> np.ndarray:
 def _spaces8(w: np.ndarray) -> np.ndarray:
     """Leading spaces (0..8) of 8-byte windows (:func:`window`): trailing zero bits of w XOR spaces,
     counted as the set bits below its lowest set bit (64 when all eight bytes are spaces)."""
-    x = w ^ _SPACES8
-    low = x & (~x + np.uint64(1))
-    return (np.bitwise_count(low - np.uint64(1)) >> 3).astype(np.int64)
+    x = np.bitwise_xor(w, _SPACES8, out=w)
+    low = np.invert(x)
+    low += np.uint64(1)
+    low &= x
+    low -= np.uint64(1)
+    return (np.bitwise_count(low) >> 3).astype(np.int32)
 
 
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
