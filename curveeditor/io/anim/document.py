@@ -270,25 +270,20 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
     owners: list[Entry] = []
     # The entry- and curve-level lines of every curve entry, found once (key lines are the bulk).
     struct = np.flatnonzero(~blank & (ind <= 6) & ~(dash & (ind == 6)))
+    texts = [
+        data[a:b].decode("utf-8", "surrogateescape").rstrip("\r\n")
+        for a, b in zip(lines.start[struct].tolist(), lines.start[struct + 1].tolist(), strict=True)
+    ]
     s_lines = list(
-        zip(
-            struct.tolist(),
-            [
-                data[a:b].decode("utf-8", "surrogateescape").rstrip("\r\n")
-                for a, b in zip(lines.start[struct].tolist(), lines.start[struct + 1].tolist(), strict=True)
-            ],
-            ind[struct].tolist(),
-            dash[struct].tolist(),
-            strict=True,
-        )
+        zip(struct.tolist(), texts, ind[struct].tolist(), dash[struct].tolist(), _splits(texts), strict=True)
     )
-    for lname, want in CURVE_LISTS.items():
-        for e in entries[lname]:
-            a0, b0 = np.searchsorted(struct, (e.start, e.end)).tolist()
-            blk = _parse_curve_entry(path, lines, e, want, s_lines[a0:b0])
-            if blk is not None:
-                blocks.append(blk)
-                owners.append(e)
+    entry_list = [(want, e) for lname, want in CURVE_LISTS.items() for e in entries[lname]]
+    bounds = np.searchsorted(struct, [(e.start, e.end) for _, e in entry_list]).reshape(-1, 2).tolist()
+    for (want, e), (a0, b0) in zip(entry_list, bounds, strict=True):
+        blk = _parse_curve_entry(path, lines, e, want, s_lines[a0:b0])
+        if blk is not None:
+            blocks.append(blk)
+            owners.append(e)
     # All key blocks at once: the vectorized parser works on the whole file (keys.py).
     for e, ka in zip(owners, parse_key_blocks(lines, blocks, path), strict=True):
         e.keys = ka
@@ -365,10 +360,13 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False, sel=None):
             idx = rng[(ind <= 6) & ~lines.blank[rng]].tolist()
         else:
             idx = rng[((ind <= 6) & ~(dash & (ind == 6))) & ~lines.blank[rng]].tolist()
-        sel = [(i, lines.text(i), int(lines.indent[i]), bool(lines.dash[i])) for i in idx]
+        texts = [lines.text(i) for i in idx]
+        sel = list(
+            zip(idx, texts, lines.indent[idx].tolist(), lines.dash[idx].tolist(), _splits(texts), strict=True)
+        )
     last = None  # (dict, key, indent of the key)
     skipping = False
-    for i, t, ii, is_dash in sel:
+    for i, t, ii, is_dash, kv in sel:
         if pptr:
             if ii == 4 and is_dash and i != e.start:
                 skipping = True
@@ -382,7 +380,6 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False, sel=None):
             if rest0 != "":  # wrapped flow mapping or folded plain scalar
                 d0[k0] = (ln0, rest0 + " " + t.strip())
                 continue
-        kv = _split_fast(t)
         if kv is None or (i != e.start and is_dash):
             raise ClipReadError(path, i + 1, f"unexpected line in a {e.list_name} item: {t.strip()!r}")
         k, rest = kv
@@ -397,6 +394,22 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False, sel=None):
         d[k] = (i, rest)
         last = (d, k, level)
     return top, cur
+
+
+def _splits(texts: list[str]) -> list[tuple[str, str] | None]:
+    """:func:`_split_fast` of every line, each distinct text split once (Unity repeats most entry
+    lines verbatim: ``m_PreInfinity: 2``, ``classID: 4``...)."""
+    cache: dict[str, tuple[str, str] | None] = {}
+    out = []
+    for t in texts:
+        kv = cache.get(t, _UNSPLIT)
+        if kv is _UNSPLIT:
+            kv = cache[t] = _split_fast(t)
+        out.append(kv)
+    return out
+
+
+_UNSPLIT = ("", "")  # (a sentinel: no line splits to this object)
 
 
 def _split_fast(t: str) -> tuple[str, str] | None:

@@ -77,10 +77,20 @@ class KeyArrays:
     in_weight: np.ndarray | None
     out_weight: np.ndarray | None
     key_lines: np.ndarray  # (N,) 0-based line of each key's first line
+    modern_mode: np.ndarray | None = None  # (N,) tangent_mode in the modern encoding, if computed
 
     @property
     def n(self) -> int:
         return int(self.time.shape[0])
+
+    def modern_tangent_mode(self) -> np.ndarray:
+        """``(N,)`` read-only: :func:`modern_tangent_modes` of the raw ``tangent_mode`` (computed once;
+        the fast parser fills it for all its blocks in one call)."""
+        if self.modern_mode is None:
+            m = modern_tangent_modes(self.tangent_mode, self.version)
+            m.flags.writeable = False
+            self.modern_mode = m
+        return self.modern_mode
 
 
 def _tangent_lut(old: bool) -> np.ndarray:
@@ -200,7 +210,9 @@ def _to_float32(flat: np.ndarray) -> np.ndarray:
         return flat.astype(np.float32).astype(np.float64)
 
 
-def _pack(version, comps, cols, key_lines) -> KeyArrays:
+def _pack(version, comps, cols, key_lines, modes=None) -> KeyArrays:
+    """KeyArrays of the columns ``cols`` (name -> ``(N, w)``); ``modes``: precomputed
+    ``(tangent_mode, weighted_mode, modern tangent_mode)`` int64 ``(N,)`` arrays, if any."""
     n = int(key_lines.shape[0])
 
     def frozen(a):
@@ -216,13 +228,18 @@ def _pack(version, comps, cols, key_lines) -> KeyArrays:
         value=frozen(cols["value"]),
         in_slope=frozen(cols["inSlope"]),
         out_slope=frozen(cols["outSlope"]),
-        tangent_mode=cols["tangentMode"][:, 0].astype(np.int64),
+        tangent_mode=cols["tangentMode"][:, 0].astype(np.int64) if modes is None else modes[0],
         weighted_mode=(
-            cols["weightedMode"][:, 0].astype(np.int64) if "weightedMode" in cols else np.zeros(n, np.int64)
+            modes[1]
+            if modes is not None
+            else cols["weightedMode"][:, 0].astype(np.int64)
+            if "weightedMode" in cols
+            else np.zeros(n, np.int64)
         ),
         in_weight=frozen(cols["inWeight"]) if "inWeight" in cols else None,
         out_weight=frozen(cols["outWeight"]) if "outWeight" in cols else None,
         key_lines=key_lines,
+        modern_mode=None if modes is None else modes[2],
     )
 
 
@@ -511,6 +528,17 @@ def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: li
     failed[np.unique(key_block[_bad_keys(table, f32, version, comps, key_block)])] = True
     del table
     f32.flags.writeable = False
+    # The int columns of every block at once (per block these small conversions cost more than
+    # the numbers' parse on a 1,500-curve file).
+    tm = f32[:, _field_column(version, comps, "tangentMode")].astype(np.int64)
+    wm = (
+        f32[:, _field_column(version, comps, "weightedMode")].astype(np.int64)
+        if "weightedMode" in fields
+        else np.zeros(f32.shape[0], dtype=np.int64)
+    )
+    modern = modern_tangent_modes(tm, version)
+    for a in (tm, wm, modern):
+        a.flags.writeable = False
     pos = 0
     for b, j in enumerate(js):
         if unlike[b]:
@@ -518,7 +546,9 @@ def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: li
         n = int(counts[b])
         if not failed[b]:  # (the others: the careful parser names the line and the reason)
             key_lines = blocks[j][0] + np.arange(n, dtype=np.int64) * per_key
-            out[j] = _pack(version, comps, _columns(f32[pos : pos + n], version, comps), key_lines)
+            r = slice(pos, pos + n)
+            cols = _columns(f32[r], version, comps)
+            out[j] = _pack(version, comps, cols, key_lines, (tm[r], wm[r], modern[r]))
         pos += n
 
 
@@ -646,6 +676,16 @@ def _kind_pattern(version, comps: int) -> np.ndarray:
             out += [k] * w
         _KIND_CACHE[key] = np.array(out, dtype=np.int8)
     return _KIND_CACHE[key]
+
+
+def _field_column(version, comps: int, name: str) -> int:
+    """Column of field ``name``'s (first) number in a key's numbers."""
+    c = 0
+    for f in LAYOUTS[version]:
+        if f == name:
+            return c
+        c += comps if f in _VECTOR_FIELDS else 1
+    raise KeyError(name)
 
 
 def _columns(table: np.ndarray, version, comps: int) -> dict:
