@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ClipReadError
-from .compressed import PackedDataError, decode_compressed_curve
 from .keys import KeyArrays, _field_line, parse_key_blocks
 from .lexer import Lines, check_bytes, scalar_string, split_key
 
@@ -610,6 +609,8 @@ def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
     for g in ("m_Times", "m_Values", "m_Slopes"):
         if g not in groups or "m_NumItems" not in groups[g]:
             raise ClipReadError(path, e.end, f"compressed curve has no {g}.m_NumItems (truncated?)")
+    from .compressed import PackedDataError, decode_compressed_curve  # (legacy clips only)
+
     try:
         decoded = decode_compressed_curve(groups)
     except PackedDataError as exc:
