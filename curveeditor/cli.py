@@ -198,11 +198,10 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
 
 
 def cmd_inspect(args) -> int:
-    from .engine.analysis import flip_details, inspect_clip
+    from .engine.analysis import inspect_with_flips
 
     clip = _read(args.file, args.order)
-    reports = inspect_clip(clip)
-    flips = [fd for tr in clip.tracks for fd in flip_details(tr)]
+    reports, flips = inspect_with_flips(clip)
     if args.json:
         import json
 

@@ -58,6 +58,7 @@ __all__ = [
     "FlipDetail",
     "FLIP_GIMBAL_DEG",
     "flip_details",
+    "inspect_with_flips",
     "gimbal_distance",
 ]
 
@@ -330,7 +331,24 @@ def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> Tra
     ``spike_speed``: deg/s bound for spikes; None = automatic (:func:`default_spike_speed`).
     ``max_angular_speed`` is the largest key-to-key geodesic speed (deg/s).
     """
-    f = _Findings(track, spike_speed)
+    return _report(track, _Findings(track, spike_speed))
+
+
+def inspect_with_flips(
+    clip: Clip, spike_speed: float | None = None
+) -> tuple[list[TrackReport], list[FlipDetail]]:
+    """:func:`inspect_clip` and every track's :func:`flip_details` (in track order), each track's
+    findings computed once (the CLI's ``inspect`` shows both)."""
+    reports: list[TrackReport] = []
+    flips: list[FlipDetail] = []
+    for tr in clip.tracks:
+        f = _Findings(tr, spike_speed)  # (flips do not depend on the spike bound)
+        reports.append(_report(tr, f))
+        flips += _flip_details(tr, f)
+    return reports, flips
+
+
+def _report(track: RotationTrack, f: _Findings) -> TrackReport:
     n = track.n_keys
     return TrackReport(
         path=track.path,
