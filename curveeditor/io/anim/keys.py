@@ -3,12 +3,16 @@
 Two parsers that accept exactly the same texts with the same values:
 
 * :func:`parse_key_blocks`, the hot path, takes every key block of a document at once and works on
-  the file's bytes with numpy: each number is the run of bytes after ``": "`` up to ``,``, ``}`` or
-  the line end; squeezing every run to one ``#`` gives the block's *skeleton*, which must equal the
-  key layout's skeleton (field names, component names in order, spacing, indentation) repeated once
-  per key, byte for byte; every run may only hold number characters; all runs are then converted
-  by one ``numpy.fromstring`` call. Any block that is not exactly Unity's layout goes to the
-  careful parser.
+  the file's bytes with numpy, line by line from the line starts (no per-byte passes over the
+  file): a block's layout (key version, components) is read off its first key; then every line of
+  every key must be that layout byte for byte (indentation, ``- ``, field name, ``: ``, ``{x: `` and
+  the ``, y: `` separators at the line's commas, ``}``, the line break), checked with 8-byte
+  gathers (``lexer.window``); what lies between is the key's numbers, which may only hold number
+  characters. One-digit numbers and Unity's 0.33333334 weight are read directly (about half the
+  numbers of a Unity file), the rest by one ``numpy.fromstring``; infinities only in
+  :data:`NUMBER`'s spellings, ``serializedVersion`` only ``2``/``3``, as the careful parser.
+  Any block that is not exactly Unity's layout, or whose numbers fail a check, goes to the
+  careful parser (which names the line).
 * :func:`parse_key_block`, the careful line-by-line parser: it accepts the variants Unity's own YAML
   reader does (flow mappings wrapped over lines, other spacing) and names the exact line and reason
   of anything else.
