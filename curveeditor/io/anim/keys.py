@@ -411,7 +411,7 @@ def _number(s: str, path, i: int, field: str) -> float:
 
 _NUM_LUT = np.zeros(256, dtype=bool)
 _NUM_LUT[np.frombuffer(b"0123456789.+-eEIinfty", dtype=np.uint8)] = True
-_CHUNK_BYTES = 16 << 20  # blocks are processed in groups of about this many bytes (bounded memory)
+_CHUNK_BYTES = 8 << 20  # blocks are processed in groups of about this many bytes (bounded memory)
 #: The weight Unity writes for every unweighted key side, read without a parse (a third of the
 #: numbers of a Unity file are this or a one-digit integer).
 _THIRD = b"0.33333334"
@@ -534,12 +534,13 @@ def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: li
     f32.flags.writeable = False
     # The int columns of every block at once (per block these small conversions cost more than
     # the numbers' parse on a 1,500-curve file).
-    tm = f32[:, _field_column(version, comps, "tangentMode")].astype(np.int64)
-    wm = (
-        f32[:, _field_column(version, comps, "weightedMode")].astype(np.int64)
-        if "weightedMode" in fields
-        else np.zeros(f32.shape[0], dtype=np.int64)
-    )
+    with np.errstate(invalid="ignore"):  # (NaN/inf rows belong to failed blocks, dropped below)
+        tm = f32[:, _field_column(version, comps, "tangentMode")].astype(np.int64)
+        wm = (
+            f32[:, _field_column(version, comps, "weightedMode")].astype(np.int64)
+            if "weightedMode" in fields
+            else np.zeros(f32.shape[0], dtype=np.int64)
+        )
     modern = modern_tangent_modes(tm, version)
     for a in (tm, wm, modern):
         a.flags.writeable = False
@@ -639,7 +640,14 @@ def _numbers(data: bytes, rs: np.ndarray, re_: np.ndarray) -> np.ndarray | None:
     if rs_g.size == 0:
         return table
     offs = np.cumsum(n_g) - n_g
-    buf = arr[np.repeat(rs_g - offs, n_g) + np.arange(int(offs[-1] + n_g[-1]))]
+    # Byte positions of the runs: a cumulative sum of steps (1 inside a run, the jump to the next
+    # run at its start), one int32 per byte (a repeat + arange took three int64s per byte).
+    pos = np.ones(int(offs[-1] + n_g[-1]), dtype=np.int32 if len(data) < 2**31 else np.int64)
+    pos[0] = rs_g[0]
+    pos[offs[1:]] = rs_g[1:] - (rs_g[:-1] + n_g[:-1] - 1)
+    np.cumsum(pos, out=pos)
+    buf = arr[pos]
+    del pos
     sep = offs + n_g - 1
     buf[sep] = 48
     # Runs may only hold number characters (no space: "1 garbage" or "1 2" fail here).
