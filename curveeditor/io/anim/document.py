@@ -681,19 +681,20 @@ def _parse_bindings(path, lines: Lines, span):
         return items, key, versioned
     if rest != "":
         raise ClipReadError(path, ln + 1, f"genericBindings must be a list, got {rest!r}")
-    starts = []
-    end = b
-    for i in range(ln + 1, b):
-        if lines.indent[i] == 4 and lines.dash[i]:
-            starts.append(i)
-        elif lines.indent[i] <= 4 and not lines.blank[i]:
-            end = i
-            break
+    ind, dash, blank = lines.indent[ln + 1 : b], lines.dash[ln + 1 : b], lines.blank[ln + 1 : b]
+    is_item = (ind == 4) & dash
+    past = np.flatnonzero((ind <= 4) & ~blank & ~is_item)  # the first line after the list
+    end = int(past[0]) + ln + 1 if past.size else b
+    starts = (np.flatnonzero(is_item[: end - ln - 1]) + ln + 1).tolist()
+    if not starts:
+        return items, key, versioned
+    # One decode for all the items' lines, each distinct line split once (they repeat verbatim).
+    kvs = _splits(_line_texts(lines, starts[0], end))
     for j, s in enumerate(starts):
         e = starts[j + 1] if j + 1 < len(starts) else end
         vals = {}
         for i in range(s, e):
-            kv = split_key(lines.text(i))
+            kv = kvs[i - starts[0]]
             if kv is None:
                 raise ClipReadError(path, i + 1, f"unexpected line in a binding: {lines.text(i).strip()!r}")
             vals[kv[0]] = (i, kv[1])
@@ -722,6 +723,13 @@ def _parse_bindings(path, lines: Lines, span):
             )
         )
     return items, key, versioned
+
+
+def _line_texts(lines: Lines, a: int, b: int) -> list[str]:
+    """:meth:`Lines.text` of lines ``a .. b - 1``, from one decode of their bytes."""
+    if b <= a:
+        return []
+    return [t.rstrip("\r") for t in lines.raw(a, b).decode("utf-8", "surrogateescape").split("\n")[: b - a]]
 
 
 def _parse_settings(path, lines: Lines, span):

@@ -518,7 +518,7 @@ def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: li
     key_line = k0s[key_block] + (np.arange(key_block.shape[0]) - first_key[key_block]) * per_key
     rs, re_, bad = _layout_runs(lines, key_line, lay, commas)
     unlike = np.zeros(len(js), dtype=bool)  # blocks not exactly the layout
-    unlike[np.unique(key_block[bad])] = True
+    unlike[key_block[bad]] = True
     good = ~unlike[key_block]
     if not good.any():
         return
@@ -529,7 +529,7 @@ def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: li
         return
     f32 = _to_float32(table)
     failed = unlike.copy()  # ... or with a number the checks refuse
-    failed[np.unique(key_block[_bad_keys(table, f32, version, comps, key_block)])] = True
+    failed[key_block[_bad_keys(table, f32, version, comps, key_block)]] = True
     del table
     f32.flags.writeable = False
     # The int columns of every block at once (per block these small conversions cost more than
