@@ -214,9 +214,8 @@ def _to_float32(flat: np.ndarray) -> np.ndarray:
         return flat.astype(np.float32).astype(np.float64)
 
 
-def _pack(version, comps, cols, key_lines, modes=None) -> KeyArrays:
-    """KeyArrays of the columns ``cols`` (name -> ``(N, w)``); ``modes``: precomputed
-    ``(tangent_mode, weighted_mode, modern tangent_mode)`` int64 ``(N,)`` arrays, if any."""
+def _pack(version, comps, cols, key_lines) -> KeyArrays:
+    """KeyArrays of the columns ``cols`` (name -> ``(N, w)``)."""
     n = int(key_lines.shape[0])
 
     def frozen(a):
@@ -232,18 +231,13 @@ def _pack(version, comps, cols, key_lines, modes=None) -> KeyArrays:
         value=frozen(cols["value"]),
         in_slope=frozen(cols["inSlope"]),
         out_slope=frozen(cols["outSlope"]),
-        tangent_mode=cols["tangentMode"][:, 0].astype(np.int64) if modes is None else modes[0],
+        tangent_mode=cols["tangentMode"][:, 0].astype(np.int64),
         weighted_mode=(
-            modes[1]
-            if modes is not None
-            else cols["weightedMode"][:, 0].astype(np.int64)
-            if "weightedMode" in cols
-            else np.zeros(n, np.int64)
+            cols["weightedMode"][:, 0].astype(np.int64) if "weightedMode" in cols else np.zeros(n, np.int64)
         ),
         in_weight=frozen(cols["inWeight"]) if "inWeight" in cols else None,
         out_weight=frozen(cols["outWeight"]) if "outWeight" in cols else None,
         key_lines=key_lines,
-        modern_mode=None if modes is None else modes[2],
     )
 
 
@@ -544,16 +538,31 @@ def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: li
     modern = modern_tangent_modes(tm, version)
     for a in (tm, wm, modern):
         a.flags.writeable = False
+    # Read-only views of the whole class's columns; each block takes rows of them.
+    cols = _columns(f32, version, comps)
+    time, value, ins, outs = cols["time"][:, 0], cols["value"], cols["inSlope"], cols["outSlope"]
+    inw, outw = cols.get("inWeight"), cols.get("outWeight")
     pos = 0
     for b, j in enumerate(js):
         if unlike[b]:
             continue
         n = int(counts[b])
         if not failed[b]:  # (the others: the careful parser names the line and the reason)
-            key_lines = blocks[j][0] + np.arange(n, dtype=np.int64) * per_key
             r = slice(pos, pos + n)
-            cols = _columns(f32[r], version, comps)
-            out[j] = _pack(version, comps, cols, key_lines, (tm[r], wm[r], modern[r]))
+            out[j] = KeyArrays(
+                version,
+                comps,
+                time[r],
+                value[r],
+                ins[r],
+                outs[r],
+                tm[r],
+                wm[r],
+                None if inw is None else inw[r],
+                None if outw is None else outw[r],
+                blocks[j][0] + np.arange(n, dtype=np.int64) * per_key,
+                modern[r],
+            )
         pos += n
 
 
