@@ -113,8 +113,10 @@ def _leading_spaces(data: bytes, starts: np.ndarray) -> np.ndarray:
     for a in range(0, starts.shape[0], _LINE_CHUNK):
         s = starts[a : a + _LINE_CHUNK]
         i = _spaces8(window(data, s, 8))
-        # Key fields sit at indent 8: the second window of every line rather than of a subset.
-        i += np.where(i == 8, _spaces8(window(data, s + 8, 8)), 0)
+        # Key fields sit at indent 8: their ninth byte tells them from the (few) deeper lines.
+        eight = np.flatnonzero(i == 8)
+        deeper = eight[(window(data, s[eight] + 8, 2) & 0xFF) == 32]
+        i[deeper] += _spaces8(window(data, s[deeper] + 8, 8))
         ind[a : a + _LINE_CHUNK] = i
     active = np.flatnonzero(ind == 16)
     for _ in range(6):
