@@ -29,7 +29,7 @@ Flips left after an unwrap sit near gimbal lock, where no Euler sequence can be 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -58,7 +58,6 @@ __all__ = [
     "FlipDetail",
     "FLIP_GIMBAL_DEG",
     "flip_details",
-    "inspect_with_flips",
     "gimbal_distance",
 ]
 
@@ -96,10 +95,13 @@ class TrackReport:
     gimbal_keys: int
     spikes: int
     max_angular_speed: float
+    #: The track's :func:`flip_details`, from the same findings (None when not computed); not a
+    #: JSON key (``inspect --json`` lists flips at the top level).
+    flips: list | None = field(default=None, repr=False, compare=False)
 
     def as_dict(self) -> dict:
         """Plain JSON-ready dict with exactly the CLI keys (in field order)."""
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "flips"}
 
 
 @dataclass
@@ -340,21 +342,10 @@ def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> Tra
     ``spike_speed``: deg/s bound for spikes; None = automatic (:func:`default_spike_speed`).
     ``max_angular_speed`` is the largest key-to-key geodesic speed (deg/s).
     """
-    return _report(track, _Findings(track, spike_speed))
-
-
-def inspect_with_flips(
-    clip: Clip, spike_speed: float | None = None
-) -> tuple[list[TrackReport], list[FlipDetail]]:
-    """:func:`inspect_clip` and every track's :func:`flip_details` (in track order), each track's
-    findings computed once (the CLI's ``inspect`` shows both)."""
-    reports: list[TrackReport] = []
-    flips: list[FlipDetail] = []
-    for tr in clip.tracks:
-        f = _Findings(tr, spike_speed)  # (flips do not depend on the spike bound)
-        reports.append(_report(tr, f))
-        flips += _flip_details(tr, f)
-    return reports, flips
+    f = _Findings(track, spike_speed)
+    report = _report(track, f)
+    report.flips = _flip_details(track, f)  # (flips do not depend on the spike bound)
+    return report
 
 
 def _report(track: RotationTrack, f: _Findings) -> TrackReport:
