@@ -18,7 +18,6 @@ import numpy as np
 from .analysis import angular_speed
 from .clip import EULER, RotationTrack, key_quaternions, played
 from .curves import evaluate
-from .resample import euler_following
 from .rotations import (
     _extrinsic_axes,
     euler_to_quat,
@@ -130,6 +129,8 @@ def sample_track(track: RotationTrack, times) -> TrackSamples:
     else:
         ke = key_euler(track)
         ref = np.stack([np.interp(t, track.curve.time, ke[:, c]) for c in range(3)], axis=1)
+        from .resample import euler_following  # (here: 40 KB of code a headless inspect need not load)
+
         euler = euler_following(q, track.order, ref, smooth_lock=False)
     mid = _extrinsic_axes(track.order)[1]
     return TrackSamples(

@@ -285,3 +285,56 @@ def test_a_run_of_two_numbers_cannot_make_up_for_an_empty_one(tmp_path):
     text = re.sub(r"value: \{x: 10,", "value: {x: 1 2,", text, count=1)
     err = read_error(tmp_path, text)
     assert err.line == line and "time must be a number" in err.reason
+
+
+def _nth_line(text: str, pattern: str, n: int) -> int:
+    """1-based line of the ``n``-th (0-based) match of ``pattern``."""
+    m = list(re.finditer(pattern, text, flags=re.M))[n]
+    return text.count("\n", 0, m.start()) + 1
+
+
+@pytest.mark.parametrize("spelling", ["73", "07", "0", "+3", "3.0"])
+def test_a_later_keys_serialized_version_other_than_2_or_3_is_an_error(tmp_path, spelling):
+    """The careful parser takes '2' or '3' in every key; the fast one used to take any integer in the
+    keys after the first (it only read the first key's version)."""
+    text = base_text()
+    line = _nth_line(text, r"^      - serializedVersion: 3$", 1)
+    lines = text.split("\n")
+    lines[line - 1] = "      - serializedVersion: " + spelling
+    err = read_error(tmp_path, "\n".join(lines))
+    assert err.line == line and "serializedVersion must be 2 or 3" in err.reason
+
+
+def test_a_version_2_first_key_with_version_3_fields_is_an_error(tmp_path):
+    text, line = mutate(r"^(      - serializedVersion: )3$", r"\g<1>2")
+    err = read_error(tmp_path, text)
+    assert err.line == line and "do not match any Unity key layout" in err.reason
+
+
+@pytest.mark.parametrize("spelling", ["infInity", "INFINITY", "Infinit"])
+def test_infinity_spellings_numpy_reads_but_unity_does_not_write_are_errors(tmp_path, spelling):
+    # numpy.fromstring reads "infInity" as inf; the fast path let it through.
+    text, line = mutate(r"(^ +inSlope: \{x: )[^,]+,", rf"\g<1>{spelling},")
+    err = read_error(tmp_path, text)
+    assert err.line == line and "inSlope must be a number" in err.reason
+
+
+def test_an_error_deep_in_a_long_curve_names_its_line(tmp_path):
+    """A 30,000-key track (several fast-path groups of blocks) with one bad number near its end: the
+    error names that line, as the careful parser counts it."""
+    n = 30000
+    t = np.arange(n) / 30.0
+    e = np.stack([np.sin(t), np.cos(t), t % 7], axis=1) * 40.0
+    clip = Clip("long", 30.0, [RotationTrack("A", "euler", make_curve(t, e))])
+    text = anim_text(clip)[0]
+    bad_key = 27_000
+    line = _nth_line(text, r"^        time: ", bad_key)
+    lines = text.split("\n")
+    assert lines[line - 1].startswith("        time: ")
+    lines[line - 1] = "        time: 9e9x"
+    err = read_error(tmp_path, "\n".join(lines))
+    assert err.line == line and "time must be a number" in err.reason
+    ok = tmp_path / "ok.anim"
+    ok.write_text(text)
+    back = read_anim(ok).tracks[0].curve
+    assert back.n_keys == n and np.array_equal(back.time, t.astype(np.float32).astype(np.float64))

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ClipReadError
-from .compressed import PackedDataError, decode_compressed_curve
 from .keys import KeyArrays, _field_line, parse_key_blocks
 from .lexer import Lines, check_bytes, scalar_string, split_key
 
@@ -197,8 +196,8 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
     lines = Lines(data)
     top = _read_header(path, lines)
     ind, dash, blank = lines.indent, lines.dash, lines.blank
-    body = np.arange(top + 1, lines.n)
-    bad = body[(ind[body] < 2) & ~blank[body]]
+    body = slice(top + 1, lines.n)  # (slices, not index arrays: 8 bytes a line less at the peak)
+    bad = np.flatnonzero((ind[body] < 2) & ~blank[body]) + top + 1
     if bad.size:
         i = int(bad[0])
         raise ClipReadError(
@@ -208,7 +207,7 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
     if tab is not None:
         line = data.count(b"\n", 0, tab.start()) + 1
         raise ClipReadError(path, line, "tab in indentation (YAML indents with spaces)")
-    keys = body[(ind[body] == 2) & ~dash[body] & ~blank[body]]
+    keys = np.flatnonzero((ind[body] == 2) & ~dash[body] & ~blank[body]) + top + 1
     fields: list[tuple[str, int, int, str]] = []
     for j, i in enumerate(keys):
         i = int(i)
@@ -217,8 +216,9 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
         if kv is None:
             raise ClipReadError(path, i + 1, f"expected 'field: value', got {lines.text(i).strip()!r}")
         fields.append((kv[0], i, end, kv[1]))
-    if keys.size and body.size and int(keys[0]) != int(body[~blank[body]][0]):
-        i = int(body[~blank[body]][0])
+    filled = ~blank[body]
+    if keys.size and filled.any() and int(keys[0]) != int(np.argmax(filled)) + top + 1:
+        i = int(np.argmax(filled)) + top + 1
         raise ClipReadError(path, i + 1, f"unexpected line {lines.text(i)!r}")
     names = [f[0] for f in fields]
     for req in REQUIRED_FIELDS:
@@ -269,25 +269,20 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
     owners: list[Entry] = []
     # The entry- and curve-level lines of every curve entry, found once (key lines are the bulk).
     struct = np.flatnonzero(~blank & (ind <= 6) & ~(dash & (ind == 6)))
+    texts = [
+        data[a:b].decode("utf-8", "surrogateescape").rstrip("\r\n")
+        for a, b in zip(lines.start[struct].tolist(), lines.start[struct + 1].tolist(), strict=True)
+    ]
     s_lines = list(
-        zip(
-            struct.tolist(),
-            [
-                data[a:b].decode("utf-8", "surrogateescape").rstrip("\r\n")
-                for a, b in zip(lines.start[struct].tolist(), lines.start[struct + 1].tolist(), strict=True)
-            ],
-            ind[struct].tolist(),
-            dash[struct].tolist(),
-            strict=True,
-        )
+        zip(struct.tolist(), texts, ind[struct].tolist(), dash[struct].tolist(), _splits(texts), strict=True)
     )
-    for lname, want in CURVE_LISTS.items():
-        for e in entries[lname]:
-            a0, b0 = np.searchsorted(struct, (e.start, e.end)).tolist()
-            blk = _parse_curve_entry(path, lines, e, want, s_lines[a0:b0])
-            if blk is not None:
-                blocks.append(blk)
-                owners.append(e)
+    entry_list = [(want, e) for lname, want in CURVE_LISTS.items() for e in entries[lname]]
+    bounds = np.searchsorted(struct, [(e.start, e.end) for _, e in entry_list]).reshape(-1, 2).tolist()
+    for (want, e), (a0, b0) in zip(entry_list, bounds, strict=True):
+        blk = _parse_curve_entry(path, lines, e, want, s_lines[a0:b0])
+        if blk is not None:
+            blocks.append(blk)
+            owners.append(e)
     # All key blocks at once: the vectorized parser works on the whole file (keys.py).
     for e, ka in zip(owners, parse_key_blocks(lines, blocks, path), strict=True):
         e.keys = ka
@@ -364,10 +359,13 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False, sel=None):
             idx = rng[(ind <= 6) & ~lines.blank[rng]].tolist()
         else:
             idx = rng[((ind <= 6) & ~(dash & (ind == 6))) & ~lines.blank[rng]].tolist()
-        sel = [(i, lines.text(i), int(lines.indent[i]), bool(lines.dash[i])) for i in idx]
+        texts = [lines.text(i) for i in idx]
+        sel = list(
+            zip(idx, texts, lines.indent[idx].tolist(), lines.dash[idx].tolist(), _splits(texts), strict=True)
+        )
     last = None  # (dict, key, indent of the key)
     skipping = False
-    for i, t, ii, is_dash in sel:
+    for i, t, ii, is_dash, kv in sel:
         if pptr:
             if ii == 4 and is_dash and i != e.start:
                 skipping = True
@@ -381,7 +379,6 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False, sel=None):
             if rest0 != "":  # wrapped flow mapping or folded plain scalar
                 d0[k0] = (ln0, rest0 + " " + t.strip())
                 continue
-        kv = _split_fast(t)
         if kv is None or (i != e.start and is_dash):
             raise ClipReadError(path, i + 1, f"unexpected line in a {e.list_name} item: {t.strip()!r}")
         k, rest = kv
@@ -396,6 +393,22 @@ def _structure(path, lines: Lines, e: Entry, pptr: bool = False, sel=None):
         d[k] = (i, rest)
         last = (d, k, level)
     return top, cur
+
+
+def _splits(texts: list[str]) -> list[tuple[str, str] | None]:
+    """:func:`_split_fast` of every line, each distinct text split once (Unity repeats most entry
+    lines verbatim: ``m_PreInfinity: 2``, ``classID: 4``...)."""
+    cache: dict[str, tuple[str, str] | None] = {}
+    out = []
+    for t in texts:
+        kv = cache.get(t, _UNSPLIT)
+        if kv is _UNSPLIT:
+            kv = cache[t] = _split_fast(t)
+        out.append(kv)
+    return out
+
+
+_UNSPLIT = ("", "")  # (a sentinel: no line splits to this object)
 
 
 def _split_fast(t: str) -> tuple[str, str] | None:
@@ -596,6 +609,8 @@ def _parse_compressed_entry(path, lines: Lines, e: Entry) -> None:
     for g in ("m_Times", "m_Values", "m_Slopes"):
         if g not in groups or "m_NumItems" not in groups[g]:
             raise ClipReadError(path, e.end, f"compressed curve has no {g}.m_NumItems (truncated?)")
+    from .compressed import PackedDataError, decode_compressed_curve  # (legacy clips only)
+
     try:
         decoded = decode_compressed_curve(groups)
     except PackedDataError as exc:
@@ -666,19 +681,20 @@ def _parse_bindings(path, lines: Lines, span):
         return items, key, versioned
     if rest != "":
         raise ClipReadError(path, ln + 1, f"genericBindings must be a list, got {rest!r}")
-    starts = []
-    end = b
-    for i in range(ln + 1, b):
-        if lines.indent[i] == 4 and lines.dash[i]:
-            starts.append(i)
-        elif lines.indent[i] <= 4 and not lines.blank[i]:
-            end = i
-            break
+    ind, dash, blank = lines.indent[ln + 1 : b], lines.dash[ln + 1 : b], lines.blank[ln + 1 : b]
+    is_item = (ind == 4) & dash
+    past = np.flatnonzero((ind <= 4) & ~blank & ~is_item)  # the first line after the list
+    end = int(past[0]) + ln + 1 if past.size else b
+    starts = (np.flatnonzero(is_item[: end - ln - 1]) + ln + 1).tolist()
+    if not starts:
+        return items, key, versioned
+    # One decode for all the items' lines, each distinct line split once (they repeat verbatim).
+    kvs = _splits(_line_texts(lines, starts[0], end))
     for j, s in enumerate(starts):
         e = starts[j + 1] if j + 1 < len(starts) else end
         vals = {}
         for i in range(s, e):
-            kv = split_key(lines.text(i))
+            kv = kvs[i - starts[0]]
             if kv is None:
                 raise ClipReadError(path, i + 1, f"unexpected line in a binding: {lines.text(i).strip()!r}")
             vals[kv[0]] = (i, kv[1])
@@ -707,6 +723,13 @@ def _parse_bindings(path, lines: Lines, span):
             )
         )
     return items, key, versioned
+
+
+def _line_texts(lines: Lines, a: int, b: int) -> list[str]:
+    """:meth:`Lines.text` of lines ``a .. b - 1``, from one decode of their bytes."""
+    if b <= a:
+        return []
+    return [t.rstrip("\r") for t in lines.raw(a, b).decode("utf-8", "surrogateescape").split("\n")[: b - a]]
 
 
 def _parse_settings(path, lines: Lines, span):

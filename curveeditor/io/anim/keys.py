@@ -3,12 +3,16 @@
 Two parsers that accept exactly the same texts with the same values:
 
 * :func:`parse_key_blocks`, the hot path, takes every key block of a document at once and works on
-  the file's bytes with numpy: each number is the run of bytes after ``": "`` up to ``,``, ``}`` or
-  the line end; squeezing every run to one ``#`` gives the block's *skeleton*, which must equal the
-  key layout's skeleton (field names, component names in order, spacing, indentation) repeated once
-  per key, byte for byte; every run may only hold number characters; all runs are then converted
-  by one ``numpy.fromstring`` call. Any block that is not exactly Unity's layout goes to the
-  careful parser.
+  the file's bytes with numpy, line by line from the line starts (no per-byte passes over the
+  file): a block's layout (key version, components) is read off its first key; then every line of
+  every key must be that layout byte for byte (indentation, ``- ``, field name, ``: ``, ``{x: `` and
+  the ``, y: `` separators at the line's commas, ``}``, the line break), checked with 8-byte
+  gathers (``lexer.window``); what lies between is the key's numbers, which may only hold number
+  characters. One-digit numbers and Unity's 0.33333334 weight are read directly (about half the
+  numbers of a Unity file), the rest by one ``numpy.fromstring``; infinities only in
+  :data:`NUMBER`'s spellings, ``serializedVersion`` only ``2``/``3``, as the careful parser.
+  Any block that is not exactly Unity's layout, or whose numbers fail a check, goes to the
+  careful parser (which names the line).
 * :func:`parse_key_block`, the careful line-by-line parser: it accepts the variants Unity's own YAML
   reader does (flow mappings wrapped over lines, other spacing) and names the exact line and reason
   of anything else.
@@ -28,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ClipReadError
-from .lexer import Lines, split_key
+from .lexer import Lines, split_key, window
 
 __all__ = ["KeyArrays", "parse_key_block", "parse_key_blocks", "LAYOUTS", "NUMBER", "modern_tangent_modes"]
 
@@ -77,10 +81,20 @@ class KeyArrays:
     in_weight: np.ndarray | None
     out_weight: np.ndarray | None
     key_lines: np.ndarray  # (N,) 0-based line of each key's first line
+    modern_mode: np.ndarray | None = None  # (N,) tangent_mode in the modern encoding, if computed
 
     @property
     def n(self) -> int:
         return int(self.time.shape[0])
+
+    def modern_tangent_mode(self) -> np.ndarray:
+        """``(N,)`` read-only: :func:`modern_tangent_modes` of the raw ``tangent_mode`` (computed once;
+        the fast parser fills it for all its blocks in one call)."""
+        if self.modern_mode is None:
+            m = modern_tangent_modes(self.tangent_mode, self.version)
+            m.flags.writeable = False
+            self.modern_mode = m
+        return self.modern_mode
 
 
 def _tangent_lut(old: bool) -> np.ndarray:
@@ -201,6 +215,7 @@ def _to_float32(flat: np.ndarray) -> np.ndarray:
 
 
 def _pack(version, comps, cols, key_lines) -> KeyArrays:
+    """KeyArrays of the columns ``cols`` (name -> ``(N, w)``)."""
     n = int(key_lines.shape[0])
 
     def frozen(a):
@@ -390,33 +405,12 @@ def _number(s: str, path, i: int, field: str) -> float:
 
 _NUM_LUT = np.zeros(256, dtype=bool)
 _NUM_LUT[np.frombuffer(b"0123456789.+-eEIinfty", dtype=np.uint8)] = True
-_DELIM_LUT = np.zeros(256, dtype=bool)
-_DELIM_LUT[np.frombuffer(b",}\r\n", dtype=np.uint8)] = True
 _CHUNK_BYTES = 8 << 20  # blocks are processed in groups of about this many bytes (bounded memory)
-
-
-def _skeleton(version, comps: int, indent: int, eol: bytes) -> bytes:
-    """The bytes of one key of this layout with every number squeezed to ``#``."""
-    p0 = b" " * indent + b"- "
-    p1 = b" " * (indent + 2)
-    out = []
-    for j, f in enumerate(LAYOUTS[version]):
-        if f in _VECTOR_FIELDS and comps > 1:
-            val = b"{" + b", ".join(c.encode() + b": #" for c in "xyzw"[:comps]) + b"}"
-        else:
-            val = b"#"
-        out.append((p0 if j == 0 else p1) + f.encode() + b": " + val + eol)
-    return b"".join(out)
-
-
-def _candidates(indent: int, eol: bytes, want) -> list[tuple[bytes, int | None, int, int]]:
-    """(skeleton, key version, components, numbers per key) of every layout a block may have."""
-    out = []
-    for comps in want or (1, 3, 4):
-        for version in (3, 2, None):
-            sk = _skeleton(version, comps, indent, eol)
-            out.append((sk, version, comps, sk.count(b"#")))
-    return out
+#: The weight Unity writes for every unweighted key side, read without a parse (a third of the
+#: numbers of a Unity file are this or a one-digit integer).
+_THIRD = b"0.33333334"
+_THIRD_LO = int.from_bytes(_THIRD[:8], "little")
+_THIRD_HI = int.from_bytes(_THIRD[8:], "little")
 
 
 def parse_key_blocks(lines: Lines, blocks: list[tuple[int, int, tuple | None]], path) -> list[KeyArrays]:
@@ -439,10 +433,10 @@ def parse_key_blocks(lines: Lines, blocks: list[tuple[int, int, tuple | None]], 
         group.append(j)
         size += int(lines.start[k1] - lines.start[k0])
         if size >= _CHUNK_BYTES:
-            _fast_group(lines, blocks, group, out, path)
+            _fast_group(lines, blocks, group, out)
             group, size = [], 0
     if group:
-        _fast_group(lines, blocks, group, out, path)
+        _fast_group(lines, blocks, group, out)
     for j, ka in enumerate(out):
         if ka is None:
             k0, k1, want = blocks[j]
@@ -450,144 +444,235 @@ def parse_key_blocks(lines: Lines, blocks: list[tuple[int, int, tuple | None]], 
     return out  # type: ignore[return-value]
 
 
-def _intervals(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:
-    """Bool mask of length ``size``, True on ``[starts[i], ends[i])`` (sorted, disjoint): one
-    ``np.repeat`` of alternating gap/interval lengths (a cumsum of +1/-1 marks was 4x slower)."""
-    edges = np.empty(2 * starts.shape[0] + 2, dtype=np.int64)
-    edges[0] = 0
-    edges[1:-1:2] = starts
-    edges[2:-1:2] = ends
-    edges[-1] = size
-    flags = np.zeros(edges.shape[0] - 1, dtype=bool)
-    flags[1::2] = True
-    return np.repeat(flags, np.diff(edges))
+def _block_layout(lines: Lines, k0: int, k1: int, want) -> tuple | None:
+    """(key version, components, indent, CRLF) of a block, read off its first key's lines, or None
+    when the block cannot be Unity's exact layout (the careful parser then takes it). Every line of
+    every key is checked against the layout afterwards (:func:`_layout_runs`)."""
+    if not lines.dash[k0] or lines.start[k1] + 64 > len(lines.data):
+        return None  # (a file that ends right after its keys is truncated: the careful parser says so)
+    ind0 = int(lines.indent[k0])
+    first = lines.raw(k0, k0 + 1)
+    crlf = first.endswith(b"\r\n")
+    head = b" " * ind0 + b"- "
+    if first.rstrip(b"\r\n") == head + b"serializedVersion: 3":
+        version = 3
+    elif first.rstrip(b"\r\n") == head + b"serializedVersion: 2":
+        version = 2
+    elif first.startswith(head + b"time: "):
+        version = None
+    else:
+        return None
+    fields = LAYOUTS[version]
+    if (k1 - k0) % len(fields):
+        return None
+    vline = lines.raw(k0 + fields.index("value"), k0 + fields.index("value") + 1)
+    vhead = b" " * (ind0 + 2) + b"value: "
+    if not vline.startswith(vhead):
+        return None
+    rest = vline[len(vhead) :]
+    comps = rest.count(b":") if rest.startswith(b"{") else 1
+    if comps not in _COMPONENTS or comps not in (want or (1, 3, 4)):
+        return None
+    return version, comps, ind0, crlf
 
 
-def _fast_group(lines: Lines, blocks, group: list[int], out: list, path) -> None:
+def _fast_group(lines: Lines, blocks, group: list[int], out: list) -> None:
     """Parse the blocks ``group`` (sorted by position) with the vectorized path where they match
     Unity's layout exactly; leaves ``out[j]`` None for the others."""
-    data = lines.data
-    n_blocks = len(group)
-    k0s = np.array([blocks[j][0] for j in group], dtype=np.int64)
-    k1s = np.array([blocks[j][1] for j in group], dtype=np.int64)
-    b_start = lines.start[k0s]
-    b_end = lines.start[k1s]
-    base = int(b_start[0])
-    L = int(b_end[-1]) - base
-    arr = np.frombuffer(data, dtype=np.uint8, count=L, offset=base)
-    rel_s = b_start - base
-    rel_e = b_end - base
-    inblock = _intervals(rel_s, rel_e, L)
-    # Number runs: after ": " (not "{"), up to the next delimiter.
-    colon = np.flatnonzero(arr[:-2] == 58)  # ':' is ~5% of the bytes: filter the rest on those
-    colon = colon[(arr[colon + 1] == 32) & inblock[colon]]
-    rs = colon + 2
-    rs = rs[arr[rs] != 123]
-    dpos = np.flatnonzero(_DELIM_LUT[arr])
-    if dpos.size == 0 or rs.size == 0:
+    classes: dict[tuple, list[int]] = {}
+    for j in group:
+        lay = _block_layout(lines, *blocks[j])
+        if lay is not None:
+            classes.setdefault(lay, []).append(j)
+    if not classes:
         return
-    re_ = dpos[np.minimum(np.searchsorted(dpos, rs), dpos.shape[0] - 1)]
-    blk_of_run = np.searchsorted(rel_s, rs, side="right") - 1
-    good = np.ones(n_blocks, dtype=bool)
-    # Runs that are empty, overlap the next run or leave their block: those blocks go the careful way.
-    bad_run = (re_ <= rs) | (re_ >= rel_e[blk_of_run])
-    if rs.shape[0] > 1:
-        bad_run[:-1] |= re_[:-1] > rs[1:]
-    good[blk_of_run[bad_run]] = False
-    keep_runs = good[blk_of_run]
-    rs, re_, blk_of_run = rs[keep_runs], re_[keep_runs], blk_of_run[keep_runs]
-    runmask = _intervals(rs, re_, L)
-    # Skeletons: every run squeezed to one '#'.
-    keep = inblock & ~runmask
-    del inblock
-    keep[rs] = True
-    # Kept bytes per block: sums from each block start to the next (gaps between blocks keep nothing).
-    per_block = np.add.reduceat(keep.view(np.uint8), rel_s, dtype=np.int64)
-    sk = arr[keep]
-    sk[runmask[keep]] = 35
-    skel = sk.tobytes()
-    del sk, keep
-    offs = np.concatenate([[0], np.cumsum(per_block)]).tolist()
-    runs_per_block = np.bincount(blk_of_run, minlength=n_blocks).tolist()
-    # Line ending of each block's first line (CRLF files keep CRLF skeletons).
-    crlf = (arr[np.maximum(lines.start[k0s + 1] - 2 - base, 0)] == 13).tolist()
-    indents = lines.indent[k0s].tolist()
-    good_l = good.tolist()
-    layouts: list[tuple | None] = [None] * n_blocks
-    cand_cache: dict = {}
-    for i, j in enumerate(group):
-        if not good_l[i]:
+    commas = None
+    if any(lay[1] > 1 for lay in classes):
+        # Commas separate the components of {x: .., y: ..} values: one pass over the group's bytes.
+        base = int(lines.start[blocks[group[0]][0]])
+        end = int(lines.start[blocks[group[-1]][1]])
+        arr = np.frombuffer(lines.data, dtype=np.uint8, count=end - base, offset=base)
+        commas = np.flatnonzero(arr == 44) + base
+        commas = np.concatenate([commas, np.full(4, len(lines.data) + 64, dtype=np.int64)])
+    for lay, js in classes.items():
+        _fast_class(lines, blocks, js, lay, commas, out)
+
+
+def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: list) -> None:
+    """The blocks ``js``, all of layout ``lay`` (:func:`_block_layout`): every line checked against
+    the layout, the numbers parsed together, checked as :func:`_validate` checks them; the blocks
+    that pass get their :class:`KeyArrays` in ``out``."""
+    version, comps, _, _ = lay
+    fields = LAYOUTS[version]
+    per_key = len(fields)
+    k0s = np.array([blocks[j][0] for j in js], dtype=np.int64)
+    counts = (np.array([blocks[j][1] for j in js], dtype=np.int64) - k0s) // per_key
+    key_block = np.repeat(np.arange(len(js)), counts)
+    first_key = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    key_line = k0s[key_block] + (np.arange(key_block.shape[0]) - first_key[key_block]) * per_key
+    rs, re_, bad = _layout_runs(lines, key_line, lay, commas)
+    unlike = np.zeros(len(js), dtype=bool)  # blocks not exactly the layout
+    unlike[key_block[bad]] = True
+    good = ~unlike[key_block]
+    if not good.any():
+        return
+    rs, re_, key_block = rs[good], re_[good], key_block[good]
+    table = _numbers(lines.data, rs, re_)
+    del rs, re_
+    if table is None:  # a run numpy refuses ("1e", "1-2"): the careful parser finds and names it
+        return
+    f32 = _to_float32(table)
+    failed = unlike.copy()  # ... or with a number the checks refuse
+    failed[key_block[_bad_keys(table, f32, version, comps, key_block)]] = True
+    del table
+    f32.flags.writeable = False
+    # The int columns of every block at once (per block these small conversions cost more than
+    # the numbers' parse on a 1,500-curve file).
+    with np.errstate(invalid="ignore"):  # (NaN/inf rows belong to failed blocks, dropped below)
+        tm = f32[:, _field_column(version, comps, "tangentMode")].astype(np.int64)
+        wm = (
+            f32[:, _field_column(version, comps, "weightedMode")].astype(np.int64)
+            if "weightedMode" in fields
+            else np.zeros(f32.shape[0], dtype=np.int64)
+        )
+    modern = modern_tangent_modes(tm, version)
+    for a in (tm, wm, modern):
+        a.flags.writeable = False
+    # Read-only views of the whole class's columns; each block takes rows of them.
+    cols = _columns(f32, version, comps)
+    time, value, ins, outs = cols["time"][:, 0], cols["value"], cols["inSlope"], cols["outSlope"]
+    inw, outw = cols.get("inWeight"), cols.get("outWeight")
+    pos = 0
+    for b, j in enumerate(js):
+        if unlike[b]:
             continue
-        want = blocks[j][2]
-        ck = (indents[i], crlf[i], want)
-        cands = cand_cache.get(ck)
-        if cands is None:
-            cands = cand_cache[ck] = _candidates(indents[i], b"\r\n" if crlf[i] else b"\n", want)
-        a, b = offs[i], offs[i + 1]
-        for sk1, version, comps, per_tok in cands:
-            if skel.startswith(sk1, a):
-                m = len(sk1)
-                n = (b - a) // m
-                if n * m == b - a and skel[a:b] == sk1 * n and runs_per_block[i] == n * per_tok:
-                    layouts[i] = (version, comps, n, per_tok, len(LAYOUTS[version]))
-                break
-        if layouts[i] is None:
-            good_l[i] = False
-    del skel
-    idx = [i for i in range(n_blocks) if good_l[i]]
-    if not idx:
-        return
-    # Numbers of the good blocks, in one C parse.
-    good = np.array(good_l)
-    sel = good[blk_of_run]
-    rs_g, re_g = rs[sel], re_[sel]
-    del runmask
-    take = _intervals(rs_g, re_g + 1, L)  # each run and the delimiter after it (the separator)
-    buf = arr[take]
-    del take
-    sep = np.cumsum(re_g + 1 - rs_g) - 1
+        n = int(counts[b])
+        if not failed[b]:  # (the others: the careful parser names the line and the reason)
+            r = slice(pos, pos + n)
+            out[j] = KeyArrays(
+                version,
+                comps,
+                time[r],
+                value[r],
+                ins[r],
+                outs[r],
+                tm[r],
+                wm[r],
+                None if inw is None else inw[r],
+                None if outw is None else outw[r],
+                blocks[j][0] + np.arange(n, dtype=np.int64) * per_key,
+                modern[r],
+            )
+        pos += n
+
+
+def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
+    """Number runs ``(rs, re)`` ``(K, tokens)`` of the keys starting at lines ``key_line`` and a bool
+    ``(K,)`` of the keys whose bytes are not exactly the layout ``lay``: each line its field's prefix
+    (indentation, ``- `` on the first, ``name: ``, ``{x: `` for vectors) byte for byte, then numbers
+    (non-empty runs; ``, y: ``-style separators for vectors, then ``}``), then the line break. That
+    the runs hold only number characters is checked where they are parsed (:func:`_numbers`)."""
+    data = lines.data
+    arr = np.frombuffer(data, dtype=np.uint8)
+    version, comps, ind0, crlf = lay
+    fields = LAYOUTS[version]
+    eol = 2 if crlf else 1
+    at = lines.start[key_line[:, None] + np.arange(len(fields) + 1)]
+    bad = np.zeros(key_line.shape[0], dtype=bool)
+    rs: list[np.ndarray] = []
+    re_: list[np.ndarray] = []
+    for j, f in enumerate(fields):
+        s = at[:, j]
+        e = at[:, j + 1] - eol  # end of the line's text
+        vector = f in _VECTOR_FIELDS and comps > 1
+        prefix = (b" " * ind0 + b"- " if j == 0 else b" " * (ind0 + 2)) + f.encode() + b": "
+        prefix += b"{x: " if vector else b""
+        bad |= ~_bytes_equal(data, s, prefix)
+        if crlf:
+            bad |= arr[e] != 13
+        r = s + len(prefix)
+        if f == "serializedVersion":  # the careful parser takes "2" or "3" in any key, nothing else
+            bad |= (e != r + 1) | ((arr[r] | 1) != 51)
+        if not vector:
+            rs.append(r)
+            re_.append(e)
+            continue
+        ci = np.searchsorted(commas, r)
+        for c in range(comps - 1):
+            p = commas[ci + c]
+            bad |= p >= e
+            bad |= ~_bytes_equal(data, p, b", " + b"xyzw"[c + 1 : c + 2] + b": ")
+            rs.append(r)
+            re_.append(p)
+            r = p + 5
+        bad |= commas[ci + comps - 1] < e  # no further comma on the line
+        bad |= arr[e - 1] != 125  # "}"
+        rs.append(r)
+        re_.append(e - 1)
+    rs_a = np.stack(rs, axis=1)
+    re_a = np.stack(re_, axis=1)
+    bad |= (re_a <= rs_a).any(axis=1)
+    return rs_a, re_a, bad
+
+
+def _bytes_equal(data: bytes, pos: np.ndarray, text: bytes) -> np.ndarray:
+    """Bool per position: ``data[pos : pos + len(text)] == text`` (8 bytes per gather)."""
+    ok = np.ones(pos.shape[0], dtype=bool)
+    for c in range(0, len(text), 8):
+        chunk = text[c : c + 8]
+        mask = np.uint64((1 << (8 * len(chunk))) - 1)
+        ok &= (window(data, pos + c, 8) & mask) == np.uint64(int.from_bytes(chunk, "little"))
+    return ok
+
+
+def _numbers(data: bytes, rs: np.ndarray, re_: np.ndarray) -> np.ndarray | None:
+    """The float64 numbers of the runs ``[rs, re)`` (``(K, tokens)``), or None when a run is not a
+    number numpy reads (or holds a character no number has). One-digit runs and Unity's weight
+    0.33333334 are read without a parse; the rest by one ``numpy.fromstring``."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    n = re_ - rs
+    table = np.empty(rs.shape, dtype=np.float64)
+    digit = arr[rs] - np.uint8(48)
+    quick = (n == 1) & (digit < 10)
+    table[quick] = digit[quick]
+    ten = np.flatnonzero((n == 10).ravel())
+    if ten.size:
+        p = rs.ravel()[ten]
+        third = (window(data, p, 8) == np.uint64(_THIRD_LO)) & (
+            (window(data, p + 8, 2)) == np.uint16(_THIRD_HI)
+        )
+        quick.ravel()[ten[third]] = True
+        table.ravel()[ten[third]] = float(_THIRD)
+    rest = ~quick
+    rs_g = rs[rest]
+    n_g = n[rest] + 1  # each run and the delimiter after it (made the separator)
+    if rs_g.size == 0:
+        return table
+    offs = np.cumsum(n_g) - n_g
+    # Byte positions of the runs: a cumulative sum of steps (1 inside a run, the jump to the next
+    # run at its start), one int32 per byte (a repeat + arange took three int64s per byte).
+    pos = np.ones(int(offs[-1] + n_g[-1]), dtype=np.int32 if len(data) < 2**31 else np.int64)
+    pos[0] = rs_g[0]
+    pos[offs[1:]] = rs_g[1:] - (rs_g[:-1] + n_g[:-1] - 1)
+    np.cumsum(pos, out=pos)
+    buf = arr[pos]
+    del pos
+    sep = offs + n_g - 1
     buf[sep] = 48
-    # Runs may only hold number characters (no space: "1 garbage" or "1 2" fail here): any other
-    # byte sends the group to the careful parser, which names it.
+    # Runs may only hold number characters (no space: "1 garbage" or "1 2" fail here).
     if not _NUM_LUT[buf].all():
-        return
+        return None
     buf[sep] = 32
     flat = _fromstring(buf.tobytes(), rs_g.shape[0])
-    del buf
-    if flat is None:  # a run numpy refuses ("1e", "1-2"): the careful parser finds and names it
-        return
-    f32 = _to_float32(flat)
-    # What each number is (time, slope, int...), for the checks of all blocks in one pass.
-    lay = [layouts[i] for i in idx]
-    per_tok = np.array([x[3] for x in lay], dtype=np.int64)
-    counts = np.array([x[2] * x[3] for x in lay], dtype=np.int64)
-    pat_ids = {}
-    for x in lay:
-        pat_ids.setdefault(x[:2], len(pat_ids))
-    width = max(_kind_pattern(*k).shape[0] for k in pat_ids)
-    table = np.zeros((len(pat_ids), width), dtype=np.int8)
-    for k, r in pat_ids.items():
-        pat = _kind_pattern(*k)
-        table[r, : pat.shape[0]] = pat
-    tok_block = np.repeat(np.arange(len(idx)), counts)
-    tok_start = np.repeat(np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
-    within = (np.arange(flat.shape[0]) - tok_start) % per_tok[tok_block]
-    kinds = table[np.array([pat_ids[x[:2]] for x in lay])[tok_block], within]
-    del tok_start, within
-    bad = _bad_tokens(flat, f32, kinds, tok_block)
-    bad_blocks = set(np.unique(tok_block[bad]).tolist()) if bad.size else set()
-    del kinds, tok_block, flat
-    f32.flags.writeable = False
-    pos = 0
-    for b, i in enumerate(idx):
-        version, comps, n, per_tok_i, lines_per_key = layouts[i]
-        cnt = n * per_tok_i
-        if b not in bad_blocks:  # the others: the careful parser names the line and the reason
-            j = group[i]
-            key_lines = blocks[j][0] + np.arange(n, dtype=np.int64) * lines_per_key
-            cols = _columns(f32[pos : pos + cnt].reshape(n, per_tok_i), version, comps)
-            out[j] = _pack(version, comps, cols, key_lines)
-        pos += cnt
+    if flat is None:
+        return None
+    inf = np.flatnonzero(np.isinf(flat))
+    if inf.size:  # numpy also reads "infInity": only the spellings of NUMBER pass
+        starts, ends = rs_g[inf].tolist(), (rs_g[inf] + n_g[inf] - 1).tolist()
+        if any(NUMBER.fullmatch(data[a:b].decode()) is None for a, b in zip(starts, ends, strict=True)):
+            return None
+    table[rest] = flat
+    return table
 
 
 _KIND_TIME, _KIND_VALUE, _KIND_SLOPE, _KIND_INT, _KIND_WMODE = 0, 1, 2, 3, 4
@@ -614,23 +699,14 @@ def _kind_pattern(version, comps: int) -> np.ndarray:
     return _KIND_CACHE[key]
 
 
-def _bad_tokens(raw: np.ndarray, f32: np.ndarray, kinds: np.ndarray, tok_block: np.ndarray) -> np.ndarray:
-    """Indices of numbers that fail the same checks :func:`_validate` makes (one pass over all)."""
-    with np.errstate(invalid="ignore"):
-        bad = np.isnan(f32)
-        inf = np.isinf(f32)
-        bad |= inf & (np.isfinite(raw) | (kinds != _KIND_SLOPE))
-        ints = (kinds == _KIND_INT) | (kinds == _KIND_WMODE)
-        iv = f32[ints]
-        bad[ints] |= (iv != np.round(iv)) | (np.abs(iv) > 2**31)
-        wm = kinds == _KIND_WMODE
-        bad[wm] |= (f32[wm] < 0) | (f32[wm] > 3)
-        ti = np.flatnonzero(kinds == _KIND_TIME)
-        if ti.size > 1:
-            t = f32[ti]
-            same = tok_block[ti[1:]] == tok_block[ti[:-1]]
-            bad[ti[1:][same & ~(t[1:] > t[:-1])]] = True
-    return np.flatnonzero(bad)
+def _field_column(version, comps: int, name: str) -> int:
+    """Column of field ``name``'s (first) number in a key's numbers."""
+    c = 0
+    for f in LAYOUTS[version]:
+        if f == name:
+            return c
+        c += comps if f in _VECTOR_FIELDS else 1
+    raise KeyError(name)
 
 
 def _columns(table: np.ndarray, version, comps: int) -> dict:
@@ -654,3 +730,23 @@ def _fromstring(buf: bytes, count: int) -> np.ndarray | None:
         except (ValueError, DeprecationWarning):
             return None
     return a if a.shape[0] == count else None
+
+
+def _bad_keys(raw: np.ndarray, f32: np.ndarray, version, comps: int, key_block: np.ndarray) -> np.ndarray:
+    """Bool per key (rows of the ``(K, tokens)`` numbers, ``raw`` before and ``f32`` after the
+    float32 rounding): fails a check :func:`_validate` makes (NaN, infinities outside slopes, past
+    float32, non-integral int fields, weightedMode outside 0..3, a time not after the previous key's
+    in the same block)."""
+    kinds = _kind_pattern(version, comps)
+    with np.errstate(invalid="ignore"):
+        bad = np.isnan(f32).any(axis=1)
+        inf = np.isinf(f32)
+        if inf.any():
+            bad |= (inf & (np.isfinite(raw) | (kinds != _KIND_SLOPE))).any(axis=1)
+        iv = f32[:, (kinds == _KIND_INT) | (kinds == _KIND_WMODE)]
+        bad |= ((iv != np.round(iv)) | (np.abs(iv) > 2**31)).any(axis=1)
+        wm = f32[:, kinds == _KIND_WMODE]
+        bad |= ((wm < 0) | (wm > 3)).any(axis=1)
+        t = f32[:, int(np.flatnonzero(kinds == _KIND_TIME)[0])]
+        bad[1:] |= ~(t[1:] > t[:-1]) & (key_block[1:] == key_block[:-1])
+    return bad

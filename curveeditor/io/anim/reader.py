@@ -30,7 +30,6 @@ from ...engine.curves import Curve
 from ...engine.rotations import UNITY_ROTATION_ORDERS
 from ..errors import ClipReadError
 from .document import AnimDocument, Entry
-from .keys import modern_tangent_modes
 
 __all__ = ["TrackSource", "build_clip", "entry_curve", "HUMANOID_Q"]
 
@@ -72,19 +71,27 @@ def entry_curve(e: Entry) -> Curve:
             np.zeros(0), np.zeros((0, c)), pre_infinity=e.pre_infinity, post_infinity=e.post_infinity
         )
     c = k.n_components
-    tm = modern_tangent_modes(k.tangent_mode, k.version)
+    default_w = (
+        None if k.in_weight is not None and k.out_weight is not None else _frozen(np.full((k.n, c), 1 / 3))
+    )
+    # Arrays handed over read-only: Curve keeps them as they are (no second copy).
     return Curve(
         k.time,
         k.value,
         k.in_slope,
         k.out_slope,
-        k.in_weight if k.in_weight is not None else np.full((k.n, c), 1.0 / 3.0),
-        k.out_weight if k.out_weight is not None else np.full((k.n, c), 1.0 / 3.0),
-        np.repeat(k.weighted_mode[:, None], c, axis=1),
-        np.repeat(tm[:, None], c, axis=1),
+        k.in_weight if k.in_weight is not None else default_w,
+        k.out_weight if k.out_weight is not None else default_w,
+        _frozen(np.repeat(k.weighted_mode[:, None], c, axis=1)),
+        _frozen(np.repeat(k.modern_tangent_mode()[:, None], c, axis=1)),
         e.pre_infinity,
         e.post_infinity,
     )
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
 
 
 def _mirror_modes(curve: Curve, editors: list[Entry]) -> Curve:
@@ -95,7 +102,7 @@ def _mirror_modes(curve: Curve, editors: list[Entry]) -> Curve:
     for c, e in enumerate(editors):
         if e.keys is None or e.keys.n != curve.n_keys or not np.array_equal(e.keys.time, curve.time):
             return curve
-        tm[:, c] = modern_tangent_modes(e.keys.tangent_mode, e.keys.version)
+        tm[:, c] = e.keys.modern_tangent_mode()
     return Curve(
         curve.time,
         curve.value,
@@ -172,7 +179,7 @@ def _humanoid_curve(parts: list[Entry]) -> Curve:
             stack("in_weight"),
             stack("out_weight"),
             np.stack([p.keys.weighted_mode for p in parts], axis=1),
-            np.stack([modern_tangent_modes(p.keys.tangent_mode, p.keys.version) for p in parts], axis=1),
+            np.stack([p.keys.modern_tangent_mode() for p in parts], axis=1),
             parts[0].pre_infinity,
             parts[0].post_infinity,
         )
@@ -193,7 +200,7 @@ def _humanoid_curve(parts: list[Entry]) -> Curve:
         val[idx, c] = p.keys.value[:, 0]
         ins[idx, c] = p.keys.in_slope[:, 0]
         outs[idx, c] = p.keys.out_slope[:, 0]
-        tm[idx, c] = modern_tangent_modes(p.keys.tangent_mode, p.keys.version)
+        tm[idx, c] = p.keys.modern_tangent_mode()
         # A stepped segment split in two stays stepped on both halves.
         step = ~np.isfinite(d)
         ins[step, c] = np.inf
