@@ -25,8 +25,8 @@ def _warm_up(_token, _progress) -> None:
             importlib.import_module(f"curveeditor.engine.{name}")
         except (ImportError, RuntimeError):
             # ImportError: reported by run_recipe when a step needs it. RuntimeError: importlib's
-            # _DeadlockError when the GUI thread imports the same scipy modules at this moment; the
-            # GUI thread's import completes and the recipe imports on first use.
+            # _DeadlockError should another thread import the same modules at this moment; that
+            # import completes and the recipe imports on first use.
             pass
 
 
@@ -39,6 +39,12 @@ class RecipePreview:
         scipy.signal / scipy.ndimage imports while the window tried to paint (cold start)."""
         if not self._warmed:
             self._warmed = True
+            # The 3D view imports scipy.spatial on this (GUI) thread when it first draws a trail;
+            # importing it here first keeps the worker's scipy.signal/ndimage imports (which load
+            # scipy.spatial too) from racing it: two threads importing one package deadlocked
+            # (importlib's _DeadlockError in test_sample_opens_with_tracks_problems_and_graphs).
+            import scipy.spatial.transform  # noqa: F401
+
             run_in_thread(_warm_up)
 
     def rerun(self) -> None:

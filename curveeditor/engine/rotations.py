@@ -27,7 +27,6 @@ __all__ = [
     "normalize_order",
     "euler_to_quat",
     "quat_to_euler",
-    "quat_to_matrix",
     "unity_euler_angles",
     "quat_mul",
     "quat_mul_components",
@@ -212,22 +211,6 @@ def _matrix_element(comp: tuple[np.ndarray, ...], r: int, c: int) -> np.ndarray:
     if (r, c) in ((1, 0), (2, 1), (0, 2)):
         return 2.0 * (v[r] * v[c] + w * v[k])
     return 2.0 * (v[r] * v[c] - w * v[k])
-
-
-def quat_to_matrix(q) -> np.ndarray:
-    """Rotation matrices ``(N, 3, 3)`` of quaternions ``(N, 4)`` (x, y, z, w); ``(3, 3)`` for one ``(4,)``.
-
-    Column j is the rotated basis vector j (``R @ v`` rotates column vectors). Non-unit input is
-    normalized. The same matrices as scipy's ``Rotation.from_quat(q).as_matrix()`` (within 1e-15),
-    without importing ``scipy.spatial``: the editor's 3D view asked for it on the GUI thread while the
-    recipe warm-up thread imported scipy, and the two imports deadlocked (``_DeadlockError``)."""
-    qq, single = _as_2d(q, 4)
-    comp = tuple(np.ascontiguousarray(quat_normalize(qq).T))
-    out = np.empty((qq.shape[0], 3, 3))
-    for r in range(3):
-        for c in range(3):
-            out[:, r, c] = _matrix_element(comp, r, c)
-    return out[0] if single else out
 
 
 def quat_to_euler(q: np.ndarray, order: str = UNITY_ORDER, gimbal_eps_deg: float = 1e-7) -> np.ndarray:
