@@ -39,12 +39,6 @@ class RecipePreview:
         scipy.signal / scipy.ndimage imports while the window tried to paint (cold start)."""
         if not self._warmed:
             self._warmed = True
-            # The 3D view imports scipy.spatial on this (GUI) thread when it first draws a trail;
-            # importing it here first keeps the worker's scipy.signal/ndimage imports (which load
-            # scipy.spatial too) from racing it: two threads importing one package deadlocked
-            # (importlib's _DeadlockError in test_sample_opens_with_tracks_problems_and_graphs).
-            import scipy.spatial.transform  # noqa: F401
-
             run_in_thread(_warm_up)
 
     def rerun(self) -> None:

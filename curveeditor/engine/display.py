@@ -18,7 +18,14 @@ import numpy as np
 from .analysis import angular_speed
 from .clip import EULER, RotationTrack, key_quaternions, played
 from .curves import evaluate
-from .rotations import _extrinsic_axes, euler_to_quat, hemisphere_continuous, quat_dot, quat_to_euler
+from .rotations import (
+    _extrinsic_axes,
+    euler_to_quat,
+    hemisphere_continuous,
+    quat_dot,
+    quat_to_euler,
+    quat_to_matrix,
+)
 
 __all__ = [
     "GIMBAL_WARN_DEG",
@@ -158,9 +165,7 @@ def rotation_matrices(q) -> np.ndarray:
 
     Column j is the rotated basis vector j (``R @ v`` rotates column vectors).
     """
-    from scipy.spatial.transform import Rotation  # imported here: headless commands never need it
-
-    return Rotation.from_quat(np.asarray(q, dtype=np.float64)).as_matrix()
+    return quat_to_matrix(q)
 
 
 def _circle(axis: int, n: int, radius: float) -> np.ndarray:

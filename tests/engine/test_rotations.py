@@ -205,3 +205,12 @@ def test_bad_order_and_zero_quaternion_raise():
         r.euler_to_quat(np.zeros(3), "zxz")
     with pytest.raises(ValueError, match="zero"):
         r.quat_to_euler(np.zeros(4), "zxy")
+
+
+def test_quat_to_matrix_equals_scipy_as_matrix():
+    from curveeditor.engine.rotations import quat_to_matrix
+
+    q = np.random.default_rng(4).normal(size=(500, 4)) * 3.0  # non-unit on purpose: normalized
+    np.testing.assert_allclose(quat_to_matrix(q), Rotation.from_quat(q).as_matrix(), atol=1e-14)
+    for one in q[:20]:  # the one-quaternion path (Python floats)
+        np.testing.assert_allclose(quat_to_matrix(one), Rotation.from_quat(one).as_matrix(), atol=1e-14)
