@@ -201,22 +201,29 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
     keys = _same_time_range(_sorted_union(before.curve.time, after.curve.time), before, after)
     start, end = float(keys[0]), float(keys[-1])
     changed = _changed_intervals(before, after)
+    found = None
     if hz is None and end > start:
         from ._diff_bound import certified_error
 
         found = certified_error(before, after, keys, changed)
-        if found is not None:
-            times, errors, bound = found
-            return TrackDiff(
-                path=after.path,
-                keys_before=before.n_keys,
-                keys_after=after.n_keys,
-                max_error=float(errors.max()),
-                rms_error=_rms(times, errors),
-                times=times,
-                errors=errors,
-                bound=bound,
-            )
+    if found is not None:
+        times, errors, bound = found
+    else:
+        times, errors, bound = _grid_error(before, after, keys, changed, start, end, hz)
+    return TrackDiff(
+        path=after.path,
+        keys_before=before.n_keys,
+        keys_after=after.n_keys,
+        max_error=float(errors.max()),
+        rms_error=_rms(times, errors),
+        times=times,
+        errors=errors,
+        bound=bound,
+    )
+
+
+def _grid_error(before, after, keys, changed, start: float, end: float, hz):
+    """``(times, errors, nan)`` on the dense grid (the pairs :mod:`._diff_bound` does not cover)."""
     if end > start:
         step = _grid_step([before.curve.time, after.curve.time], start, end, hz)
         n = int(np.ceil((end - start) / step))
@@ -231,15 +238,7 @@ def diff_tracks(before: RotationTrack, after: RotationTrack, hz: float | None = 
         if changed.any():
             sel = changed[_segment_index(before.curve.time, times)]
             errors[sel] = _played_error(before, after, times[sel])
-    return TrackDiff(
-        path=after.path,
-        keys_before=before.n_keys,
-        keys_after=after.n_keys,
-        max_error=float(errors.max()),
-        rms_error=_rms(times, errors),
-        times=times,
-        errors=errors,
-    )
+    return times, errors, float("nan")
 
 
 def diff_clips(before: Clip, after: Clip, paths=None, hz: float | None = None) -> list[TrackDiff]:
