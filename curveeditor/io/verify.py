@@ -494,12 +494,25 @@ def write_checked(
         if confirm is not None and not confirm(result):
             raise WriteCancelled(fname, None, "cancelled; nothing written")
 
+    if ext == ".csv" and not opts.get("keys_only"):
+        # The CSV writer's tangent-loss warning is the played change of each track as read back,
+        # which the check just measured (frames=False: the track against its read-back curve).
+        opts = dict(opts, played_change=lambda: _played_changes(box.get("check")))
     with check_before_replace(check):
         warnings = list(writer(to_write, fname, protect=protect, **opts) or [])
     result = box.get("check")
     if result is None:  # pragma: no cover - every writer writes through io.atomic
         raise ClipWriteError(fname, None, "the writer did not write through io.atomic; not checked")
     return replace(result, warnings=tuple(warnings))
+
+
+def _played_changes(result: WriteCheck | None) -> dict[str, float]:
+    """Path -> how far the file as read back plays from the track handed to the writer (degrees),
+    for the tracks compared as curves (a sampled track is compared with the Slerp between its
+    frames, another figure)."""
+    if result is None:
+        return {}
+    return {c.path: c.writer.max_error for c in result.tracks if not c.writer.frames}
 
 
 #: Recipe ops that promise the motion stays within a bound of their input, and that bound (degrees):

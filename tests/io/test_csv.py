@@ -377,3 +377,26 @@ def test_write_csv_warns_when_the_tangents_it_cannot_hold_change_the_motion(tmp_
     assert len(lost) == 1 and lost[0].startswith("1 track(s)") and "(b)" in lost[0]
     back = read_csv(tmp_path / "o.csv")
     assert back.track("a").curve.equals(smooth)
+
+
+def test_checked_csv_write_warns_of_lost_tangents_from_the_read_back_figures(tmp_path, monkeypatch):
+    # write_checked measures each track against its read-back curve; the CSV writer's tangent-loss
+    # warning takes those figures (the same diff) instead of diffing again, and says the same.
+    from curveeditor.engine import diff as diff_mod
+    from curveeditor.io import write_clip
+    from curveeditor.io.csv_io import write_csv
+
+    times = np.array([0.0, 0.5, 1.0])
+    values = np.array([[0.0, 0.0, 0.0], [0.0, 45.0, 0.0], [0.0, 90.0, 0.0]])
+    steep = make_curve(times, values, mode="clamped_auto").with_keys(
+        out_slope=np.full((3, 3), 400.0), in_slope=np.full((3, 3), 400.0)
+    )
+    clip = Clip("c", 30.0, [RotationTrack("b", "euler", steep)])
+    alone = write_csv(clip, tmp_path / "alone.csv")
+    calls = []
+    real = diff_mod.diff_tracks
+    monkeypatch.setattr(diff_mod, "diff_tracks", lambda *a, **k: calls.append(1) or real(*a, **k))
+    checked = write_clip(clip, tmp_path / "checked.csv")
+    assert checked == alone and len(alone) == 1 and "(b)" in alone[0]
+    assert (tmp_path / "checked.csv").read_bytes() == (tmp_path / "alone.csv").read_bytes()
+    assert len(calls) == 1  # the check's diff only (it was diffed a second time for the warning)
