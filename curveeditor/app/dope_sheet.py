@@ -20,8 +20,10 @@ keys that stay neighbours (tangents scale with time); moved keys overwrite the k
 cover, as in Unity (a drag restarts from the clip at its start, so dragging back restores them).
 
 Speed: ticks of every visible row are rasterised with numpy into one pixel line per row (stretched
-over the row when drawn; no per-key graphics items), so a 31 x 2,752-key clip repaints in a few
-milliseconds.
+over the row when drawn; no per-key graphics items, :mod:`.dope_ticks`), so a 31 x 2,752-key clip
+repaints in a few milliseconds. While keys are dragged only the ticks follow each mouse move (the
+drag's key times, :class:`~.dope_ticks.DragPreview`); the document, with every other view, follows
+when the mouse rests (``LIVE_REST_MS``) and on release (see ``LIVE_REST_MS`` for the figures).
 """
 
 from __future__ import annotations
@@ -103,6 +105,7 @@ class DopeCanvas(QWidget):
         self.paints = 0
         self._mouse_x: float | None = None
         self.raster = TickRaster()
+        self._sel_times: dict[str, tuple] = {}
         self.live_updates = 0  # document updates of drags (tests, benchmark)
         self._rest_timer = QTimer(self, singleShot=True, interval=LIVE_REST_MS)
         self._rest_timer.timeout.connect(self.apply_live)
@@ -470,10 +473,18 @@ class DopeCanvas(QWidget):
                 return hit[0] if hit is not None else by[p].curve.time
 
         else:
-            sel_t = {}
+            # selected keys' times kept per (selection set, key times) object: the same arrays from
+            # paint to paint, so the raster's column cache holds for them too
+            sel_t, cache = {}, {}
             for p, idx in self.doc.selected_keys.items():
                 if p in by and idx:
-                    sel_t[p] = by[p].curve.time[np.fromiter(idx, dtype=np.int64, count=len(idx))]
+                    t = by[p].curve.time
+                    hit = self._sel_times.get(p)
+                    if hit is None or hit[0] is not idx or hit[1] is not t:
+                        hit = (idx, t, t[np.fromiter(idx, dtype=np.int64, count=len(idx))])
+                    cache[p] = hit
+                    sel_t[p] = hit[2]
+            self._sel_times = cache
 
             def times_of(p: str) -> np.ndarray:
                 return by[p].curve.time

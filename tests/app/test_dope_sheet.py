@@ -313,3 +313,48 @@ def test_long_summary_name_is_elided_with_the_full_text_in_its_tooltip(qtbot):
     pos = QPoint(40, int(c.row_y(3) + ROW_H / 2))
     QApplication.sendEvent(c, QHelpEvent(QEvent.Type.ToolTip, pos, c.mapToGlobal(pos)))
     qtbot.waitUntil(lambda: QToolTip.text() == "Hips/Spine/Head", timeout=2000)
+
+
+@pytest.fixture
+def win(qapp, tmp_path):
+    from tests.app.windows import shown_window
+
+    yield from shown_window(tmp_path)
+
+
+def test_drag_in_the_main_window_graphs_and_key_table_show_the_retime_on_release(win, qtbot, tmp_path):
+    """The other views do not follow each mouse move; on release the graphs' selected-key markers, the
+    key table and the written .anim hold the retimed keys, and undo brings every view back."""
+    doc = win.doc
+    doc.load(_clip(), None)
+    win.docks["Dope sheet"].raise_()
+    w = win.tools.dope
+    qtbot.waitUntil(lambda: w.canvas.isVisible() and w.canvas.width() > 300)
+    w.frame_all()
+    c = w.canvas
+    before = doc.clip
+    head = _row(w, "track", "Hips/Spine/Head")
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, head, 0.3))
+    assert doc.selected_paths == ["Hips/Spine/Head"] and doc.selected_keys == {"Hips/Spine/Head": {3}}
+    start = _pos(w, head, 0.3)
+    end = QPoint(int(round(float(c.t_to_x(0.3 + 2 / RATE)))), start.y())
+    _drag_to(c, start, end, steps=4)
+    assert doc.clip is before  # mid-drag: only the dope sheet's ticks moved
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    qtbot.wait(50)
+    new_t = 0.3 + 2 / RATE
+    assert doc.undo_stack.count() == 1
+    assert doc.clip.track("Hips/Spine/Head").times[3] == pytest.approx(new_t)
+    marks = [s.selected._x for s in win.graphs.strips if s.is_euler]
+    assert marks and all(np.allclose(x, new_t) and x.size for x in marks)
+    model = win.keys.model
+    qtbot.waitUntil(lambda: float(model.index(3, 0).data()) == pytest.approx(new_t, abs=1e-3))
+    from curveeditor.io import read_clip, write_clip
+
+    write_clip(doc.clip, tmp_path / "moved.anim")
+    back = read_clip(tmp_path / "moved.anim").track("Hips/Spine/Head")
+    np.testing.assert_allclose(back.times[3], new_t, atol=1e-6)
+    doc.undo_stack.undo()
+    assert doc.clip is before
+    marks = [s.selected._x for s in win.graphs.strips if s.is_euler]
+    assert all(np.allclose(x, 0.3) for x in marks)
