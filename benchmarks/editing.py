@@ -42,7 +42,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Qt  # noqa: E402
 
 QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
 from PySide6.QtCore import QLineF  # noqa: E402
-from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter  # noqa: E402
+from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack  # noqa: E402
@@ -303,15 +303,39 @@ def take_screenshots(out_dir: str) -> None:
     dock.resize(1500, 620)
     dock.show()
     settle()
-    paths = [t.path for t in clip.tracks[:12]]
-    win.doc.select_paths(paths)
-    win.doc.select_keys({p: set(range(200, 260)) for p in paths})
-    win.tools.playback.set_in(150 / clip.frame_rate)
-    win.tools.playback.set_out(420 / clip.frame_rate)
-    win.doc.set_time(230 / clip.frame_rate)
-    win.tools.dope.canvas.frame_range(120 / clip.frame_rate, 330 / clip.frame_rate)
+    fr = clip.frame_rate
+    win.tools.playback.set_in(150 / fr)
+    win.tools.playback.set_out(420 / fr)
+    win.doc.set_time(230 / fr)
+    c = win.tools.dope.canvas
+    c.frame_range(120 / fr, 330 / fr)
+    settle()
+    # a real box selection with the mouse (B: the box may start on a key): frames 200..260 of rows 2..13
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    c.setFocus()
+    QApplication.sendEvent(
+        c, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_B, Qt.KeyboardModifier.NoModifier, "b")
+    )
+    a = QPointF(float(c.t_to_x(199.5 / fr)), c.row_y(2) + 2)
+    b = QPointF(float(c.t_to_x(260.5 / fr)), c.row_y(13) + 16)
+    _mouse(c, QEvent.Type.MouseButtonPress, a, left, left)
+    _mouse(c, QEvent.Type.MouseMove, (a + b) / 2, none, left)
+    _mouse(c, QEvent.Type.MouseMove, b, none, left)
+    settle()
+    win.tools.dope.grab().save(str(out / "dope_sheet_box.png"))
+    _mouse(c, QEvent.Type.MouseButtonRelease, b, left, none)
     settle()
     win.tools.dope.grab().save(str(out / "dope_sheet_mocap.png"))
+    # mid-drag: the box's keys moved 25 frames later (the ticks' preview, overwriting what they cover)
+    grab = QPointF(float(c.t_to_x(230 / fr)), c.row_y(5) + 9)
+    _mouse(c, QEvent.Type.MouseButtonPress, grab, left, left)
+    for k in range(1, 6):
+        _mouse(c, QEvent.Type.MouseMove, grab + QPointF(k * 5 * c.px_per_s() / fr, 0), none, left)
+    win.tools.dope.grab().save(str(out / "dope_sheet_drag.png"))
+    _mouse(c, QEvent.Type.MouseButtonRelease, grab + QPointF(25 * c.px_per_s() / fr, 0), left, none)
+    settle()
+    win.graphs.grab().save(str(out / "graphs_after_drag.png"))
+    win.doc.undo_stack.undo()
 
     dock.setFloating(False)
     walk = read_clip(WALK)

@@ -7,8 +7,9 @@ whole subtree (its own keys and every descendant's). A tick in the summary or a 
 every key at that time in the tracks it covers.
 
 Mouse (Unity / Blender): click a tick to select its keys (Shift adds, Ctrl toggles), drag on empty space
-to box-select, drag a selected tick to move the selection in time (snapped to frames), click or drag
-in the ruler to move the time cursor, wheel zooms about the mouse, middle or Alt drag pans. Keys:
+to box-select (B then drag: a box even when it starts on a key, as on mocap keyed every frame), drag a
+selected tick to move the selection in time (snapped to frames), click or drag in the ruler to move
+the time cursor, wheel zooms about the mouse, middle or Alt drag pans. Keys:
 S then move the mouse scales the selection in time about the pivot (the time cursor or the selection's
 start, the toolbar's choice; click or Enter confirms, Escape or right click cancels); F frames the
 selection, A the whole clip. Every move or scale is one undo step, through the document's live edit.
@@ -47,7 +48,7 @@ ROW_H = 18
 RULER_H = 22
 LABEL_W = 210
 TICK_HALF = 3  # tick half-width in pixels
-HIT_PX = 5.0
+HIT_PX = 5.0  # at most; on dense keys the drawn tick's half-width + 2 px, so boxes start between
 INDENT_PX = 8  # per hierarchy level, as the track tree (12 levels = 96 px of the label column)
 #: While keys are dragged the ticks follow every mouse move (a preview, times only); the document,
 #: and with it the graphs, key table, diff and 3D view, follows when the mouse rests LIVE_REST_MS,
@@ -106,6 +107,7 @@ class DopeCanvas(QWidget):
         self._mouse_x: float | None = None
         self.raster = TickRaster()
         self._sel_times: dict[str, tuple] = {}
+        self.box_armed = False  # B pressed: the next left drag is a box even when it starts on a tick
         self.live_updates = 0  # document updates of drags (tests, benchmark)
         self._rest_timer = QTimer(self, singleShot=True, interval=LIVE_REST_MS)
         self._rest_timer.timeout.connect(self.apply_live)
@@ -191,7 +193,8 @@ class DopeCanvas(QWidget):
         return out
 
     def hit(self, x: float, y: float) -> tuple[int, float] | None:
-        """``(row, key time)`` of the tick under the mouse (within HIT_PX pixels), or None."""
+        """``(row, key time)`` of the tick under the mouse (within HIT_PX pixels, less on dense keys:
+        :meth:`hit_px`), or None."""
         i = self.row_at(y)
         if i is None or x < LABEL_W:
             return None
@@ -200,7 +203,17 @@ class DopeCanvas(QWidget):
             return None
         xs = self.t_to_x(t)
         j = int(np.argmin(np.abs(xs - x)))
-        return (i, float(t[j])) if abs(xs[j] - x) <= HIT_PX else None
+        return (i, float(t[j])) if abs(xs[j] - x) <= self.hit_px() else None
+
+    def tick_half(self) -> int:
+        """Half-width (px) of a drawn tick: at most TICK_HALF, less on dense keys so neighbouring frames
+        stay apart."""
+        return int(np.clip(0.3 * self.px_per_s() / self.doc.frame_rate, 1, TICK_HALF))
+
+    def hit_px(self) -> float:
+        """How far (px) from a tick a press grabs it: a frame's keys 5 px apart (mocap zoomed out)
+        would otherwise leave no empty space to start a box from."""
+        return min(HIT_PX, self.tick_half() + 2.0)
 
     def apply_selection(self, keys: dict[str, set[int]], mode: str) -> None:
         """Set (``"set"``), add (``"add"``) or toggle (``"toggle"``) keys in the document's selection."""
@@ -342,7 +355,8 @@ class DopeCanvas(QWidget):
             elif r.kind != "summary":
                 self.doc.select_paths(list(r.paths))
             return
-        h = self.hit(x, y)
+        h = None if self.box_armed else self.hit(x, y)
+        self.box_armed = False
         shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
         ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
         if h is None:
@@ -445,6 +459,13 @@ class DopeCanvas(QWidget):
         if g is not None and g.kind == "scale" and ev.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.finish(True)
             return
+        if ev.key() == Qt.Key.Key_B and g is None:
+            self.box_armed = True
+            self.statusMessage.emit("Box select: drag a rectangle, over keys too (Shift adds, Ctrl toggles)")
+            return
+        if ev.key() == Qt.Key.Key_Escape and self.box_armed:
+            self.box_armed = False
+            return
         if ev.key() == Qt.Key.Key_S and g is None:
             self.begin_scale()
             return
@@ -493,7 +514,7 @@ class DopeCanvas(QWidget):
         w = max(self.width() - LABEL_W, 1)
         ppx = self.px_per_s()
         # Ticks are at most 5 px wide and shrink on dense keys so neighbouring frames stay apart.
-        half = int(np.clip(0.3 * ppx / self.doc.frame_rate, 1, TICK_HALF))
+        half = self.tick_half()
         th = self.theme
         colors = (QColor(th.channels[2]), QColor(th.plot_fg), QColor(th.key_selected))
         return self.raster.image(rows, times_of, sel_t, (self.view[0], ppx, w), half, colors)

@@ -102,7 +102,8 @@ class TickRaster:
         """The ticks of ``rows`` (each ``(paths, summary)``: a row summarising several tracks is drawn
         in the summary colour) for ``view = (first visible second, pixels per second, width px)``.
         ``times_of(path)`` gives a track's key times, ``selected_of[path]`` its selected keys' times;
-        ticks are ``2 half - 1`` pixels wide; ``colors`` = (own keys, summary, selected)."""
+        ticks are ``2 half - 1`` pixels wide (selected ones at least 3); ``colors`` = (own keys,
+        summary, selected)."""
         if view != self._view:
             self._view = view
             self._cols = {}
@@ -121,7 +122,7 @@ class TickRaster:
                     sel[k] |= self.columns(st)
         self._cols = self._used  # drop the columns of arrays no longer painted
 
-        def widen(m: np.ndarray) -> np.ndarray:  # tick width: shifted ORs of every row at once
+        def widen(m: np.ndarray, half: int) -> np.ndarray:  # tick width: shifted ORs of every row at once
             out = m.copy()
             for d in range(1, half):
                 out[:, d:] |= m[:, :-d]
@@ -129,7 +130,7 @@ class TickRaster:
             return out
 
         lut = np.array([0, *(_argb(c) for c in colors)], dtype=np.uint32)
-        cls = widen(ticks).astype(np.uint8) * np.where(summary, 2, 1).astype(np.uint8)[:, None]
-        cls[widen(sel)] = 3
+        cls = widen(ticks, half).astype(np.uint8) * np.where(summary, 2, 1).astype(np.uint8)[:, None]
+        cls[widen(sel, max(half, 2))] = 3  # selected ticks at least 3 px wide: seen on dense keys
         self._img = np.ascontiguousarray(lut[cls])
         return QImage(self._img.data, w, n, 4 * w, QImage.Format.Format_ARGB32_Premultiplied)

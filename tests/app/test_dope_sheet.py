@@ -358,3 +358,39 @@ def test_drag_in_the_main_window_graphs_and_key_table_show_the_retime_on_release
     assert doc.clip is before
     marks = [s.selected._x for s in win.graphs.strips if s.is_euler]
     assert all(np.allclose(x, 0.3) for x in marks)
+
+
+def test_b_then_drag_box_selects_over_mocap_keys_on_every_frame(qtbot):
+    """Zoomed out on keys at every frame (~2 px apart) every press lands on a tick; B arms a box."""
+    t = np.arange(300) / RATE
+    rng = np.random.default_rng(1)
+    clip = Clip(
+        "mocap",
+        RATE,
+        tuple(
+            RotationTrack(p, "euler", make_curve(t, rng.normal(0, 5, (300, 3))))
+            for p in ("A", "A/B", "A/B/C")
+        ),
+    )
+    doc = ClipDocument()
+    doc.load(clip, None)
+    w = DopeSheet(doc)
+    qtbot.addWidget(w)
+    w.resize(900, 260)
+    w.show()
+    qtbot.waitExposed(w)
+    w.frame_all()
+    c = w.canvas
+    assert c.tick_half() == 1 and c.hit_px() == 3.0
+    a = _pos(w, 2, 99.6 / RATE) - QPoint(0, ROW_H // 2 - 2)
+    b = _pos(w, 3, 120.4 / RATE) + QPoint(0, ROW_H // 2 - 2)
+    assert c.hit(a.x(), a.y()) is not None  # a plain drag here would move the key under the mouse
+    qtbot.keyClick(c, Qt.Key.Key_B)
+    QTest.mousePress(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a)
+    QTest.mouseMove(c, (a + b) / 2)
+    QTest.mouseMove(c, b)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, b)
+    assert doc.undo_stack.count() == 0 and doc.clip is not None
+    assert doc.selected_keys == {"A/B": set(range(100, 121)), "A/B/C": set(range(100, 121))}
+    # armed once: the next press on a tick grabs it again
+    assert not c.box_armed
