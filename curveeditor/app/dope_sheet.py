@@ -110,7 +110,8 @@ class DopeCanvas(QWidget):
         self.box_armed = False  # B pressed: the next left drag is a box even when it starts on a tick
         self.live_updates = 0  # document updates of drags (tests, benchmark)
         self._rest_timer = QTimer(self, singleShot=True, interval=LIVE_REST_MS)
-        self._rest_timer.timeout.connect(self.apply_live)
+        self._rest_timer.timeout.connect(self._on_rest)
+        self._rest_cursor = QCursor.pos()
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumHeight(RULER_H + 3 * ROW_H)
@@ -239,16 +240,27 @@ class DopeCanvas(QWidget):
     def _retime(self, g: _Gesture, offset: float = 0.0, scale: float = 1.0, pivot: float = 0.0) -> bool:
         """Show the selection retimed by ``(offset, scale, pivot)`` (ticks now, the document soon);
         False (status message) when keys would overlap: the last valid state stays."""
-        if g.preview.args == (offset, scale, pivot):
-            return True  # a sub-frame mouse move: the snapped result is already shown
-        try:
-            g.preview.show(offset, scale, pivot)
-        except ValueError as e:
-            self.statusMessage.emit(str(e))
-            return False
-        self.update()
-        self._rest_timer.start()  # restarted by every move: fires when the mouse rests
-        return True
+        ok = True
+        if g.preview.args != (offset, scale, pivot):  # else a sub-frame move: already shown
+            try:
+                g.preview.show(offset, scale, pivot)
+                self.update()
+            except ValueError as e:
+                self.statusMessage.emit(str(e))
+                ok = False
+        if g.preview.args != g.applied:
+            self._rest_timer.start()  # restarted by every move: fires when the mouse rests
+            self._rest_cursor = QCursor.pos()
+        return ok
+
+    def _on_rest(self) -> None:
+        # A stalled event loop (a busy machine) fires the timer before the moves queued meanwhile
+        # are delivered: the cursor has moved on, so this is no rest.
+        if QCursor.pos() != self._rest_cursor:
+            self._rest_cursor = QCursor.pos()
+            self._rest_timer.start()
+            return
+        self.apply_live()
 
     def apply_live(self) -> None:
         """Bring the document to the drag's preview (one ``retime_over`` + ``update_live``): every

@@ -79,7 +79,9 @@ class TickRaster:
     def columns(self, times: np.ndarray) -> np.ndarray:
         """``(w,)`` bool: the pixel columns of ``times`` (seconds) in the current view, one pixel each,
         cached by the array's identity for this paint and the next."""
-        hit = self._cols.get(id(times))
+        hit = self._used.get(id(times))
+        if hit is None:
+            hit = self._cols.get(id(times))
         if hit is not None and hit[0] is times:
             self._used[id(times)] = hit
             return hit[1]

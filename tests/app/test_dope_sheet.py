@@ -394,3 +394,31 @@ def test_b_then_drag_box_selects_over_mocap_keys_on_every_frame(qtbot):
     assert doc.selected_keys == {"A/B": set(range(100, 121)), "A/B/C": set(range(100, 121))}
     # armed once: the next press on a tick grabs it again
     assert not c.box_armed
+
+
+def test_no_catch_up_while_the_cursor_moved_on_after_a_stall(sheet, qtbot, monkeypatch):
+    """A busy event loop fires the rest timer before the queued moves arrive; the cursor has moved on,
+    so the document waits (no 100 ms catch-up in the middle of a moving drag)."""
+    import curveeditor.app.dope_sheet as ds
+
+    cursor = [QPoint(0, 0)]
+
+    class Cursor:
+        @staticmethod
+        def pos():
+            return cursor[0]
+
+    monkeypatch.setattr(ds, "QCursor", Cursor)
+    doc, w = sheet
+    c = w.canvas
+    before = doc.clip
+    head = _row(w, "track", "Hips/Spine/Head")
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, head, 0.6))
+    start = _pos(w, head, 0.6)
+    _drag_to(c, start, QPoint(int(round(float(c.t_to_x(0.6 + 1 / RATE)))), start.y()), steps=2)
+    for k in range(6):  # the real cursor keeps moving, its events not delivered yet
+        cursor[0] = QPoint(k + 1, 0)
+        qtbot.wait(ds.LIVE_REST_MS // 2)
+    assert doc.clip is before
+    qtbot.waitUntil(lambda: doc.clip is not before, timeout=20 * ds.LIVE_REST_MS)  # now it rests
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
