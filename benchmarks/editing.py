@@ -9,13 +9,13 @@ to 2,752 frames: no corpus clip has that size) and the largest corpus BVH (Mocap
 * **dope-sheet drag**: 10,000 selected keys (a block of frames across every track) dragged with real
   ``QMouseEvent`` moves on the dope sheet; per move: the move handler (the ticks' preview) then one
   synchronous repaint of the sheet and every view the move dirtied. The document (retime + graphs,
-  key table, 3D view) follows at a throttled rate (``dope_sheet.LIVE_DOC_MS``) and on release. Goal:
+  key table, 3D view) follows when the mouse rests (``dope_sheet.LIVE_REST_MS``) and on release. Goal:
   median < 33 ms from when a move is due (a 60 Hz mouse, 90 moves) to painted, so catch-ups that
   block the event loop count. Measured in the main window (the user's case) and in the dock alone,
   on both clips; the detail gives p90/max, the catch-ups during the moves, the back-to-back cost of a
   move, one catch-up (what a rest of the mouse runs: retime + every view) and the release (undo
-  step + every view); and the ratio of a repaint to the same repaint
-  with the ticks drawn one ``drawLine`` per key (the per-key baseline the batched image replaces).
+  step + every view); and the ratio of a repaint to the same repaint with the ticks drawn one
+  ``drawLine`` per key (the per-key baseline the batched image replaces).
 * **skeleton playback**: per frame, ``SkeletonLayer.update_pose`` (forward kinematics + GL data) and
   one GL render of the 3D view (``paintGL`` + ``glFinish``). Goal: the frame time allows the clip's
   frame rate up to 60 fps.
@@ -279,7 +279,9 @@ def skeleton_playback(app, clip, frames: int = 120) -> dict:
 
 
 def take_screenshots(out_dir: str) -> None:
-    """The dope sheet on the MocapNET CMU 05_01 mocap clip and the skeleton view on the CMU walk BVH."""
+    """The dope sheet on the MocapNET CMU 05_01 mocap clip (a B-box selection with the mouse while it is
+    drawn and after, the box's keys mid-drag, the graphs after the drag) and the skeleton view on the
+    CMU walk BVH (``--screenshots DIR``)."""
     from curveeditor.app.main_window import MainWindow
     from curveeditor.engine.recipe import Recipe, run_recipe
     from curveeditor.io import read_clip
