@@ -11,7 +11,8 @@ to 2,752 frames: no corpus clip has that size) and the largest corpus BVH (Mocap
   synchronous repaint of the sheet and every view the move dirtied. The document (retime + graphs,
   key table, 3D view) follows when the mouse rests (``dope_sheet.LIVE_REST_MS``) and on release. Goal:
   median < 33 ms from when a move is due (a 60 Hz mouse, 90 moves) to painted, so catch-ups that
-  block the event loop count. Measured in the main window (the user's case) and in the dock alone,
+  block the event loop count. Measured in the main window (the user's case: the dope-sheet dock
+  raised and sized to ~20 rows, graphs of the 31 / 100 drawn tracks, key table, 3D view) and alone,
   on both clips; the detail gives p90/max, the catch-ups during the moves, the back-to-back cost of a
   move, one catch-up (what a rest of the mouse runs: retime + every view) and the release (undo
   step + every view); and the ratio of a repaint to the same repaint with the ticks drawn one
@@ -401,13 +402,20 @@ def main() -> int:
         win.resize(1500, 940)
         win.show()
         win.doc.load(clip, None)
-        win.docks["Dope sheet"].raise_()
+        dock = win.docks["Dope sheet"]
+        dock.raise_()
+        # as a user working in the dope sheet sizes it: ~20 rows (the default dock shows 3)
+        win.resizeDocks([dock], [440], Qt.Orientation.Vertical)
         for _ in range(20):
             app.processEvents()
         _select_block(win.doc, SELECTED)
         for _ in range(10):
             app.processEvents()
-        rows += _drag_rows(app, win.tools.dope, win.doc, f"dope-sheet drag, main window ({size})")
+        c = win.tools.dope.canvas
+        assert c.isVisible() and c.height() > 300, (c.width(), c.height())
+        rows += _drag_rows(
+            app, win.tools.dope, win.doc, f"dope-sheet drag, main window ({size}, {c.width()}x{c.height()})"
+        )
         win.doc.undo_stack.setClean()
         win.close()
     for clip in clips:
