@@ -254,10 +254,13 @@ class ClipDocument(QObject):
     def in_live_edit(self) -> bool:
         return self._live_before is not None
 
-    def update_live(self, new_clip: Clip, paths=None) -> None:
+    def update_live(self, new_clip: Clip, paths=None, keys: dict[str, set[int]] | None = None) -> None:
         """Show ``new_clip`` during a live edit without touching the undo stack.
 
         ``paths``: the rotation tracks that changed (speeds up views); ``None`` = work it out.
+        ``keys``: the key selection that goes with ``new_clip`` (a retime shifts indices), installed
+        before ``clipChanged`` so its listeners see the clip and its selection together
+        (``keySelectionChanged`` follows when it changed); ``None`` = keep the selection.
         """
         if self._live_before is None:
             self.begin_live_edit()
@@ -265,7 +268,7 @@ class ClipDocument(QObject):
             changed = changed_track_paths(self.clip, new_clip)
         else:
             changed = frozenset(paths)
-        self._set_clip(new_clip, changed, None)
+        self._set_clip(new_clip, changed, keys)
 
     def end_live_edit(self, text: str, keys_after: dict[str, set[int]] | None = None) -> None:
         """Finish a live edit: push one command from the state at :meth:`begin_live_edit` to now."""

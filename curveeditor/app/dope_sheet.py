@@ -7,8 +7,9 @@ whole subtree (its own keys and every descendant's). A tick in the summary or a 
 every key at that time in the tracks it covers.
 
 Mouse (Unity / Blender): click a tick to select its keys (Shift adds, Ctrl toggles), drag on empty space
-to box-select, drag a selected tick to move the selection in time (snapped to frames), click or drag
-in the ruler to move the time cursor, wheel zooms about the mouse, middle or Alt drag pans. Keys:
+to box-select (B then drag: a box even when it starts on a key, as on mocap keyed every frame), drag a
+selected tick to move the selection in time (snapped to frames), click or drag in the ruler to move
+the time cursor, wheel zooms about the mouse, middle or Alt drag pans. Keys:
 S then move the mouse scales the selection in time about the pivot (the time cursor or the selection's
 start, the toolbar's choice; click or Enter confirms, Escape or right click cancels); F frames the
 selection, A the whole clip. Every move or scale is one undo step, through the document's live edit.
@@ -20,8 +21,10 @@ keys that stay neighbours (tangents scale with time); moved keys overwrite the k
 cover, as in Unity (a drag restarts from the clip at its start, so dragging back restores them).
 
 Speed: ticks of every visible row are rasterised with numpy into one pixel line per row (stretched
-over the row when drawn; no per-key graphics items), so a 31 x 2,752-key clip repaints in a few
-milliseconds.
+over the row when drawn; no per-key graphics items, :mod:`.dope_ticks`), so a 31 x 2,752-key clip
+repaints in a few milliseconds. While keys are dragged only the ticks follow each mouse move (the
+drag's key times, :class:`~.dope_ticks.DragPreview`); the document, with every other view, follows
+when the mouse rests (``LIVE_REST_MS``) and on release (see ``LIVE_REST_MS`` for the figures).
 """
 
 from __future__ import annotations
@@ -29,13 +32,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QCursor, QImage, QPainter, QPen
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QCursor, QFont, QFontMetrics, QImage, QPainter, QPen
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from curveeditor.engine.retime import retime_over
 
 from .document import ClipDocument
+from .dope_ticks import DragPreview, TickRaster
 from .theme import LIGHT, Theme
 
 __all__ = ["DopeSheet", "DopeCanvas", "Row"]
@@ -44,8 +48,13 @@ ROW_H = 18
 RULER_H = 22
 LABEL_W = 210
 TICK_HALF = 3  # tick half-width in pixels
-HIT_PX = 5.0
+HIT_PX = 5.0  # at most; on dense keys the drawn tick's half-width + 2 px, so boxes start between
 INDENT_PX = 8  # per hierarchy level, as the track tree (12 levels = 96 px of the label column)
+#: While keys are dragged the ticks follow every mouse move (a preview, times only); the document,
+#: and with it the graphs, key table, diff and 3D view, follows when the mouse rests LIVE_REST_MS,
+#: then exactly on release. One document step of a 10,000-key drag cost the main window 100 ms to
+#: over a second (retime + every view's refresh), far more than a frame at 60 Hz.
+LIVE_REST_MS = 80
 
 
 @dataclass
@@ -73,8 +82,9 @@ class _Gesture:
     sel: dict = field(default_factory=dict)
     grab_t: float = 0.0
     view0: tuple[float, float] = (0.0, 1.0)
-    last_ok: object = None
-    last_args: tuple | None = None  # (offset, scale, pivot) of the state shown
+    last_ok: object = None  # the moved keys' indices in the document's clip (last applied)
+    preview: DragPreview | None = None  # move / scale: the ticks shown while the mouse moves
+    applied: tuple | None = None  # (offset, scale, pivot) the document shows
 
 
 class DopeCanvas(QWidget):
@@ -95,6 +105,13 @@ class DopeCanvas(QWidget):
         self.band: QRectF | None = None
         self.paints = 0
         self._mouse_x: float | None = None
+        self.raster = TickRaster()
+        self._sel_times: dict[str, tuple] = {}
+        self.box_armed = False  # B pressed: the next left drag is a box even when it starts on a tick
+        self.live_updates = 0  # document updates of drags (tests, benchmark)
+        self._rest_timer = QTimer(self, singleShot=True, interval=LIVE_REST_MS)
+        self._rest_timer.timeout.connect(self._on_rest)
+        self._rest_cursor = QCursor.pos()
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumHeight(RULER_H + 3 * ROW_H)
@@ -177,7 +194,8 @@ class DopeCanvas(QWidget):
         return out
 
     def hit(self, x: float, y: float) -> tuple[int, float] | None:
-        """``(row, key time)`` of the tick under the mouse (within HIT_PX pixels), or None."""
+        """``(row, key time)`` of the tick under the mouse (within HIT_PX pixels, less on dense keys:
+        :meth:`hit_px`), or None."""
         i = self.row_at(y)
         if i is None or x < LABEL_W:
             return None
@@ -186,7 +204,17 @@ class DopeCanvas(QWidget):
             return None
         xs = self.t_to_x(t)
         j = int(np.argmin(np.abs(xs - x)))
-        return (i, float(t[j])) if abs(xs[j] - x) <= HIT_PX else None
+        return (i, float(t[j])) if abs(xs[j] - x) <= self.hit_px() else None
+
+    def tick_half(self) -> int:
+        """Half-width (px) of a drawn tick: at most TICK_HALF, less on dense keys so neighbouring frames
+        stay apart."""
+        return int(np.clip(0.3 * self.px_per_s() / self.doc.frame_rate, 1, TICK_HALF))
+
+    def hit_px(self) -> float:
+        """How far (px) from a tick a press grabs it: a frame's keys 5 px apart (mocap zoomed out)
+        would otherwise leave no empty space to start a box from."""
+        return min(HIT_PX, self.tick_half() + 2.0)
 
     def apply_selection(self, keys: dict[str, set[int]], mode: str) -> None:
         """Set (``"set"``), add (``"add"``) or toggle (``"toggle"``) keys in the document's selection."""
@@ -210,19 +238,51 @@ class DopeCanvas(QWidget):
 
     # ------------------------------------------------------------------ editing
     def _retime(self, g: _Gesture, offset: float = 0.0, scale: float = 1.0, pivot: float = 0.0) -> bool:
-        if g.last_args == (offset, scale, pivot):
-            return True  # a sub-frame mouse move: the snapped result is already shown
-        try:
-            new, keys = retime_over(g.base_clip, g.sel, offset=offset, scale=scale, pivot=pivot, snap=True)
-        except ValueError as e:
-            self.statusMessage.emit(str(e))
-            return False
+        """Show the selection retimed by ``(offset, scale, pivot)`` (ticks now, the document soon);
+        False (status message) when keys would overlap: the last valid state stays."""
+        ok = True
+        if g.preview.args != (offset, scale, pivot):  # else a sub-frame move: already shown
+            try:
+                g.preview.show(offset, scale, pivot)
+                self.update()
+            except ValueError as e:
+                self.statusMessage.emit(str(e))
+                ok = False
+        if g.preview.args != g.applied:
+            self._rest_timer.start()  # restarted by every move: fires when the mouse rests
+            self._rest_cursor = QCursor.pos()
+        return ok
+
+    def _on_rest(self) -> None:
+        # A stalled event loop (a busy machine) fires the timer before the moves queued meanwhile
+        # are delivered: the cursor has moved on, so this is no rest.
+        if QCursor.pos() != self._rest_cursor:
+            self._rest_cursor = QCursor.pos()
+            self._rest_timer.start()
+            return
+        self.apply_live()
+
+    def apply_live(self) -> None:
+        """Bring the document to the drag's preview (one ``retime_over`` + ``update_live``): every
+        other view follows. Called when the mouse rests during a drag and once on release."""
+        self._rest_timer.stop()
+        g = self.gesture
+        if g is None or g.preview is None or g.preview.args is None or g.applied == g.preview.args:
+            return
+        if not self.doc.in_live_edit():  # undo pressed mid-drag
+            return
+        args = g.preview.args
+        if g.preview.identity:
+            new, keys = g.base_clip, {p: set(s) for p, s in g.sel.items()}
+        else:
+            offset, scale, pivot = args
+            groups = g.preview.groups
+            new, keys = retime_over(g.base_clip, g.sel, offset, scale, pivot, snap=True, groups=groups)
+        g.applied = args
         g.last_ok = keys
-        g.last_args = (offset, scale, pivot)
-        self.doc.update_live(new, g.sel.keys())
-        if keys != self.doc.selected_keys:
-            self.doc.select_keys(keys)  # indices shift when moved keys overwrite earlier ones
-        return True
+        self.live_updates += 1
+        # indices shift when moved keys overwrite earlier ones: the selection comes with the clip
+        self.doc.update_live(new, g.sel.keys(), keys)
 
     def begin_scale(self) -> bool:
         """Enter the S modal: scale the selected keys in time about the pivot while the mouse moves."""
@@ -231,7 +291,8 @@ class DopeCanvas(QWidget):
             return False
         here = self.mapFromGlobal(QCursor.pos())
         x = float(here.x()) if self.rect().contains(here) or self._mouse_x is None else self._mouse_x
-        self.gesture = _Gesture("scale", x, 0.0, self.doc.clip, sel)
+        preview = DragPreview(self.doc.clip, sel)
+        self.gesture = _Gesture("scale", x, 0.0, self.doc.clip, sel, preview=preview)
         self.doc.begin_live_edit()
         self.grabMouse()
         self.statusMessage.emit(
@@ -258,12 +319,16 @@ class DopeCanvas(QWidget):
     def finish(self, commit: bool) -> None:
         g = self.gesture
         self.gesture = None
+        self._rest_timer.stop()
         if g is None:
             return
         if g.kind == "scale":
             self.releaseMouse()
         if g.kind in ("move", "scale"):
             if commit:
+                self.gesture = g
+                self.apply_live()  # the document lands exactly on the preview shown
+                self.gesture = None
                 n = sum(len(s) for s in g.sel.values())
                 text = f"{'Move' if g.kind == 'move' else 'Scale'} {n} key(s) in time"
                 self.doc.end_live_edit(text, keys_after=g.last_ok)
@@ -302,7 +367,8 @@ class DopeCanvas(QWidget):
             elif r.kind != "summary":
                 self.doc.select_paths(list(r.paths))
             return
-        h = self.hit(x, y)
+        h = None if self.box_armed else self.hit(x, y)
+        self.box_armed = False
         shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
         ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
         if h is None:
@@ -317,7 +383,8 @@ class DopeCanvas(QWidget):
         if not selected:
             self.apply_selection(keys, "add" if shift else "set")
         sel = {p: set(s) for p, s in self.doc.selected_keys.items() if s}
-        self.gesture = _Gesture("move", x, y, self.doc.clip, sel, grab_t=t)
+        preview = DragPreview(self.doc.clip, sel)
+        self.gesture = _Gesture("move", x, y, self.doc.clip, sel, grab_t=t, preview=preview)
         self.doc.begin_live_edit()
 
     def mouseMoveEvent(self, ev) -> None:  # noqa: N802
@@ -340,6 +407,7 @@ class DopeCanvas(QWidget):
         elif g.kind == "move":
             if not self.doc.in_live_edit():  # undo pressed mid-drag
                 self.gesture = None
+                self.update()
                 return
             dt = self.doc.snap_time(g.grab_t + (x - g.x0) / self.px_per_s()) - g.grab_t
             if self._retime(g, offset=dt):
@@ -403,6 +471,13 @@ class DopeCanvas(QWidget):
         if g is not None and g.kind == "scale" and ev.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.finish(True)
             return
+        if ev.key() == Qt.Key.Key_B and g is None:
+            self.box_armed = True
+            self.statusMessage.emit("Box select: drag a rectangle, over keys too (Shift adds, Ctrl toggles)")
+            return
+        if ev.key() == Qt.Key.Key_Escape and self.box_armed:
+            self.box_armed = False
+            return
         if ev.key() == Qt.Key.Key_S and g is None:
             self.begin_scale()
             return
@@ -416,82 +491,80 @@ class DopeCanvas(QWidget):
 
     # ------------------------------------------------------------------ painting
     def _tick_rows(self, first: int, last: int) -> QImage:
-        """The ticks of rows ``first..last`` rasterised with numpy: one pixel line per row (image
-        row ``k`` = dope-sheet row ``first + k``), transparent between ticks, selected ticks on top.
-        :meth:`paintEvent` stretches each line over its row's tick band."""
-        w = max(self.width() - LABEL_W, 1)
-        n = last - first + 1
-        ppx = self.px_per_s()
+        """The ticks of rows ``first..last`` as one pixel line per row (:class:`TickRaster`), from the
+        drag's preview while keys move, else from the document. :meth:`paintEvent` stretches each
+        line over its row's tick band."""
         clip = self.doc.clip
-        v0 = self.view[0]
-        # Ticks are at most 5 px wide and shrink on dense keys so neighbouring frames stay apart.
-        half = int(np.clip(0.3 * ppx / self.doc.frame_rate, 1, TICK_HALF))
-
-        def raw(times: np.ndarray) -> np.ndarray:
-            """(w,) bool: the pixel columns of ``times`` (one pixel each; widened below)."""
-            x = ((times - v0) * ppx + 0.5).astype(np.int64)
-            m = np.zeros(w, dtype=bool)
-            m[x[(x >= 0) & (x < w)]] = True
-            return m
-
-        # Pixel columns per track (cached per track object and view), ORed into folded / summary rows:
-        # a pixel-level union instead of np.unique over every key of a subtree.
-        key = (self.view, w)
-        if getattr(self, "_mask_key", None) != key:
-            self._mask_key = key
-            self._masks = {}
         by = {t.path: t for t in clip.tracks}
+        g = self.gesture
+        preview = g.preview.times if g is not None and g.preview is not None and g.preview.args else None
+        if preview:
+            sel_t = {p: moved for p, (_t, moved) in preview.items()}
 
-        def track_cols(p: str) -> np.ndarray:
-            tr = by[p]
-            hit = self._masks.get(p)
-            if hit is None or hit[0] is not tr:
-                hit = (tr, raw(np.asarray(tr.times)))
-                self._masks[p] = hit
-            return hit[1]
+            def times_of(p: str) -> np.ndarray:
+                hit = preview.get(p)
+                return hit[0] if hit is not None else by[p].curve.time
 
-        sel_t: dict[str, np.ndarray] = {}
-        for p, idx in self.doc.selected_keys.items():
-            if p in by and idx:
-                sel_t[p] = np.asarray(by[p].times)[np.fromiter(idx, dtype=np.int64, count=len(idx))]
-        ticks = np.zeros((n, w), dtype=bool)
-        sel = np.zeros((n, w), dtype=bool)
-        summary = np.zeros(n, dtype=bool)
-        for k in range(n):
-            r = self.rows[first + k]
-            summary[k] = r.kind == "summary" or len(r.paths) > 1
-            if len(r.paths) == 1:
-                ticks[k] = track_cols(r.paths[0])
+        else:
+            # selected keys' times kept per (selection set, key times) object: the same arrays from
+            # paint to paint, so the raster's column cache holds for them too
+            sel_t, cache = {}, {}
+            for p, idx in self.doc.selected_keys.items():
+                if p in by and idx:
+                    t = by[p].curve.time
+                    hit = self._sel_times.get(p)
+                    if hit is None or hit[0] is not idx or hit[1] is not t:
+                        hit = (idx, t, t[np.fromiter(idx, dtype=np.int64, count=len(idx))])
+                    cache[p] = hit
+                    sel_t[p] = hit[2]
+            self._sel_times = cache
+
+            def times_of(p: str) -> np.ndarray:
+                return by[p].curve.time
+
+        rows = [(r.paths, r.kind == "summary" or len(r.paths) > 1) for r in self.rows[first : last + 1]]
+        w = max(self.width() - LABEL_W, 1)
+        ppx = self.px_per_s()
+        # Ticks are at most 5 px wide and shrink on dense keys so neighbouring frames stay apart.
+        half = self.tick_half()
+        th = self.theme
+        colors = (QColor(th.channels[2]), QColor(th.plot_fg), QColor(th.key_selected))
+        return self.raster.image(rows, times_of, sel_t, (self.view[0], ppx, w), half, colors)
+
+    def label_font(self, r: Row) -> QFont:
+        font = QFont(self.font())
+        font.setBold(r.kind == "summary" or len(r.paths) > 1)
+        return font
+
+    def label_text(self, i: int) -> str:
+        """Row ``i``'s label as drawn: fold mark, name elided in the middle to the label column (the
+        summary row's clip name is often longer: ``CMU_Sam…_01 (all tracks)``); the full text is the
+        row's tooltip (:meth:`label_tooltip`)."""
+        r = self.rows[i]
+        label = r.label
+        if r.folds:
+            label = ("▸ " if r.group in self.folded else "▾ ") + label
+        elif r.kind == "track":
+            label = "   " + label  # aligned with the names of rows that fold
+        width = LABEL_W - (6 + INDENT_PX * r.depth) - 4
+        return QFontMetrics(self.label_font(r)).elidedText(label, Qt.TextElideMode.ElideMiddle, width)
+
+    def label_tooltip(self, i: int) -> str:
+        """The full text behind row ``i``'s label: the summary row's label, a track's whole path."""
+        r = self.rows[i]
+        return r.label if r.kind == "summary" else r.paths[0]
+
+    def event(self, ev) -> bool:
+        if ev.type() == QEvent.Type.ToolTip:
+            pos = ev.position() if hasattr(ev, "position") else ev.pos()
+            i = self.row_at(pos.y())
+            if i is not None and pos.x() < LABEL_W:
+                QToolTip.showText(ev.globalPos(), self.label_tooltip(i), self)
             else:
-                for p in r.paths:
-                    ticks[k] |= track_cols(p)
-            st = [sel_t[p] for p in r.paths if p in sel_t]
-            if st:
-                sel[k] = raw(st[0] if len(st) == 1 else np.concatenate(st))
-
-        def widen(m: np.ndarray) -> np.ndarray:  # tick width: shifted ORs of every row at once
-            out = m.copy()
-            for d in range(1, half):
-                out[:, d:] |= m[:, :-d]
-                out[:, :-d] |= m[:, d:]
-            return out
-
-        def argb(c: QColor) -> int:
-            return 0xFF000000 | (c.red() << 16) | (c.green() << 8) | c.blue()
-
-        lut = np.array(
-            [
-                0,
-                argb(QColor(self.theme.channels[2])),  # a track's own keys
-                argb(QColor(self.theme.plot_fg)),  # summary / folded rows
-                argb(QColor(self.theme.key_selected)),
-            ],
-            dtype=np.uint32,
-        )
-        cls = widen(ticks).astype(np.uint8) * np.where(summary, 2, 1).astype(np.uint8)[:, None]
-        cls[widen(sel)] = 3
-        self._img = np.ascontiguousarray(lut[cls])  # kept alive while the QImage uses it
-        return QImage(self._img.data, w, n, 4 * w, QImage.Format.Format_ARGB32_Premultiplied)
+                QToolTip.hideText()
+                ev.ignore()
+            return True
+        return super().event(ev)
 
     def paintEvent(self, _ev) -> None:  # noqa: N802
         self.paints += 1
@@ -516,16 +589,13 @@ class DopeCanvas(QWidget):
                 hc.setAlpha(60)
                 p.fillRect(QRectF(0, y, LABEL_W, ROW_H), hc)
             p.setPen(fg)
-            font = p.font()
-            font.setBold(r.kind == "summary" or len(r.paths) > 1)
-            p.setFont(font)
+            p.setFont(self.label_font(r))
             indent = 6 + INDENT_PX * r.depth
-            label = r.label
-            if r.folds:
-                label = ("▸ " if r.group in self.folded else "▾ ") + label
-            elif r.kind == "track":
-                label = "   " + label  # aligned with the names of rows that fold
-            p.drawText(QRectF(indent, y, LABEL_W - indent - 4, ROW_H), Qt.AlignmentFlag.AlignVCenter, label)
+            p.drawText(
+                QRectF(indent, y, LABEL_W - indent - 4, ROW_H),
+                Qt.AlignmentFlag.AlignVCenter,
+                self.label_text(i),
+            )
         if last >= first:
             # one pixel line per row, stretched over the row's tick band (nearest, no smoothing):
             # a full-height RGBA image cost ~9 ms per repaint to fill and blend at 31 rows

@@ -25,6 +25,9 @@ __all__ = ["Marks", "HANDLE_PX", "MAX_HANDLE_KEYS", "BIG"]
 
 HANDLE_PX = 45.0  # length of an unweighted tangent handle on screen (pixels)
 MAX_HANDLE_KEYS = 64  # more selected keys per track than this: no handles drawn
+#: more selected keys over all drawn tracks than this: no handles drawn (a dope-sheet box over 100
+#: drawn BVH joints x 61 keys made 36,600 handles, 0.45 s per refresh in Python, unreadable anyway)
+MAX_HANDLE_TOTAL = 512
 BIG = 1e7  # half-height of vertical markers (ignored by auto-range)
 
 
@@ -145,13 +148,17 @@ class Marks:
         self.update_handles()
 
     def update_handles(self) -> None:
-        """Tangent handles of the selected keys (Euler tracks, at most MAX_HANDLE_KEYS per track);
+        """Tangent handles of the selected keys (Euler tracks, at most MAX_HANDLE_KEYS per track and
+        MAX_HANDLE_TOTAL over the drawn tracks);
         cleared whenever no key is selected (after a track switch or a load too)."""
         self.handle_points = []
         per_vb: dict[int, tuple[list, list, list, list]] = {
             id(s.vb): ([], [], [], []) for s in self.strips if s.is_euler
         }
-        for path in self.panel.drawn_paths():
+        drawn = self.panel.drawn_paths()
+        if sum(len(self.doc.selected_keys.get(p, ())) for p in drawn) > MAX_HANDLE_TOTAL:
+            drawn = []
+        for path in drawn:
             idx = sorted(self.doc.selected_keys.get(path, ()))
             if not idx or len(idx) > MAX_HANDLE_KEYS:
                 continue

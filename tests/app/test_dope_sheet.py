@@ -208,3 +208,217 @@ def test_s_scales_in_time_about_the_cursor_and_escape_cancels(sheet, qtbot):
     want = np.round(before.track("Hips/Spine/Head").times * 2 * RATE) / RATE
     np.testing.assert_allclose(tr.times, want)
     assert doc.clip.track("Hips") is before.track("Hips")
+
+
+def _drag_to(c, start: QPoint, end: QPoint, steps: int = 5) -> None:
+    QTest.mousePress(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for k in range(1, steps + 1):
+        QTest.mouseMove(c, start + (end - start) * (k / steps))
+
+
+def test_drag_previews_the_ticks_and_the_document_follows_when_the_mouse_rests(sheet, qtbot):
+    """Mid-drag the ticks move at once but the document (every other view) is not retimed per mouse
+    move; it follows when the mouse rests, and the release lands exactly the retime shown."""
+    from curveeditor.app.dope_sheet import LIVE_REST_MS
+    from curveeditor.engine.retime import retime_over
+
+    doc, w = sheet
+    c = w.canvas
+    before = doc.clip
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, 0, 0.6))  # summary tick: 3 tracks
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier, pos=_pos(w, 0, 0.7))
+    sel = {p: set(s) for p, s in doc.selected_keys.items()}
+    start = _pos(w, 0, 0.6)
+    _drag_to(c, start, QPoint(int(round(float(c.t_to_x(0.6 + 2 / RATE)))), start.y()))
+    assert doc.clip is before and c.live_updates == 0  # no retime of the document per move
+    head = _row(w, "track", "Hips/Spine/Head")
+    assert _tick_at(w, head, 0.7 + 2 / RATE) and not _tick_at(w, head, 0.6)  # the preview is painted
+    assert _tick_at(w, head, 0.5) and _tick_at(w, head, 0.8)
+    qtbot.waitUntil(lambda: doc.clip is not before, timeout=20 * LIVE_REST_MS)  # the mouse rests
+    want, want_keys = retime_over(before, sel, offset=2 / RATE)
+    for tr in want.tracks:
+        np.testing.assert_array_equal(doc.clip.track(tr.path).times, tr.times)
+    assert doc.selected_keys == want_keys and doc.undo_stack.count() == 0
+    # more moves, then the release: one undo step holding the last position shown
+    end = QPoint(int(round(float(c.t_to_x(0.6 + 4 / RATE)))), start.y())
+    QTest.mouseMove(c, end)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    want, want_keys = retime_over(before, sel, offset=4 / RATE)
+    assert doc.undo_stack.count() == 1 and doc.selected_keys == want_keys
+    for tr in want.tracks:
+        assert doc.clip.track(tr.path).curve.equals(tr.curve)
+    assert _tick_at(w, head, 0.7 + 4 / RATE) and not _tick_at(w, head, 0.8)  # overwritten
+    doc.undo_stack.undo()
+    assert doc.clip is before and doc.selected_keys == sel
+
+
+def test_escape_after_the_document_followed_a_drag_restores_the_clip(sheet, qtbot):
+    from curveeditor.app.dope_sheet import LIVE_REST_MS
+
+    doc, w = sheet
+    c = w.canvas
+    before = doc.clip
+    head = _row(w, "track", "Hips/Spine/Head")
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, head, 0.6))
+    start = _pos(w, head, 0.6)
+    _drag_to(c, start, QPoint(int(round(float(c.t_to_x(0.6 + 1 / RATE)))), start.y()), steps=2)
+    qtbot.waitUntil(lambda: doc.clip is not before, timeout=20 * LIVE_REST_MS)
+    assert doc.clip.track("Hips/Spine/Head").times[6] == pytest.approx(0.6 + 1 / RATE)
+    qtbot.keyClick(c, Qt.Key.Key_Escape)
+    assert doc.clip is before and doc.undo_stack.count() == 0 and not doc.in_live_edit()
+    assert _tick_at(w, head, 0.6) and not _tick_at(w, head, 0.6 + 1 / RATE)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    assert doc.undo_stack.count() == 0
+
+
+def test_a_drag_back_to_the_start_is_no_edit(sheet, qtbot):
+    doc, w = sheet
+    c = w.canvas
+    before = doc.clip
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, 0, 0.3))
+    start = _pos(w, 0, 0.3)
+    _drag_to(c, start, QPoint(int(round(float(c.t_to_x(0.3 + 1 / RATE)))), start.y()), steps=2)
+    QTest.mouseMove(c, start)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    assert doc.clip is before and doc.undo_stack.count() == 0
+
+
+def test_long_summary_name_is_elided_with_the_full_text_in_its_tooltip(qtbot):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QFontMetrics, QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    from curveeditor.app.dope_sheet import LABEL_W
+
+    doc = ClipDocument()
+    clip = _clip()
+    from dataclasses import replace
+
+    name = "FORTH-ModelBasedTracker__MocapNET__dataset_CMU_Sample_05_01"
+    doc.load(replace(clip, name=name), None)
+    w = DopeSheet(doc)
+    qtbot.addWidget(w)
+    w.resize(900, 260)
+    w.show()
+    qtbot.waitExposed(w)
+    c = w.canvas
+    full = f"{name} (all tracks)"
+    shown = c.label_text(0)
+    assert "…" in shown and shown.startswith("FORTH") and shown.endswith("tracks)")
+    assert QFontMetrics(c.label_font(c.rows[0])).horizontalAdvance(shown) <= LABEL_W - 10
+    assert c.label_text(1).strip() == "▾ Hips"  # short names are whole
+    pos = QPoint(40, int(c.row_y(0) + ROW_H / 2))
+    QApplication.sendEvent(c, QHelpEvent(QEvent.Type.ToolTip, pos, c.mapToGlobal(pos)))
+    qtbot.waitUntil(lambda: QToolTip.text() == full, timeout=2000)
+    pos = QPoint(40, int(c.row_y(3) + ROW_H / 2))
+    QApplication.sendEvent(c, QHelpEvent(QEvent.Type.ToolTip, pos, c.mapToGlobal(pos)))
+    qtbot.waitUntil(lambda: QToolTip.text() == "Hips/Spine/Head", timeout=2000)
+
+
+@pytest.fixture
+def win(qapp, tmp_path):
+    from tests.app.windows import shown_window
+
+    yield from shown_window(tmp_path)
+
+
+def test_drag_in_the_main_window_graphs_and_key_table_show_the_retime_on_release(win, qtbot, tmp_path):
+    """The other views do not follow each mouse move; on release the graphs' selected-key markers, the
+    key table and the written .anim hold the retimed keys, and undo brings every view back."""
+    doc = win.doc
+    doc.load(_clip(), None)
+    win.docks["Dope sheet"].raise_()
+    w = win.tools.dope
+    qtbot.waitUntil(lambda: w.canvas.isVisible() and w.canvas.width() > 300)
+    w.frame_all()
+    c = w.canvas
+    before = doc.clip
+    head = _row(w, "track", "Hips/Spine/Head")
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, head, 0.3))
+    assert doc.selected_paths == ["Hips/Spine/Head"] and doc.selected_keys == {"Hips/Spine/Head": {3}}
+    start = _pos(w, head, 0.3)
+    end = QPoint(int(round(float(c.t_to_x(0.3 + 2 / RATE)))), start.y())
+    _drag_to(c, start, end, steps=4)
+    assert doc.clip is before  # mid-drag: only the dope sheet's ticks moved
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    qtbot.wait(50)
+    new_t = 0.3 + 2 / RATE
+    assert doc.undo_stack.count() == 1
+    assert doc.clip.track("Hips/Spine/Head").times[3] == pytest.approx(new_t)
+    marks = [s.selected._x for s in win.graphs.strips if s.is_euler]
+    assert marks and all(np.allclose(x, new_t) and x.size for x in marks)
+    model = win.keys.model
+    qtbot.waitUntil(lambda: float(model.index(3, 0).data()) == pytest.approx(new_t, abs=1e-3))
+    from curveeditor.io import read_clip, write_clip
+
+    write_clip(doc.clip, tmp_path / "moved.anim")
+    back = read_clip(tmp_path / "moved.anim").track("Hips/Spine/Head")
+    np.testing.assert_allclose(back.times[3], new_t, atol=1e-6)
+    doc.undo_stack.undo()
+    assert doc.clip is before
+    marks = [s.selected._x for s in win.graphs.strips if s.is_euler]
+    assert all(np.allclose(x, 0.3) for x in marks)
+
+
+def test_b_then_drag_box_selects_over_mocap_keys_on_every_frame(qtbot):
+    """Zoomed out on keys at every frame (~2 px apart) every press lands on a tick; B arms a box."""
+    t = np.arange(300) / RATE
+    rng = np.random.default_rng(1)
+    clip = Clip(
+        "mocap",
+        RATE,
+        tuple(
+            RotationTrack(p, "euler", make_curve(t, rng.normal(0, 5, (300, 3))))
+            for p in ("A", "A/B", "A/B/C")
+        ),
+    )
+    doc = ClipDocument()
+    doc.load(clip, None)
+    w = DopeSheet(doc)
+    qtbot.addWidget(w)
+    w.resize(900, 260)
+    w.show()
+    qtbot.waitExposed(w)
+    w.frame_all()
+    c = w.canvas
+    assert c.tick_half() == 1 and c.hit_px() == 3.0
+    a = _pos(w, 2, 99.6 / RATE) - QPoint(0, ROW_H // 2 - 2)
+    b = _pos(w, 3, 120.4 / RATE) + QPoint(0, ROW_H // 2 - 2)
+    assert c.hit(a.x(), a.y()) is not None  # a plain drag here would move the key under the mouse
+    qtbot.keyClick(c, Qt.Key.Key_B)
+    QTest.mousePress(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a)
+    QTest.mouseMove(c, (a + b) / 2)
+    QTest.mouseMove(c, b)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, b)
+    assert doc.undo_stack.count() == 0 and doc.clip is not None
+    assert doc.selected_keys == {"A/B": set(range(100, 121)), "A/B/C": set(range(100, 121))}
+    # armed once: the next press on a tick grabs it again
+    assert not c.box_armed
+
+
+def test_no_catch_up_while_the_cursor_moved_on_after_a_stall(sheet, qtbot, monkeypatch):
+    """A busy event loop fires the rest timer before the queued moves arrive; the cursor has moved on,
+    so the document waits (no 100 ms catch-up in the middle of a moving drag)."""
+    import curveeditor.app.dope_sheet as ds
+
+    cursor = [QPoint(0, 0)]
+
+    class Cursor:
+        @staticmethod
+        def pos():
+            return cursor[0]
+
+    monkeypatch.setattr(ds, "QCursor", Cursor)
+    doc, w = sheet
+    c = w.canvas
+    before = doc.clip
+    head = _row(w, "track", "Hips/Spine/Head")
+    qtbot.mouseClick(c, Qt.MouseButton.LeftButton, pos=_pos(w, head, 0.6))
+    start = _pos(w, head, 0.6)
+    _drag_to(c, start, QPoint(int(round(float(c.t_to_x(0.6 + 1 / RATE)))), start.y()), steps=2)
+    for k in range(6):  # the real cursor keeps moving, its events not delivered yet
+        cursor[0] = QPoint(k + 1, 0)
+        qtbot.wait(ds.LIVE_REST_MS // 2)
+    assert doc.clip is before
+    qtbot.waitUntil(lambda: doc.clip is not before, timeout=20 * ds.LIVE_REST_MS)  # now it rests
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)

@@ -217,3 +217,21 @@ def test_skeleton_mid_drag_poses_throttled_then_exact_at_the_end(win, tmp_path, 
     want = pose(layer.skeleton, doc.clip, [doc.current_time])
     got = layer.joint_scene_positions()
     np.testing.assert_allclose(got, layer._to_scene(want.positions[0]), atol=1e-9)
+
+
+def test_graph_handles_drawn_for_a_few_selected_keys_not_for_a_dope_sheet_box(win, qtbot):
+    """A box over many drawn tracks selects thousands of keys: no tangent handles (36,600 handles
+    cost 0.45 s per refresh in Python); a few keys keep theirs."""
+    from curveeditor.app.graph_marks import MAX_HANDLE_KEYS, MAX_HANDLE_TOTAL
+
+    clip = many_tracks_clip(20, 120, 30.0)
+    doc = win.doc
+    doc.load(clip, None)
+    paths = [t.path for t in clip.tracks]
+    doc.select_paths(paths)
+    per = MAX_HANDLE_KEYS - 4  # under the per-track cap, over the total one
+    assert per * len(paths) > MAX_HANDLE_TOTAL
+    doc.select_keys({p: set(range(10, 10 + per)) for p in paths})
+    assert win.graphs.handle_points == []
+    doc.select_keys({p: {10, 11} for p in paths[:3]})
+    assert {(h[1], h[2]) for h in win.graphs.handle_points} == {(p, i) for p in paths[:3] for i in (10, 11)}

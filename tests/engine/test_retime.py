@@ -88,3 +88,63 @@ def test_retime_over_overwrites_covered_keys_and_keeps_the_moved_runs_shape():
     _same_shape(tr.curve.select(slice(10, 15)), new.curve.select(slice(10, 15)))
     back, keys = retime_over(clip, {"A": set(range(10, 15))}, offset=0.0)
     assert back.track("A").curve.equals(tr.curve)
+
+
+def _mocap_clip(n_tracks=6, n=40):
+    """Tracks keyed on every frame at the same times (a BVH), Euler and quaternion, one weighted."""
+    t = np.arange(n) / 30.0
+    rng = np.random.default_rng(8)
+    tracks = []
+    for i in range(n_tracks):
+        if i % 3 == 2:
+            q = rng.normal(0, 1, (n, 4))
+            q[:, 3] += 4
+            q /= np.linalg.norm(q, axis=1, keepdims=True)
+            c = make_curve(t, q, mode="auto")
+            tracks.append(RotationTrack(f"Q{i}", "quaternion", c))
+        else:
+            c = make_curve(t, rng.normal(0, 10, (n, 3)).cumsum(axis=0))
+            if i == 1:
+                wm = np.zeros((n, 3), dtype=int)
+                wm[12] = 3
+                c = c.with_keys(weighted_mode=wm, in_weight=0.5, out_weight=0.2)
+            tracks.append(RotationTrack(f"E{i}", "euler", c))
+    return Clip("mocap", 30.0, tuple(tracks))
+
+
+@pytest.mark.parametrize(
+    "offset, scale, pivot", [(3 / 30.0, 1.0, 0.0), (-4 / 30.0, 1.0, 0.0), (0.0, 1.6, 0.4), (0.1, 2.0, 0.5)]
+)
+def test_retime_over_in_groups_equals_one_track_at_a_time(offset, scale, pivot):
+    """Tracks sharing times and selection are retimed as one stacked group: the same curves, key for
+    key, as retiming each track alone (its own clip)."""
+    from curveeditor.engine.retime import group_selection, retime_over
+
+    clip = _mocap_clip()
+    keys = {t.path: set(range(10, 20)) for t in clip.tracks}
+    keys["E4"] = {8, 9, 10, 30, 31}  # another selection: its own group
+    groups = group_selection(clip, keys)
+    assert sorted(len(g.tracks) for g in groups) == [1, 2, 3]  # E0 E1 | Q2 Q5 | E4 (widths differ)
+    out, new_keys = retime_over(clip, keys, offset, scale, pivot, groups=groups)
+    for tr in clip.tracks:
+        alone, k_alone = retime_over(Clip("one", 30.0, (tr,)), {tr.path: keys[tr.path]}, offset, scale, pivot)
+        assert out.track(tr.path).curve.equals(alone.track(tr.path).curve), tr.path
+        assert new_keys[tr.path] == k_alone[tr.path]
+    # the plan alone gives the times retime_over writes (the dope sheet's drag preview)
+    from curveeditor.engine.retime import retime_plan
+
+    for g in groups:
+        _order, new_t = retime_plan(g, offset, scale, pivot, 30.0)
+        np.testing.assert_array_equal(new_t, out.track(g.tracks[0].path).times)
+
+
+def test_retime_over_groups_of_another_clip_are_refused():
+    from curveeditor.engine.retime import group_selection, retime_over
+
+    clip = _mocap_clip()
+    keys = {"E0": {5, 6}}
+    groups = group_selection(clip, keys)
+    e0 = clip.track("E0")
+    other = clip.with_track(e0.with_curve(e0.curve.with_keys(value=e0.curve.value + 1.0)))
+    with pytest.raises(ValueError, match="another clip"):
+        retime_over(other, keys, 1 / 30.0, groups=groups)
