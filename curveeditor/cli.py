@@ -399,7 +399,7 @@ def _clean_recipe(args):
 
 def cmd_clean(args) -> int:
     from .engine.recipe import RecipeError, run_recipe, write_options
-    from .io import write_checked
+    from .io import SAMPLE_FORMATS, write_checked
     from .io.verify import recipe_promise
 
     protect = [args.file]
@@ -460,10 +460,12 @@ def cmd_clean(args) -> int:
         after = sum(t["keys_after"] for t in tracks)
         written = sum(t["keys_written"] for t in tracks)
         extra = f" ({written - after:+d} by the writer)" if written != after else ""
+        # A BVH holds poses at frames (no curves between them): its figures are at the frames.
+        where = " at the frames" if os.path.splitext(args.output)[1].lower() in SAMPLE_FORMATS else ""
         print(
-            f"total keys {before} -> {after}, written {written}{extra}; written file read back: max error "
-            f"{worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max error "
-            f"{at_keys:.6f} deg"
+            f"total keys {before} -> {after}, written {written}{extra}; written file read back{where}: max "
+            f"error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max "
+            f"error {at_keys:.6f} deg"
         )
     # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
     # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.

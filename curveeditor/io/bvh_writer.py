@@ -5,7 +5,7 @@ What is written (``shared/domain/rotations.md`` section 1; the inverse of :mod:`
 
 * The hierarchy as read: joint names, nesting, ``OFFSET`` values (spelled to round-trip exactly),
   each joint's ``CHANNELS`` list in its own order (position channels included), ``End Site``\\ s.
-* ``Frames`` and ``Frame Time``: when every written track is keyed at the same evenly spaced times
+* ``Frames`` and ``Frame Time``: when every rotation track is keyed at the same evenly spaced times
   from 0 s (a BVH read and cleaned, or resampled: its frames), those times are the frames; else the
   tracks are sampled at ``i / clip.frame_rate`` from 0 s to their last key. The file's own
   ``Frame Time`` text (``clip.meta["frame_time"]``) is kept when its rate is the frames' rate.
@@ -24,6 +24,15 @@ value, far inside the 0.01 deg a write may change the pose), positions with the 
 that reads back to the same float64 (6 decimals or fewer for the values capture files hold, Python's
 ``repr`` for the rest), all spelled by :func:`format_block` in one vectorized pass (numpy byte
 matrices; 17-35 ms for CMU's 599 x 498 values where one ``%`` format of the block took 110 ms).
+
+The read-back check compares the file with the clip at the frames only, and that is the whole
+comparison: a BVH holds one pose per frame and nothing between frames (each player interpolates in
+its own way: Blender's F-curves, our reader's ClampedAuto curves). When the clip handed to the writer
+is itself per-frame samples of the same poses at the same times (a BVH read and cleaned), two such
+sequences are the same motion exactly when their poses agree at every frame: whatever a player shows
+between frames is a function of the frames alone, the same for both. When the clip holds curves
+(reduced or edited keys), the file is what Unity plays of them at the frames, which is what the check
+confirms; how much of the curve lies between frames is the frame rate's choice, not a writer error.
 
 A clip that cannot be a BVH (no skeleton, a track that is not one of its joints, a joint with
 channels and no track, keys before 0 s, too many frames) raises a one-line
@@ -352,7 +361,9 @@ def bvh_bytes(clip: Clip, fname: str = "<clip>") -> tuple[bytes, list[str]]:
                     None,
                     f"joint {j['path']!r} has {kind} channels but the clip has no {kind} track for it",
                 )
-    keyed = [t.times for t in rot_joint.values()] + [o.curve.time for o in pos_joint.values()]
+    # The rotation tracks decide the frames (a resample moves them, not the positions, which are
+    # evaluated at whatever frames the rotations have).
+    keyed = [t.times for t in rot_joint.values()] or [o.curve.time for o in pos_joint.values()]
     frames, rate = _frames(clip, keyed, fname)
     n_channels = sum(len(j["channels"]) for j in joints)
     if frames.shape[0] * max(n_channels, 1) > MAX_MOTION_VALUES:
