@@ -266,9 +266,6 @@ def deviation(
     ``at_frames``: ``written`` is a file of samples (``io.SAMPLE_FORMATS``): compared at the
     reference's frames (``frames=True``) or at the file's frames (a curve reference) only."""
     from ..engine.clip import key_quaternions, played
-    from ..engine.diff import diff_tracks
-    from ..engine.reduce import dense_check_grid
-    from ..engine.resample import slerp
     from ..engine.rotations import geodesic_angle
 
     rt = reference.times
@@ -279,6 +276,9 @@ def deviation(
         err = key_err = geodesic_angle(got, want)
         times = points
     elif frames:
+        from ..engine.reduce import dense_check_grid
+        from ..engine.resample import slerp
+
         key_q = key_quaternions(reference)
         keys = np.union1d(rt, written.times)
         grid, key_index = dense_check_grid(keys)
@@ -288,6 +288,8 @@ def deviation(
         err = geodesic_angle(got, slerp(rt, key_q, grid))
         times = grid
     else:
+        from ..engine.diff import diff_tracks
+
         d = diff_tracks(reference, written)
         times, err = d.times, d.errors
         key_err = geodesic_angle(played(reference, rt), played(written, rt))
@@ -305,13 +307,14 @@ def deviation(
 
 
 def _played_memo(written, grid: np.ndarray, memo: dict | None) -> np.ndarray:
-    """``played(written, grid)``, reused from ``memo`` when the last call evaluated the same grid."""
-    from ..engine.clip import played
+    """``played(written, grid)``, reused from ``memo`` when the last call evaluated the same grid
+    (at the track's own key times: its key poses, which a curve passes through)."""
+    from ..engine.clip import key_quaternions, played
 
     memo_key = (grid.shape[0], grid.tobytes())
     got = None if memo is None else memo.get(memo_key)
     if got is None:
-        got = played(written, grid)
+        got = key_quaternions(written) if np.array_equal(grid, written.times) else played(written, grid)
         if memo is not None:
             memo.clear()  # one grid at a time: the memo is for the next call on the same track
             memo[memo_key] = got
