@@ -76,9 +76,7 @@ _FIXED_LIMIT = 1e10
 # ------------------------------------------------------------------------------------------ numbers
 
 #: "0000".."9999" as a (4, 10000) byte table, one row per digit place: four digits per gather.
-_DIGITS4 = np.ascontiguousarray(
-    np.frombuffer("".join(f"{i:04d}" for i in range(10_000)).encode(), dtype=np.uint8).reshape(10_000, 4).T
-)
+_DIGITS4 = ((np.arange(10_000) // np.array([[1000], [100], [10], [1]])) % 10 + ord("0")).astype(np.uint8)
 _ZERO, _MINUS, _POINT, _SPACE, _NEWLINE = (np.uint8(ord(ch)) for ch in "0-. \n")
 _MARK = 1  # where a ``repr`` spelling goes (no number character is 0x01)
 
