@@ -10,7 +10,7 @@ Commands (``curveeditor-cli COMMAND --help`` for details)::
     turn    --from DEG --to DEG [--axis x|y|z|X,Y,Z] [--direction ...] --speed DEG_PER_S [--rate HZ]
             [--tolerance DEG] [--path NAME] -o OUT
     batch   INPUT_DIR_OR_GLOB... -o OUT_DIR --recipe R.json [--jobs N | --scheduler ADDRESS|local[:N]
-            [--ship auto|shared|ship]] [--report R.json] [--format anim|csv] [--json]
+            [--ship auto|shared|ship]] [--report R.json] [--format anim|csv|bvh] [--json]
             [--progress auto|bar|lines|none]
 
 Rules every command follows: outputs never overwrite the input (error), writes are atomic (nothing is
@@ -965,7 +965,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--report", metavar="R.json", help="write the per-file report as JSON")
     p.add_argument(
-        "--format", choices=("anim", "csv"), help="write every output in this format (default: as the input)"
+        "--format",
+        choices=("anim", "csv", "bvh"),
+        help="write every output in this format (default: as the input; BVH inputs as .anim; bvh needs "
+        "BVH inputs)",
     )
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout (schema: README)")
     p.add_argument(
