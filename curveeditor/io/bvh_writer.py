@@ -325,6 +325,7 @@ def bvh_bytes(clip: Clip, fname: str = "<clip>") -> tuple[bytes, list[str]]:
     joints = _hierarchy(clip, fname)
     by_path = {j["path"]: i for i, j in enumerate(joints)}
     rot_joint = {}
+    empty = bool(clip.tracks) and all(t.n_keys == 0 for t in clip.tracks)  # a BVH of 0 frames
     for t in clip.tracks:
         i = by_path.get(t.path)
         if i is None or not _order(joints[i]["channels"], "rotation"):
@@ -333,7 +334,7 @@ def bvh_bytes(clip: Clip, fname: str = "<clip>") -> tuple[bytes, list[str]]:
                 None,
                 f"track {t.path or '(root)'!r} is not a joint with rotation channels in the BVH skeleton",
             )
-        if t.n_keys == 0:
+        if t.n_keys == 0 and not empty:
             raise ClipWriteError(fname, None, f"track {t.path or '(root)'!r} has no keys")
         rot_joint[i] = t
     pos_joint = {}
@@ -381,13 +382,18 @@ def bvh_bytes(clip: Clip, fname: str = "<clip>") -> tuple[bytes, list[str]]:
             order = _order(j["channels"], "rotation")
             if t.kind == EULER and t.order == order and np.array_equal(t.times, frames):
                 e = np.asarray(t.curve.value, dtype=np.float64)
+            elif frames.shape[0] == 0:
+                e = np.zeros((0, 3))
             else:
                 e = continuous_euler(played(t, frames), order)
             have["rotation"] = len(blocks)
             blocks.append(e * ROTATION_MIRROR)
         if i in pos_joint:
             curve = pos_joint[i].curve
-            p = curve.value if np.array_equal(curve.time, frames) else evaluate(curve, frames)
+            if np.array_equal(curve.time, frames):
+                p = curve.value
+            else:
+                p = evaluate(curve, frames) if frames.shape[0] else np.zeros((0, 3))
             have["position"] = len(blocks)
             blocks.append(np.asarray(p, dtype=np.float64) * POSITION_MIRROR)
         for ch in j["channels"]:

@@ -295,3 +295,13 @@ def test_cli_clean_unwrap_to_bvh(tmp_path):
     assert r.stderr.startswith(f"curveeditor-cli: error: {bad}: the clip has no BVH skeleton")
     assert len(r.stderr.strip().splitlines()) == 1
     assert not bad.exists()
+
+
+def test_zero_frames_round_trip(tmp_path):
+    src = tmp_path / "empty.bvh"
+    src.write_text(WRAPPED.split("MOTION")[0] + "MOTION\nFrames: 0\nFrame Time: 0.0333333\n")
+    clip = read_bvh(src)
+    out = tmp_path / "out.bvh"
+    write_checked(clip, out)
+    back = read_bvh(out)
+    assert back.meta["frames"] == 0 and back.meta["hierarchy"] == clip.meta["hierarchy"]
