@@ -197,8 +197,10 @@ class _Fitter:
         dts = dt[seg]
         h11 = (s3 - s2) * dts
         h10 = (s - s2) * dts + h11
-        y = self.y[g]
-        r = y - h00[:, None] * self.v[a][seg] - h01[:, None] * self.v[b][seg]
+        # Row gathers by take (3-6x faster than fancy indexing of (K, 3) rows; same values).
+        y = self.y.take(g, axis=0)
+        va, vb = self.v.take(a, axis=0).take(seg, axis=0), self.v.take(b, axis=0).take(seg, axis=0)
+        r = y - h00[:, None] * va - h01[:, None] * vb
 
         def ssum(x: np.ndarray) -> np.ndarray:
             return np.add.reduceat(x, offsets, axis=0)
@@ -214,7 +216,7 @@ class _Fitter:
         m1 = (a11 * r2 - a12 * r1) / safe
         # The fitted cubic is the source plus (fit - residual); one-interval segments are scored 0
         # below (their copied source slopes may be infinite: stepped keys).
-        delta = h10[:, None] * m0[seg] + h11[:, None] * m1[seg] - r  # fitted cubic - source
+        delta = h10[:, None] * m0.take(seg, axis=0) + h11[:, None] * m1.take(seg, axis=0) - r  # fit - source
         single = (b - a) == 1
         rows = slice(None)  # the samples whose quaternions are needed
         l1 = None
