@@ -97,6 +97,8 @@ class Deviation:
     bound: float | None = None
     key_bound: float | None = None
     frames: bool = False
+    #: Compared at the frames only (a file of samples, ``io.SAMPLE_FORMATS``): nothing between them.
+    at_frames: bool = False
 
     @property
     def between_error(self) -> float:
@@ -118,7 +120,13 @@ class Deviation:
             "worst_time": self.worst_time,
             "bound": self.bound,
             "key_bound": self.key_bound,
-            "reference": "frames (Slerp between them)" if self.frames else "played curves",
+            "reference": (
+                "poses at the frames (a file of samples)"
+                if self.at_frames
+                else "frames (Slerp between them)"
+                if self.frames
+                else "played curves"
+            ),
         }
 
 
@@ -303,7 +311,7 @@ def deviation(
     worst = float(times[i])
     if key_bound is not None and key_error > key_bound:
         worst = float(rt[int(np.argmax(key_err))])
-    return Deviation(float(err[i]), key_error, rms, worst, bound, key_bound, frames)
+    return Deviation(float(err[i]), key_error, rms, worst, bound, key_bound, frames, at_frames)
 
 
 def _played_memo(written, grid: np.ndarray, memo: dict | None) -> np.ndarray:
