@@ -625,6 +625,11 @@ def _convert_figures(check) -> str:
     unit = "frames" if frames else "keys"
     added = check.keys_added
     add = f"{added} key(s) added by the writer" if added else "no keys added"
+    if all(t.writer.at_frames for t in check.tracks):  # a BVH: poses at frames, nothing between
+        return (
+            f"written file read back: {check.keys_written} keys ({add}); max deviation at the frames "
+            f"{at.writer.key_error:.4f} deg ({at.path or '(root)'})"
+        )
     return (
         f"written file read back: {check.keys_written} keys ({add}); max deviation at {unit} "
         f"{at.writer.key_error:.4f} deg ({at.path or '(root)'}), between {unit} "

@@ -281,6 +281,17 @@ def test_cli_clean_unwrap_to_bvh(tmp_path):
     assert back.track("Hips").curve.value[2, 1] == pytest.approx(-184.0)  # unwrapped, as written
     assert _frame_error(read_bvh(src), back) < 1e-4
     assert "at the frames" in r.stdout
+    written = __import__("json").loads(report.read_text())["written"]["tracks"][0]
+    assert written["promise"]["reference"] == "poses at the frames (a file of samples)"
+    r = subprocess.run(
+        [sys.executable, "-m", "curveeditor.cli", "convert", str(src), str(tmp_path / "conv.bvh")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "max deviation at the frames 0.0000 deg" in r.stdout and "between" not in r.stdout
     csv = tmp_path / "c.csv"
     csv.write_text("path,time,x,y,z\nHips,0,0,0,0\nHips,0.5,10,0,0\n")
     bad = tmp_path / "c.bvh"
