@@ -146,7 +146,9 @@ class _Fitter:
         self.t = np.asarray(curve.time)
         self.v = np.asarray(curve.value)
         self.grid, self.start = dense_check_grid(self.t, density, FIT_GRID_HZ, FIT_MIN_PER_INTERVAL)
-        self.y = evaluate(curve, self.grid)
+        # Row-major: fit gathers rows of it (numpy's take on the column-major evaluate output was
+        # 100x slower than on a C-contiguous copy, 2.4 ms against 18 us per 5,000 rows).
+        self.y = np.ascontiguousarray(evaluate(curve, self.grid))
         # The source's quaternions on the grid, computed where a fit first needs them (NaN: not yet):
         # fit(target=) settles most segments without them (2/3 of CMU's 1M samples never are).
         self._q = np.full((self.grid.shape[0], 4), np.nan)
