@@ -18,8 +18,9 @@ Rules:
 * Inputs are never written: ``out_dir`` must not contain any input (checked before any work) and
   every write also refuses to replace its own input.
 * Output names: the input's file name in ``out_dir``. ``.anim`` and ``.csv`` inputs keep their
-  extension; ``.bvh`` inputs (BVH is read-only) become ``.anim`` clips. ``out_ext=".csv"`` or
-  ``".anim"`` forces one output format for every file. Two inputs that would produce the same
+  extension; ``.bvh`` inputs become ``.anim`` clips. ``out_ext=".csv"``, ``".anim"`` or ``".bvh"``
+  forces one output format for every file (``.bvh``: mocap in, mocap out; a file without a BVH
+  skeleton fails with that reason and the batch goes on). Two inputs that would produce the same
   output (``a/walk.anim`` and ``b/walk.anim``, or ``walk.bvh`` and ``walk.anim``) are not allowed to
   overwrite each other: the later one in input order fails with a message naming the first.
 * A folder input means the clip files directly inside it (sorted by name); use a glob such as
@@ -78,8 +79,10 @@ __all__ = [
 
 #: Files a batch picks up.
 CLIP_EXTENSIONS = (".anim", ".bvh", ".csv")
-#: Formats a batch can write.
-OUTPUT_EXTENSIONS = (".anim", ".csv")
+#: Formats a batch can write (``.bvh`` only for BVH inputs: a clip needs a BVH skeleton).
+OUTPUT_EXTENSIONS = (".anim", ".csv", ".bvh")
+#: Input extensions kept as the output's when no format is forced (BVH inputs become ``.anim``).
+_KEPT_EXTENSIONS = (".anim", ".csv")
 #: How a Dask batch gets its inputs to the workers: "auto" (shared path when every worker sees every
 #: input with the client's size and modification time, else shipped), "shared" (workers read the
 #: path), "ship" (the client reads each file and sends its bytes with the task).
@@ -274,7 +277,7 @@ def expand_inputs(inputs: Iterable[str | os.PathLike]) -> list[tuple[str, list[s
 def output_name(input_path: str, out_ext: str | None = None) -> str:
     """The output file name for ``input_path`` (see module docstring)."""
     p = Path(input_path)
-    ext = out_ext or (p.suffix.lower() if p.suffix.lower() in OUTPUT_EXTENSIONS else ".anim")
+    ext = out_ext or (p.suffix.lower() if p.suffix.lower() in _KEPT_EXTENSIONS else ".anim")
     return p.stem + ext
 
 

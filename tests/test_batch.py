@@ -179,8 +179,8 @@ def test_collisions_and_unmatched_inputs_fail_without_stopping(inputs, tmp_path)
 def test_bad_arguments(inputs, tmp_path):
     with pytest.raises(BatchError, match="jobs"):
         run_batch([str(inputs)], tmp_path / "o", RECIPE, jobs=0)
-    with pytest.raises(BatchError, match="cannot write '.bvh'"):
-        run_batch([str(inputs)], tmp_path / "o", RECIPE, out_ext=".bvh")
+    with pytest.raises(BatchError, match="cannot write '.txt'"):
+        run_batch([str(inputs)], tmp_path / "o", RECIPE, out_ext=".txt")
     with pytest.raises(RecipeError, match="step 1"):
         run_batch([str(inputs)], tmp_path / "o", {"version": 1, "steps": [{"op": "nope"}]})
     recipe_file = tmp_path / "r.json"
@@ -222,6 +222,29 @@ def test_bvh_input_to_csv(tmp_path, capsys):
     assert (tmp_path / "o" / "walk.csv").exists()
     assert rep.files[0].tracks == 1 and rep.files[0].keys_after == 6
     assert "[1/1] walk.bvh ok" in capsys.readouterr().err  # default progress line on stderr
+
+
+def test_bvh_inputs_to_bvh_and_a_csv_input_refused(tmp_path):
+    """``--format bvh``: mocap in, mocap out (the skeleton and frames kept, unwrapped); a clip
+    without a BVH skeleton fails with the reason and the batch goes on."""
+    src = tmp_path / "mocap"
+    src.mkdir()
+    frames = "\n".join(" ".join(f"{v:.3f}" for v in (0, 90, 0, 10 * k, 170 + 5 * k, 0)) for k in range(6))
+    (src / "walk.bvh").write_text(
+        "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\n"
+        "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+        "End Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 6\nFrame Time: 0.1\n" + frames + "\n"
+    )
+    (src / "pose.csv").write_text("path,time,x,y,z\nHips,0,0,0,0\nHips,0.5,10,0,0\n")
+    rep = run_batch([str(src)], tmp_path / "o", Recipe.of({"op": "unwrap"}), out_ext="bvh", progress=_quiet)
+    by_name = {Path(f.input).name: f for f in rep.files}
+    assert by_name["walk.bvh"].status == "ok", by_name["walk.bvh"].error
+    assert by_name["pose.csv"].status == "failed" and "no BVH skeleton" in by_name["pose.csv"].error
+    back = read_clip(tmp_path / "o" / "walk.bvh")
+    assert back.meta["frames"] == 6 and back.meta["frame_time"] == 0.1
+    x = back.track("Hips").curve.value[:, 0]  # file Xrotation 170..195 (the mirror keeps x)
+    assert np.allclose(x, 170 + 5 * np.arange(6))
+    assert not (tmp_path / "o" / "pose.bvh").exists()
 
 
 def test_stderr_progress_line_for_failures(capsys):

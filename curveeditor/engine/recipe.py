@@ -654,6 +654,8 @@ def _apply(step: Step, track: RotationTrack, frame_rate: float) -> tuple[Rotatio
 
 def _describe(before: RotationTrack, after: RotationTrack) -> str:
     """What a step did to a track, in one short phrase."""
+    if after is before:
+        return "no change"
     parts = []
     if before.kind != after.kind:
         parts.append(f"{before.kind} -> {after.kind}")
@@ -794,6 +796,8 @@ def _run_tracks(
         results = None
         if step.op == "reduce":
             results = _reduce_together(step, label, [cur[i] for i in live], frame_rate, cancel, tick)
+        elif step.op == "unwrap" and cancel is None:
+            results = _unwrap_together(step, [cur[i] for i in live], tick)
         if results is None:
             results = []
             for i in live:
@@ -843,6 +847,23 @@ def _reduce_together(step: Step, label: str, tracks: list[RotationTrack], frame_
         out += [(n, None) for n in news]
         tick(len(group))
     return out
+
+
+def _unwrap_together(step: Step, tracks: list[RotationTrack], tick):
+    """``unwrap`` of ``tracks`` in one pass per rotation order (``unwrap.unwrap_tracks``: the same
+    tracks as one call each; 165 per-track calls were 40% of ``clean X.bvh --unwrap``'s engine time
+    on a 165-joint clip), for headless runs (no ``cancel``: the editor keeps per-track progress);
+    None to run them one by one (an error: the per-track run then names the track)."""
+    if len(tracks) < 2:
+        return None
+    from .unwrap import unwrap_tracks
+
+    try:
+        news = unwrap_tracks(tracks, spin_speed=step.params["spin_speed"])
+    except Exception:
+        return None
+    tick(len(tracks))
+    return [(n, None) for n in news]
 
 
 def _apply_named(step: Step, label: str, track: RotationTrack, frame_rate: float, cancel):

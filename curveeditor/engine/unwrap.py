@@ -35,7 +35,14 @@ from .curves import TangentMode, tangent_mode_sides
 from .rotations import equivalent_euler, hemisphere_continuous, middle_axis, quat_to_euler
 from .tangents import clamped_auto_slopes, recomputed_slopes
 
-__all__ = ["DEFAULT_SPIN_SPEED", "unwrap_euler", "unwrap_track", "continuous_euler", "wrap180"]
+__all__ = [
+    "DEFAULT_SPIN_SPEED",
+    "unwrap_euler",
+    "unwrap_track",
+    "unwrap_tracks",
+    "continuous_euler",
+    "wrap180",
+]
 
 #: Default implied speed (deg/s) above which a step is treated as a wrap/flip, not authored motion.
 DEFAULT_SPIN_SPEED = 1800.0
@@ -142,7 +149,45 @@ def unwrap_track(track: RotationTrack, spin_speed: float = DEFAULT_SPIN_SPEED) -
         return replace(track, curve=new)
 
     values = np.asarray(curve.value)
-    out, switched, kept = _choose(values, curve.time, track.order, spin_speed)
+    out, switched, _ = _choose(values, curve.time, track.order, spin_speed)
+    return _with_values(track, out, switched, spin_speed)
+
+
+def unwrap_tracks(tracks, spin_speed: float = DEFAULT_SPIN_SPEED) -> list[RotationTrack]:
+    """:func:`unwrap_track` of each of ``tracks``, the Euler tracks of each order computed together
+    (joined end to end, :func:`_choose` with ``starts``: one pass instead of one per track; the
+    per-track call was half of ``clean --unwrap``'s engine time on a 165-joint clip). The same
+    tracks as one call per track; a track the unwrap leaves as it is comes back as the same object."""
+    tracks = list(tracks)
+    out: list = list(tracks)
+    groups: dict[str, list[int]] = {}
+    for n, t in enumerate(tracks):
+        if t.kind == EULER and t.curve.n_keys >= 2:
+            groups.setdefault(t.order, []).append(n)
+        else:
+            out[n] = unwrap_track(t, spin_speed)
+    for order, members in groups.items():
+        curves = [tracks[n].curve for n in members]
+        sizes = np.array([c.n_keys for c in curves])
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        values = np.concatenate([np.asarray(c.value) for c in curves])
+        # Times joined in one increasing sequence is not needed: steps between tracks are excluded.
+        times = np.concatenate([np.asarray(c.time) for c in curves])
+        joined, switched, _ = _choose(values, times, order, spin_speed, starts=starts)
+        moved = np.any(joined != values, axis=1)
+        for n, a, b in zip(members, starts, starts + sizes, strict=True):
+            if moved[a:b].any():
+                out[n] = _with_values(tracks[n], joined[a:b], switched[a:b], spin_speed)
+    return out
+
+
+def _with_values(track: RotationTrack, out: np.ndarray, switched: np.ndarray, spin_speed: float):
+    """``track`` keyed at the unwrapped values ``out (N, 3)`` (``switched``: keys moved to their
+    equivalent triple), slopes made to follow (:func:`unwrap_track`); the track itself when no key
+    moved."""
+    curve = track.curve
+    n = curve.n_keys
+    values = np.asarray(curve.value)
     changed = np.any(out != values, axis=1)
     if not np.any(changed):
         return track

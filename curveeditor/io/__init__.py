@@ -6,9 +6,9 @@ same write returning the read-back figures. Every write reads its temp file back
 and compares what it plays with the clip (and the promise) before the rename: a file that does not
 read back, or misses its bound, is never put in place.
 Formats: ``.csv`` (read and write, :mod:`.csv_io`), ``.anim`` (Unity, read and write, :mod:`.anim`),
-``.bvh`` (read only, :mod:`.bvh`). Format modules are imported on first use so importing this package
-stays cheap. Every failure is a :class:`ClipError` (``FILE:LINE: REASON``); writes are atomic and can
-protect the input file.
+``.bvh`` (read :mod:`.bvh`, write :mod:`.bvh_writer`: a clip with a BVH skeleton). Format modules are
+imported on first use so importing this package stays cheap. Every failure is a :class:`ClipError`
+(``FILE:LINE: REASON``); writes are atomic and can protect the input file.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ __all__ = [
     "READ_FORMATS",
     "MAX_CLIP_BYTES",
     "WRITE_FORMATS",
+    "SAMPLE_FORMATS",
     "ClipError",
     "ClipReadError",
     "ClipWriteError",
@@ -65,7 +66,11 @@ def _size_text(n: int) -> str:
 WRITE_FORMATS = {
     ".csv": ("curveeditor.io.csv_io", "write_csv"),
     ".anim": ("curveeditor.io.anim", "write_anim"),
+    ".bvh": ("curveeditor.io.bvh_writer", "write_bvh"),
 }
+#: Formats that hold poses at frames only (no curves between them): the written file is checked
+#: against the clip at its frames (``io.verify``; :mod:`.bvh_writer` explains why that suffices).
+SAMPLE_FORMATS = frozenset({".bvh"})
 
 
 def _extension(path: str | os.PathLike) -> str:
@@ -199,7 +204,7 @@ def write_clip(
     protect: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
     **opts,
 ) -> list[str]:
-    """Write ``clip``, choosing the writer by extension (``.csv``, ``.anim``); returns warnings.
+    """Write ``clip``, choosing the writer by extension (``.csv``, ``.anim``, ``.bvh``); returns warnings.
 
     The write is atomic (the target is whole or untouched; a symbolic link is written through to its
     target) and refuses to overwrite ``protect`` (the input path(s)). Before the rename the temp file

@@ -17,6 +17,10 @@ with our own reader and plays every rotation track as Unity would. Two compariso
   0.5 deg plus the writer's tolerance) or reported only (smoothing, unwrap: they change the motion on
   purpose). These are the figures the CLI tables, ``--report`` JSON and the editor show.
 
+A file of samples (``io.SAMPLE_FORMATS``: ``.bvh``, poses at frames and no curves) is compared at its
+frames only, both ways (``deviation(..., at_frames=True)``; ``io.bvh_writer`` says why that is the whole
+comparison), and its writer samples every track itself (no :func:`prepare_samples`).
+
 A miss raises :class:`ClipWriteError` (``OUT: track 'Spin' at 2.513 s plays 180 deg from the input
 (bound 0.51 deg); nothing written``) and the target is left as it was. Errors are geodesic degrees.
 """
@@ -93,6 +97,8 @@ class Deviation:
     bound: float | None = None
     key_bound: float | None = None
     frames: bool = False
+    #: Compared at the frames only (a file of samples, ``io.SAMPLE_FORMATS``): nothing between them.
+    at_frames: bool = False
 
     @property
     def between_error(self) -> float:
@@ -114,7 +120,13 @@ class Deviation:
             "worst_time": self.worst_time,
             "bound": self.bound,
             "key_bound": self.key_bound,
-            "reference": "frames (Slerp between them)" if self.frames else "played curves",
+            "reference": (
+                "poses at the frames (a file of samples)"
+                if self.at_frames
+                else "frames (Slerp between them)"
+                if self.frames
+                else "played curves"
+            ),
         }
 
 
@@ -226,7 +238,10 @@ def prepare_samples(
     keys are the frames themselves, so they read back exactly)."""
     from ..engine.clip import EULER
     from ..engine.reorder import is_frame_samples, sampled_track
+    from . import SAMPLE_FORMATS
 
+    if ext in SAMPLE_FORMATS:
+        return clip  # a file of samples: its writer samples every track at the frames itself
     kind = EULER if ext == ".csv" else mode
     changed = False
     tracks = []
@@ -246,6 +261,7 @@ def deviation(
     bound: float | None = None,
     key_bound: float | None = None,
     memo: dict | None = None,
+    at_frames: bool = False,
 ) -> Deviation:
     """How far ``written`` plays from ``reference`` (two :class:`RotationTrack`), degrees.
 
@@ -254,30 +270,34 @@ def deviation(
     between neighbouring keys (a sampled clip), on the checker grid over both key sets; the grid
     holds every key time exactly, so the error at the frames is read off the same evaluation.
     ``memo`` (a dict kept across the calls of one written track) reuses what ``written`` plays on
-    a grid another call already evaluated (the writer's and the promise's check of one track)."""
+    a grid another call already evaluated (the writer's and the promise's check of one track).
+    ``at_frames``: ``written`` is a file of samples (``io.SAMPLE_FORMATS``): compared at the
+    reference's frames (``frames=True``) or at the file's frames (a curve reference) only."""
     from ..engine.clip import key_quaternions, played
-    from ..engine.diff import diff_tracks
-    from ..engine.reduce import dense_check_grid
-    from ..engine.resample import slerp
     from ..engine.rotations import geodesic_angle
 
     rt = reference.times
-    if frames:
+    if at_frames:
+        points = rt if frames else written.times
+        got = _played_memo(written, points, memo)
+        want = key_quaternions(reference) if frames else played(reference, points)
+        err = key_err = geodesic_angle(got, want)
+        times = points
+    elif frames:
+        from ..engine.reduce import dense_check_grid
+        from ..engine.resample import slerp
+
         key_q = key_quaternions(reference)
         keys = np.union1d(rt, written.times)
         grid, key_index = dense_check_grid(keys)
-        memo_key = (grid.shape[0], grid.tobytes())
-        got = None if memo is None else memo.get(memo_key)
-        if got is None:
-            got = played(written, grid)
-            if memo is not None:
-                memo.clear()  # one grid at a time: the memo is for the next call on the same track
-                memo[memo_key] = got
-        at_frames = key_index[np.searchsorted(keys, rt)]
-        key_err = geodesic_angle(got[at_frames], key_q)
+        got = _played_memo(written, grid, memo)
+        at_keys = key_index[np.searchsorted(keys, rt)]
+        key_err = geodesic_angle(got[at_keys], key_q)
         err = geodesic_angle(got, slerp(rt, key_q, grid))
         times = grid
     else:
+        from ..engine.diff import diff_tracks
+
         d = diff_tracks(reference, written)
         times, err = d.times, d.errors
         key_err = geodesic_angle(played(reference, rt), played(written, rt))
@@ -291,7 +311,22 @@ def deviation(
     worst = float(times[i])
     if key_bound is not None and key_error > key_bound:
         worst = float(rt[int(np.argmax(key_err))])
-    return Deviation(float(err[i]), key_error, rms, worst, bound, key_bound, frames)
+    return Deviation(float(err[i]), key_error, rms, worst, bound, key_bound, frames, at_frames)
+
+
+def _played_memo(written, grid: np.ndarray, memo: dict | None) -> np.ndarray:
+    """``played(written, grid)``, reused from ``memo`` when the last call evaluated the same grid
+    (at the track's own key times: its key poses, which a curve passes through)."""
+    from ..engine.clip import key_quaternions, played
+
+    memo_key = (grid.shape[0], grid.tobytes())
+    got = None if memo is None else memo.get(memo_key)
+    if got is None:
+        got = key_quaternions(written) if np.array_equal(grid, written.times) else played(written, grid)
+        if memo is not None:
+            memo.clear()  # one grid at a time: the memo is for the next call on the same track
+            memo[memo_key] = got
+    return got
 
 
 def _reasons(given, written, ext: str) -> tuple[str, ...]:
@@ -325,7 +360,10 @@ def check_written(
     """Compare ``written`` (the clip read back) with ``clip`` (handed to the writer) and with the
     ``promise``; returns the :class:`WriteCheck` with ``failure`` set when a bound is missed or a
     track did not come back."""
+    from . import SAMPLE_FORMATS
+
     promise = promise or Promise()
+    at_frames = ext in SAMPLE_FORMATS
     ref_clip = promise.reference
     by_path = {t.path: t for t in written.tracks}
     ref_by_path = {t.path: t for t in ref_clip.tracks} if ref_clip is not None else {}
@@ -348,7 +386,7 @@ def check_written(
         if frames and between is not None:
             between = between + FLOAT32_SLACK_DEG
         memo: dict = {}
-        wd = deviation(t, w, frames, between, writer_bound, memo=memo)
+        wd = deviation(t, w, frames, between, writer_bound, memo=memo, at_frames=at_frames)
         pd = None
         ref = ref_by_path.get(t.path)
         if ref is not None and ref.n_keys and ref is not t:
@@ -357,7 +395,13 @@ def check_written(
             # Against samples (a BVH input) the promise holds at the frames; between them the
             # deviation from their Slerp is reported (bounded only by a stated tolerance).
             pd = deviation(
-                ref, w, rframes, promise.between_bound_deg if rframes else pbound, pbound, memo=memo
+                ref,
+                w,
+                rframes,
+                promise.between_bound_deg if rframes else pbound,
+                pbound,
+                memo=memo,
+                at_frames=at_frames,
             )
         checks.append(TrackCheck(t.path, t.n_keys, w.n_keys, _reasons(t, w, ext), wd, pd))
         if failure is None:

@@ -256,3 +256,35 @@ def test_ends_that_differ_by_float32_rounding_are_the_same_time_on_a_loop():
     b = RotationTrack("A", "euler", replace(a.curve, time=t.astype(np.float32).astype(np.float64)))
     assert b.curve.end > a.curve.end
     assert diff_tracks(a, b).max_error < 1e-3
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    seed=st.integers(0, 10_000),
+    turns=st.integers(-3, 3),
+    noise=st.sampled_from([0.0, 1e-13, 1e-9, 1e-7, 1e-5, 1e-3, 0.3]),
+)
+def test_whole_turn_shifts_and_rounding_are_proven_without_samples(seed, turns, noise):
+    """Intervals that differ by whole turns per channel plus small changes: the interval bound of
+    ``_diff_bound._shifted_bound`` proves them when within the tolerance (no samples), else they are
+    certified as before; either way the max is the true max within the tolerance."""
+    from curveeditor.engine.diff import CERTIFY_TOL_DEG
+
+    rng = np.random.default_rng(seed)
+    before = euler_keys(seed, 40)
+    c = before.curve
+    shift = np.zeros(c.value.shape)
+    shift[20:, rng.integers(0, 3)] = 360.0 * turns  # a wrap removed half way (the interval across it too)
+    after = before.with_curve(
+        c.with_keys(
+            value=c.value + shift + rng.normal(0, noise, c.value.shape),
+            out_slope=c.out_slope + rng.normal(0, noise, c.value.shape),
+            in_slope=c.in_slope + rng.normal(0, noise, c.value.shape),
+        )
+    )
+    d = diff_tracks(before, after)
+    brute = _brute_max(before, after, n=40_001)
+    assert d.max_error >= brute - CERTIFY_TOL_DEG * max(1.0, brute) - 1e-9
+    assert brute <= d.bound + 1e-9 and d.max_error <= d.bound
+    if noise <= 1e-9 and turns == 0:
+        assert d.times.size == 40 and d.max_error == 0.0 and d.bound <= 1e-6  # nothing evaluated

@@ -272,3 +272,42 @@ def test_failing_segments_flags_exactly_the_segments_that_stray():
     assert np.max(geodesic_angle(played(src, grid), played(red, grid))) > 0.005
     # ... and a bound below the nudge flags it.
     assert failing_segments(src, red, _Piecewise(src), a[1:], b[1:], 0.001).tolist() == [True]
+
+
+def test_constant_tracks_keep_two_keys_and_play_the_same():
+    """A joint that never moves (fingers, toes of a mocap rig) keeps its first and last keys, plays
+    its value exactly, and taking it out of the lockstep fit leaves the moving tracks' key counts."""
+    rng = np.random.default_rng(5)
+    still = euler_track(np.tile([12.5, -3.0, 170.0], (300, 1)))
+    still_q = quat_track(np.tile(euler_to_quat(np.array([[10.0, 20.0, 30.0]]))[0], (300, 1)))
+    moving = [euler_track(np.cumsum(rng.normal(0, 2, (300, 3)), axis=0)) for _ in range(3)]
+    out = reduce_tracks([still, moving[0], still_q, moving[1], moving[2]], 0.5)
+    for src, red in ((still, out[0]), (still_q, out[2])):
+        assert red.n_keys == 2
+        assert np.array_equal(red.times, src.times[[0, -1]])
+        assert not np.any(red.curve.in_slope) and not np.any(red.curve.out_slope)
+        t = np.linspace(-1, 11, 500)
+        assert np.max(geodesic_angle(played(red, t), played(src, t))) < 1e-9  # float rounding only
+    for src, red in zip(moving, (out[1], out[3], out[4]), strict=True):
+        assert red.n_keys == reduce_track(src, 0.5).n_keys
+        assert played_error(src, red) <= 0.5
+
+
+def test_fit_target_shortcut_decides_the_same():
+    """Fitter.fit(target=): segments settled by the L1 bound get the same slopes and the same
+    pass/fail against the target as with every sample's quaternion."""
+    from curveeditor.engine.reduce import _Fitter
+
+    rng = np.random.default_rng(2)
+    e = np.cumsum(rng.normal(0, 1.5, (400, 3)), axis=0)
+    e[100:200] = e[100]  # a still stretch: settled without quaternions
+    tr = euler_track(e, order="ZYX")
+    f = _Fitter(tr)
+    a = rng.integers(0, 350, 300)
+    b = a + rng.integers(1, 50, 300)
+    for target in (0.1, 0.485, 2.0):
+        err0, m0, m1 = f.fit(a, b)
+        err1, n0, n1 = f.fit(a, b, target)
+        assert np.array_equal(err0 <= target, err1 <= target)
+        assert np.array_equal(m0, n0) and np.array_equal(m1, n1)
+        assert np.all(err1 >= err0 - 1e-9)  # an upper bound where settled early

@@ -604,3 +604,22 @@ def test_recipe_and_cli_pass_spin_speed(tmp_path):
         cmd[:-1] + [str(out2), "--resample", "60", "--spin-speed", "200"], check=True, capture_output=True
     )
     assert np.ptp(read_clip(str(out2)).track("Spin").curve.value[:, 1]) < 1e-3
+
+
+def test_resample_on_the_tracks_own_frames_keeps_the_unwrapped_keys():
+    """At the track's own key times every method's samples are the keys: the unwrapped values as
+    they are (no quaternion round trip), with the resampler's tangents."""
+    from curveeditor.engine.resample import resample_quats, resample_track
+    from curveeditor.engine.unwrap import unwrap_track
+
+    rng = np.random.default_rng(8)
+    t = np.arange(240) / 120.0
+    e = np.cumsum(rng.normal(0, 4, (240, 3)), axis=0) + np.array([0.0, 300.0, 0.0]) * t[:, None]
+    wrapped = quat_to_euler(euler_to_quat(e, "zxy"), "zxy")
+    src = RotationTrack("m", "euler", make_curve(t, wrapped), "zxy")
+    for method in ("slerp", "squad", "catmull-rom"):
+        out = resample_track(src, 120.0, method)
+        assert np.array_equal(out.times, t)
+        assert np.array_equal(out.curve.value, unwrap_track(src).curve.value)
+        q = resample_quats(src, t, method, 90.0, 1800.0)
+        assert np.max(geodesic_angle(key_quaternions(out), q)) < 1e-9

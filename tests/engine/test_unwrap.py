@@ -202,3 +202,55 @@ def test_corpus_bvh_unwrap(path):
         assert inspect_track(out).wrap_jumps <= inspect_track(tr).wrap_jumps
         v0, v1 = np.asarray(tr.curve.value), np.asarray(out.curve.value)
         assert total_variation(v1) <= total_variation(v0) + 1e-6
+
+
+def _same_track(a: RotationTrack, b: RotationTrack) -> bool:
+    return a.path == b.path and a.kind == b.kind and a.order == b.order and a.curve.equals(b.curve)
+
+
+def test_unwrap_tracks_equals_one_call_per_track():
+    """The joined pass gives each track exactly what unwrap_track gives it (mixed orders, kinds,
+    wraps, flips, deliberate spins, Free slopes, 1-key tracks); unchanged tracks come back as is."""
+    from curveeditor.engine.unwrap import unwrap_tracks
+
+    rng = np.random.default_rng(11)
+    tracks = []
+    for k, order in enumerate(["zxy", "ZYX", "zxy", "XYZ", "zxy", "ZYX"]):
+        n = int(rng.integers(20, 200))
+        t = np.sort(rng.uniform(0, 5, n)) + k  # each its own times
+        e = np.cumsum(rng.normal(0, 8, (n, 3)), axis=0)
+        if k % 2 == 0:
+            e = quat_to_euler(euler_to_quat(e, order), order)  # wrapped and flipped per key
+        if k == 4:
+            e[:, 1] = 400.0 * t  # a deliberate spin (400 deg/s), kept
+        mode = "clamped_auto" if k != 2 else "auto"
+        tracks.append(RotationTrack(f"T{k}", "euler", make_curve(t, e, mode=mode), order))
+    free = make_curve(
+        np.arange(30) / 30.0, quat_to_euler(euler_to_quat(np.cumsum(rng.normal(0, 30, (30, 3)), 0)))
+    )
+    tracks.append(
+        RotationTrack("Free", "euler", free.with_keys(tangent_mode=np.zeros_like(free.tangent_mode)))
+    )
+    q = euler_to_quat(np.cumsum(rng.normal(0, 10, (40, 3)), 0))
+    q[::3] *= -1
+    tracks.append(RotationTrack("Q", "quaternion", make_curve(np.arange(40) / 30.0, q)))
+    tracks.append(RotationTrack("One", "euler", make_curve(np.zeros(1), np.array([[190.0, 0, 0]]))))
+    calm = make_curve(np.arange(10) / 30.0, np.linspace(0, 20, 30).reshape(10, 3))
+    tracks.append(RotationTrack("Calm", "euler", calm))
+    got = unwrap_tracks(tracks)
+    for a, t in zip(got, tracks, strict=True):
+        assert _same_track(a, unwrap_track(t)), t.path
+    assert got[-1] is tracks[-1] and got[-2] is tracks[-2]
+    assert sum(a is not t for a, t in zip(got, tracks, strict=True)) >= 3  # the wrapped ones changed
+    assert unwrap_tracks(tracks, spin_speed=100.0)[4].curve.equals(unwrap_track(tracks[4], 100.0).curve)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", bvh_files, ids=lambda p: p.name[:40])
+def test_corpus_unwrap_tracks_equals_one_call_per_track(path):
+    from curveeditor.engine.unwrap import unwrap_tracks
+    from curveeditor.io.bvh import read_bvh
+
+    clip = read_bvh(path)
+    for a, t in zip(unwrap_tracks(clip.tracks), clip.tracks, strict=True):
+        assert _same_track(a, unwrap_track(t)), t.path
