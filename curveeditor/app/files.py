@@ -66,6 +66,21 @@ def read_clip_file(path: str) -> Clip:
     return read_clip(path)
 
 
+#: Export kind -> (extension, file-name suffix, dialog filter, .anim mode). A BVH needs the skeleton
+#: of a clip read from a .bvh (``clip.meta["hierarchy"]``; :func:`can_export_bvh`).
+EXPORT_KINDS = {
+    "anim-euler": (".anim", "_euler", "Unity animation (*.anim)", "euler"),
+    "anim-quaternion": (".anim", "_quat", "Unity animation (*.anim)", "quaternion"),
+    "csv": (".csv", "", "CSV (*.csv)", None),
+    "bvh": (".bvh", "_clean", "BVH motion capture (*.bvh)", None),
+}
+
+
+def can_export_bvh(clip) -> bool:
+    """True when ``clip`` carries a BVH skeleton (joint hierarchy with offsets) to write back."""
+    return isinstance(clip.meta, dict) and bool(clip.meta.get("hierarchy"))
+
+
 def write_clip_file(clip: Clip, path: str, mode: str | None = None, confirm=None):
     """Write ``clip`` atomically by extension (``mode``: ``"euler"``/``"quaternion"``/None for .anim),
     read back and checked before the rename; returns the ``io.verify.WriteCheck`` (its ``warnings``
@@ -220,22 +235,20 @@ class FileController(QObject):
         return self.write(path, None, mark_saved=True)
 
     def export_dialog(self, kind: str) -> bool:
-        """``kind``: ``"anim-euler"``, ``"anim-quaternion"`` or ``"csv"``."""
-        ext = ".csv" if kind == "csv" else ".anim"
+        """``kind``: one of :data:`EXPORT_KINDS` (``"anim-euler"``, ``"anim-quaternion"``, ``"csv"``,
+        ``"bvh"``)."""
+        ext, suffix, filt, mode = EXPORT_KINDS[kind]
         # the folder of the last export (else the clip's own folder, else the last folder used)
         name = os.path.splitext(os.path.basename(self.doc.path or self.doc.clip.name))[0]
         folder = self.settings.get_str("files/last_export_dir", "") or (
             os.path.dirname(self.doc.path) if self.doc.path else self.settings.last_dir()
         )
         base = os.path.join(folder, name)
-        suffix = {"anim-euler": "_euler", "anim-quaternion": "_quat", "csv": ""}[kind]
-        filt = "CSV (*.csv)" if kind == "csv" else "Unity animation (*.anim)"
         path, _ = QFileDialog.getSaveFileName(self.widget, "Export", base + suffix + ext, filt)
         if not path:
             return False
         if not path.lower().endswith(ext):
             path += ext
-        mode = {"anim-euler": "euler", "anim-quaternion": "quaternion", "csv": None}[kind]
         ok = self.write(path, mode, mark_saved=False)
         if ok:
             self.settings.set("files/last_export_dir", os.path.dirname(os.path.abspath(path)))

@@ -167,6 +167,7 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         doc.keySelectionChanged.connect(self._update_actions)
         doc.keySelectionChanged.connect(self._mark_tangent_mode)
         doc.clipChanged.connect(self._mark_tangent_mode)
+        doc.clipChanged.connect(self._update_export_actions)
         # The recipe ops' scipy imports (~2 s) wait until the first clip is drawn (cold start).
         doc.clipChanged.connect(lambda: QTimer.singleShot(WARM_UP_DELAY_MS, self.recipe.warm_up))
         self.recipe.diffsComputed.connect(self.diff.offer_diffs)

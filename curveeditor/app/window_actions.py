@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from curveeditor.engine import edit as ed
 
+from .files import can_export_bvh
+
 __all__ = ["WindowActions", "versions_text"]
 
 
@@ -86,6 +88,12 @@ class WindowActions:
         )
         self.act_exp_csv = self._act(
             "Export &CSV…", lambda: self.files.export_dialog("csv"), None, "Write CSV"
+        )
+        self.act_exp_bvh = self._act(
+            "Export &BVH…",
+            lambda: self.files.export_dialog("bvh"),
+            None,
+            "Write the clip back as BVH motion capture (clips read from a .bvh: same skeleton and channels)",
         )
         self.act_exp_graph = self._act(
             "Export &graphs (PNG/SVG)…",
@@ -231,7 +239,13 @@ class WindowActions:
         m.addAction(self.act_save)
         m.addAction(self.act_save_as)
         exp = m.addMenu("&Export")
-        for a in (self.act_exp_euler, self.act_exp_quat, self.act_exp_csv, self.act_exp_graph):
+        for a in (
+            self.act_exp_euler,
+            self.act_exp_quat,
+            self.act_exp_csv,
+            self.act_exp_bvh,
+            self.act_exp_graph,
+        ):
             exp.addAction(a)
         m.addSeparator()
         m.addAction(self.act_quit)
@@ -328,6 +342,9 @@ class WindowActions:
     def _clear_recent(self) -> None:
         self.settings.clear_recent()
         self._rebuild_recent()
+
+    def _update_export_actions(self) -> None:
+        self.act_exp_bvh.setEnabled(can_export_bvh(self.doc.clip))
 
     def _update_actions(self) -> None:
         has_keys = any(self.doc.selected_keys.values())

@@ -117,3 +117,38 @@ def test_diff_dock_shows_the_written_files_figures(window, tmp_path):
     assert not label.isHidden() and window.diff.last_check is window.files.last_check
     assert label.full_text().startswith(f"{out}: written file read back: {back.n_keys} keys")
     assert f"Spin: {reduced.track('Spin').n_keys} -> {back.n_keys} keys; max error " in label.toolTip()
+
+
+def test_export_bvh_writes_the_skeleton_back_and_is_offered_only_for_bvh_clips(window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from curveeditor.engine.clip import key_quaternions
+    from curveeditor.engine.rotations import geodesic_angle
+    from tests.io.test_bvh_writer import WRAPPED
+
+    src = tmp_path / "wrapped.bvh"
+    src.write_text(WRAPPED)
+    window.doc.load(*reduced_turn()[:1], None)
+    assert not window.act_exp_bvh.isEnabled()  # no skeleton to write back
+    clip = read_clip(src)
+    window.doc.load(clip, str(src))
+    assert window.act_exp_bvh.isEnabled()
+    out = tmp_path / "exports" / "clean.bvh"
+    out.parent.mkdir()
+    starts = []
+
+    def fake_save(_parent, _title, start, filt):
+        starts.append((start, filt))
+        return str(out.with_suffix("")), filt  # no extension typed: the dialog adds .bvh
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", fake_save)
+    window.act_exp_bvh.trigger()
+    assert starts and starts[0][0].endswith("wrapped_clean.bvh") and "*.bvh" in starts[0][1]
+    back = read_clip(out)
+    assert [t.path for t in back.tracks] == [t.path for t in clip.tracks]
+    assert back.meta["hierarchy"] == clip.meta["hierarchy"]
+    for a, b in zip(clip.tracks, back.tracks, strict=True):
+        assert geodesic_angle(key_quaternions(a), key_quaternions(b)).max() < 1e-4
+    # The Diff dock gets the written file's read-back figures, as for every other export.
+    assert window.files.last_check is not None and window.files.last_check.path.endswith("clean.bvh")
+    assert not window.errors
