@@ -8,19 +8,139 @@ or frames (:class:`TimeAxis`).
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from math import ceil
+
+import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsItem
 
 from .graph_input import CHANNEL_NAMES, CurveViewBox, GraphInput
 from .graph_items import GridLines, KeyMarkers, LegendOverlay, MultiCurveItem
 from .theme import Theme
 
-__all__ = ["Strip", "TimeAxis", "export_scene"]
+__all__ = ["Strip", "FastAxis", "TimeAxis", "export_scene"]
 
 
-class TimeAxis(pg.AxisItem):
+class _MeasuringPainter:
+    """The picture painter ``AxisItem.generateDrawSpecs`` measures its tick labels with, with the
+    measurements memoised per (font, text): the labels of a zoom step are mostly the last step's."""
+
+    def __init__(self, painter: QPainter, memo: OrderedDict):
+        self._p = painter
+        self._memo = memo
+        self._font = painter.font().key()
+
+    def setFont(self, font) -> None:  # noqa: N802 - QPainter API
+        self._p.setFont(font)
+        self._font = font.key()
+
+    def boundingRect(self, rect, flags, text):  # noqa: N802 - QPainter API
+        key = (self._font, rect.width(), rect.height(), flags, text)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._p.boundingRect(rect, flags, text)
+            self._memo[key] = hit
+            if len(self._memo) > 2048:
+                self._memo.popitem(last=False)
+        return QRectF(hit)  # the caller shrinks it in place
+
+    def __getattr__(self, name):
+        return getattr(self._p, name)
+
+
+class FastAxis(pg.AxisItem):
+    """pyqtgraph's AxisItem with the Python work of a repaint cut down; same ticks, same labels.
+
+    Every zoom / pan / drag step repaints an axis (its range changed) and its plot's grid, which asks
+    the axis for the same tick values. Measured on a 2-plot panel (``benchmarks/gui.py``, wheel
+    zoom): ``generateDrawSpecs`` took ~2.8 ms per axis, mostly ``tickValues`` (numpy ``isclose``
+    per level, computed again by the grid), label measuring and ``boundingRect`` (once per label).
+    Here tick values are memoised per (range, size, settings) across axes, the duplicate test is
+    one broadcast subtraction, labels are measured once per text, and ``boundingRect`` is computed
+    once per paint.
+    """
+
+    _ticks_memo: OrderedDict = OrderedDict()
+    _text_memo: OrderedDict = OrderedDict()
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self._br_paint: QRectF | None = None
+
+    def _tick_key(self, lo: float, hi: float, size: float) -> tuple:
+        return (
+            type(self),
+            lo,
+            hi,
+            size,
+            self.scale,
+            self._tickDensity,
+            None if self._tickSpacing is None else repr(self._tickSpacing),
+            self.style["maxTickLevel"],
+            getattr(self, "frames", None),
+            getattr(self, "frame_rate", None),
+        )
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
+        if self.logMode:
+            return super().tickValues(minVal, maxVal, size)
+        key = self._tick_key(minVal, maxVal, size)
+        memo = FastAxis._ticks_memo
+        hit = memo.get(key)
+        if hit is None:
+            hit = self._tick_values(minVal, maxVal, size)
+            memo[key] = hit
+            if len(memo) > 256:
+                memo.popitem(last=False)
+        return [(spacing, list(values)) for spacing, values in hit]
+
+    def _tick_values(self, minVal, maxVal, size):  # noqa: N803
+        """``AxisItem.tickValues`` (linear axes), with its ``np.isclose`` duplicate test replaced by
+        the same |a - b| <= atol test as one broadcast subtraction."""
+        minVal, maxVal = sorted((minVal, maxVal))
+        minVal *= self.scale
+        maxVal *= self.scale
+        ticks = []
+        seen = np.zeros(0)
+        for spacing, offset in self.tickSpacing(minVal, maxVal, size):
+            start = (ceil((minVal - offset) / spacing) * spacing) + offset
+            num = int((maxVal - start) / spacing) + 1
+            values = (np.arange(num) * spacing + start) / self.scale
+            if seen.size and values.size:
+                atol = spacing / self.scale * 0.01
+                close = (np.abs(seen[None, :] - values[:, None]) <= atol).any(axis=1)
+                values = values[~close]
+            seen = np.concatenate([seen, values])
+            ticks.append((spacing / self.scale, values.tolist()))
+        return ticks
+
+    def boundingRect(self):  # noqa: N802 - Qt API
+        if self._br_paint is not None:
+            return self._br_paint
+        return super().boundingRect()
+
+    def paint(self, p, opt, widget):
+        if self.picture is None:
+            picture = QPicture()
+            painter = QPainter(picture)
+            try:
+                if self.style["tickFont"]:
+                    painter.setFont(self.style["tickFont"])
+                self._br_paint = super().boundingRect()
+                specs = self.generateDrawSpecs(_MeasuringPainter(painter, FastAxis._text_memo))
+                if specs is not None:
+                    self.drawPicture(painter, *specs)
+            finally:
+                self._br_paint = None
+                painter.end()
+            self.picture = picture
+        self.picture.play(p)
+
+
+class TimeAxis(FastAxis):
     """Bottom axis in seconds, or in frames of ``frame_rate`` (whole-frame tick spacing)."""
 
     def __init__(self, *a, **kw):
@@ -61,11 +181,14 @@ class Strip:
         self.vb = CurveViewBox(handler, role)
         self.time_axis = TimeAxis()
         self.plot: pg.PlotItem = glw.addPlot(
-            row=row, col=0, viewBox=self.vb, axisItems={"bottom": self.time_axis}
+            row=row, col=0, viewBox=self.vb, axisItems={"bottom": self.time_axis, "left": FastAxis("left")}
         )
         p = self.plot
         p.getAxis("left").setWidth(62)
-        p.getAxis("left").enableAutoSIPrefix(False)
+        for name in ("left", "top", "right"):
+            # the hidden top/right axes follow the view too: with SI prefixes on, each range change
+            # re-set their label's HTML and re-laid them out (5 setHtml per zoom step)
+            p.getAxis(name).enableAutoSIPrefix(False)
         p.setMenuEnabled(False)
         p.hideButtons()
         # 12k-sample curves: draw only what is visible, at most ~2 samples per pixel (peaks kept).
