@@ -314,6 +314,11 @@ class Timeline(QWidget):
     def _on_clip(self) -> None:
         fr = self.doc.frame_rate
         start, end = self.doc.clip.start, self.doc.clip.end
+        key = (fr, start, end, self.time_in_frames)
+        if key == getattr(self, "_range_key", None):
+            self._on_time(self.doc.current_time)  # a key edit (every drag step): same range
+            return
+        self._range_key = key
         self.slider.blockSignals(True)
         self.slider.setRange(int(np.floor(min(0.0, start) * fr)), int(np.ceil(end * fr)))
         self.slider.blockSignals(False)
