@@ -170,6 +170,8 @@ class KeyMarkers(pg.GraphicsObject):
         #: draw nothing when more than this many keys per pixel column are visible (None = always)
         self.max_per_px: float | None = None
         self.setVisible(False)  # no keys yet
+        # paint() gets the exposed rect: a cursor move repaints two thin bands, not every key
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
     def setData(self, x, y) -> None:  # noqa: N802 - pyqtgraph naming
         self.prepareGeometryChange()
@@ -247,22 +249,32 @@ class KeyMarkers(pg.GraphicsObject):
             self._sprite_pm, self._sprite_key = pm, key
         return self._sprite_pm
 
-    def paint(self, painter, *args) -> None:
+    def paint(self, painter, option=None, *args) -> None:
         n = self._x.size
         if n == 0:
             return
         vr, px, _py = view_of(self)
+        lo, hi = 0, n
         if vr is not None and n > 64:
-            lo = int(np.searchsorted(self._x, vr.left(), side="left"))
-            hi = int(np.searchsorted(self._x, vr.right(), side="right"))
-            x, y = self._x[max(lo - 1, 0) : hi + 1], self._y[max(lo - 1, 0) : hi + 1]
-        else:
-            x, y = self._x, self._y
-        if x.size == 0:
+            lo = max(int(np.searchsorted(self._x, vr.left(), side="left")) - 1, 0)
+            hi = int(np.searchsorted(self._x, vr.right(), side="right")) + 1
+        if hi <= lo:
             return
         if self.max_per_px is not None and vr is not None:
-            if px > 0 and x.size > self.max_per_px * vr.width() / px:
+            if px > 0 and (min(hi, n) - lo) > self.max_per_px * vr.width() / px:
                 return
+        ex = getattr(option, "exposedRect", None)
+        if ex is not None and ex.isValid() and vr is not None and n > 64 and px > 0:
+            # Only the exposed band (a playback step exposes the two cursor lines): the density
+            # test above still looks at everything visible, so what is drawn does not change.
+            pad = 2 * self.size * px
+            lo = max(lo, int(np.searchsorted(self._x, ex.left() - pad, side="left")) - 1)
+            hi = min(hi, int(np.searchsorted(self._x, ex.right() + pad, side="right")) + 1)
+            if hi <= lo:
+                return
+        x, y = self._x[lo:hi], self._y[lo:hi]
+        if x.size == 0:
+            return
         # One pre-rendered sprite blitted per key (drawPixmapFragments), in device pixels: stroking
         # wide square-capped points cost ~0.13 ms per call, twice per item, ~2 ms per drag step.
         dev = painter.device()

@@ -143,6 +143,9 @@ class Timeline(QWidget):
         self.speed = 1.0
         self._timer = QTimer(self)
         self._timer.setInterval(16)
+        # A coarse timer may fire up to 5 % late and is aligned with other coarse timers: playback
+        # wants each frame on time.
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.timeout.connect(self._tick)
         self._clock = QElapsedTimer()
 
