@@ -315,11 +315,15 @@ class Timeline(QWidget):
 
     # ------------------------------------------------------------------ sync
     def _on_clip(self) -> None:
+        if self.doc.in_live_edit() and getattr(self, "_range_key", None) is not None:
+            # a drag step: the range (Clip.start/end scan every track) follows when the drag ends
+            self._on_time(self.doc.current_time)
+            return
         fr = self.doc.frame_rate
         start, end = self.doc.clip.start, self.doc.clip.end
         key = (fr, start, end, self.time_in_frames)
         if key == getattr(self, "_range_key", None):
-            self._on_time(self.doc.current_time)  # a key edit (every drag step): same range
+            self._on_time(self.doc.current_time)  # a key edit: same range
             return
         self._range_key = key
         self.slider.blockSignals(True)
