@@ -120,10 +120,10 @@ def curve_item(**kw) -> pg.PlotDataItem:
     kw.setdefault("autoDownsampleFactor", 1.0)
     item = pg.PlotDataItem(skipFiniteCheck=True, **kw)
     _use_bold_curve(item)
-    # Any change repaints the whole region it dirties, and every curve crossing it is stroked again
-    # (a 2-px, 2400-segment curve costs 2-4 ms in the raster engine). As device pixmaps, curves that
-    # did not change are blitted: a recipe preview redraw of a 50 s track went from ~60 to ~40 ms.
-    item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    # No device-pixmap cache: with 1-px strokes (BoldCurve) stroking a curve again costs less than
+    # re-rendering its pixmap on every zoom / pan / drag step and blitting it (benchmarks/gui.py on
+    # the Gangnam BVH, CPU per step: zoom 12-22 -> 11-18 ms, pan 18-23 -> 10-18 ms, drag 18-22 ->
+    # 15-21 ms, three runs each on the busy machine). Secondary tracks (MultiCurveItem) keep theirs.
     return item
 
 

@@ -185,6 +185,9 @@ class Strip:
         )
         p = self.plot
         p.getAxis("left").setWidth(62)
+        # Tick labels stay inside the axis: pyqtgraph lets them overhang its ends by 15 px, where the
+        # strip below drew over the lowest one (a "-20" cut in half above the speed strip).
+        p.getAxis("left").setStyle(hideOverlappingLabels=True)
         for name in ("left", "top", "right"):
             # the hidden top/right axes follow the view too: with SI prefixes on, each range change
             # re-set their label's HTML and re-laid them out (5 setHtml per zoom step)
