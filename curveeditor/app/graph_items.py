@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 __all__ = [
     "curve_item",
     "set_if_changed",
+    "set_curve_cache",
     "KeyMarkers",
     "MultiCurveItem",
     "LegendOverlay",
@@ -120,11 +121,21 @@ def curve_item(**kw) -> pg.PlotDataItem:
     kw.setdefault("autoDownsampleFactor", 1.0)
     item = pg.PlotDataItem(skipFiniteCheck=True, **kw)
     _use_bold_curve(item)
-    # No device-pixmap cache: with 1-px strokes (BoldCurve) stroking a curve again costs less than
-    # re-rendering its pixmap on every zoom / pan / drag step and blitting it (benchmarks/gui.py on
-    # the Gangnam BVH, CPU per step: zoom 12-22 -> 11-18 ms, pan 18-23 -> 10-18 ms, drag 18-22 ->
-    # 15-21 ms, three runs each on the busy machine). Secondary tracks (MultiCurveItem) keep theirs.
+    set_curve_cache(item, True)
     return item
+
+
+def set_curve_cache(item: pg.PlotDataItem, on: bool) -> None:
+    """Draw ``item``'s curve through a device pixmap (``on``) or straight.
+
+    With the pixmap, a repaint that does not change the curve is a blit: a playback frame (the
+    cursor's band), a drag step over the unchanged curves of the plot. A view change (zoom, pan)
+    re-renders every pixmap and then blits it, more than stroking the curve (benchmarks/gui.py on
+    the Gangnam BVH, CPU per zoom / pan step: 12-22 / 18-23 ms with pixmaps, 11-18 / 10-18 ms
+    without), so :class:`~.graphs.GraphPanel` turns them off while the view moves."""
+    mode = QGraphicsItem.CacheMode.DeviceCoordinateCache if on else QGraphicsItem.CacheMode.NoCache
+    if item.curve.cacheMode() != mode:
+        item.curve.setCacheMode(mode)
 
 
 def set_if_changed(item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:

@@ -356,6 +356,7 @@ class GraphPanel(QWidget):
     # ------------------------------------------------------------------ document -> view
     def _on_range_changed(self, *_):
         self.marks.on_range_changed()
+        self.tracks.view_moved()
 
     def _on_clip_changed(self) -> None:
         paths = self.doc.changed_paths
