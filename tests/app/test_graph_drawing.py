@@ -90,3 +90,38 @@ def test_key_markers_exposed_band_paints_as_a_full_paint(qtbot):
     for x in range(300, 340):
         for y in range(0, g.glw.height(), 3):
             assert full.pixel(x, y) == part.pixel(x, y)
+
+
+def test_fast_axis_draws_what_pyqtgraph_draws(qtbot):
+    """FastAxis' own generateDrawSpecs gives pyqtgraph's axis line, ticks and labels exactly, for
+    seconds and frames, wide and tiny ranges, on shown and hidden axes."""
+    import pyqtgraph as pg
+
+    doc, g = _panel(qtbot)
+
+    def specs(ax, fn):
+        pic = QPicture()
+        p = QPainter(pic)
+        a, ticks, texts = fn(p)
+        p.end()
+        return (
+            (a[1].x(), a[1].y(), a[2].x(), a[2].y()),
+            [(pn.color().rgba(), q1.x(), q1.y(), q2.x(), q2.y()) for pn, q1, q2 in ticks],
+            [(r.x(), r.y(), r.width(), r.height(), int(f), s) for r, f, s in texts],
+        )
+
+    n = 0
+    for lo, hi in [(-20, 50), (0, 1e-3), (-1000, 3000), (3.3, 3.31)]:
+        for frames in (False, True):
+            g.set_time_in_frames(frames)
+            for s in g.strips:
+                s.plot.setYRange(lo, hi, padding=0)
+            g.strips[0].plot.setXRange(lo / 10, hi / 10 + 0.01, padding=0)
+            g.glw.repaint()
+            for s in g.strips:
+                for name in ("left", "bottom"):
+                    ax = s.plot.getAxis(name)
+                    mine = specs(ax, ax.generateDrawSpecs)
+                    assert mine == specs(ax, lambda p, ax=ax: pg.AxisItem.generateDrawSpecs(ax, p))
+                    n += len(mine[2])
+    assert n > 100
