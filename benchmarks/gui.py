@@ -741,7 +741,13 @@ def real_main(app, clips) -> int:
         print_table(f"{r['name']} ({r['shape']})", clip_rows(r))
         win.doc.undo_stack.setClean()
         win.close()
+        # One window at a time, as in the application: a closed window kept alive kept its views,
+        # caches and GL scene, and every later clip's figures paid for them (collector passes).
+        win.deleteLater()
         app.processEvents()
+        import gc
+
+        gc.collect()
     win = MainWindow(autosave_folder="/tmp/curveeditor-bench-autosave")
     win.resize(1500, 940)
     win.show()
