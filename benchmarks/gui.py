@@ -744,6 +744,7 @@ def real_main(app, clips) -> int:
         # One window at a time, as in the application: a closed window kept alive kept its views,
         # caches and GL scene, and every later clip's figures paid for them (collector passes).
         win.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         app.processEvents()
         import gc
 
