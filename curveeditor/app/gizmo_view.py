@@ -657,14 +657,16 @@ class GizmoView(QWidget):
             item.setData(pos=pts, color=tuple(col), width=1.5 + 2.5 * w)
             item.show()
         self._gimbal_proximity = proximity
-        self._gimbal_label.setText(
+        text = (
             f"<span style='color:{'#ff5050' if proximity > 0.4 else '#aaa'}'>"
             f"gimbal {self._order.upper()}: {proximity * 100:.0f}%</span>"
         )
-        self._gimbal_label.setToolTip(
-            "Gimbal-lock proximity of the rotation order's middle axis (100% = locked, 0% = 20 deg "
-            "or more away); the rings turn red near the lock."
-        )
+        if text != self._gimbal_label.text():  # every playback frame: re-laid out only on change
+            self._gimbal_label.setText(text)
+            self._gimbal_label.setToolTip(
+                "Gimbal-lock proximity of the rotation order's middle axis (100% = locked, 0% = 20 deg "
+                "or more away); the rings turn red near the lock."
+            )
 
     def ring_colors(self) -> list[tuple[float, float, float, float]]:
         """Current RGBA colours of the (outer, middle, inner) gimbal rings (tests)."""

@@ -15,13 +15,14 @@ import weakref
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtCore import QLineF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
 __all__ = [
     "curve_item",
     "set_if_changed",
+    "set_curve_cache",
     "KeyMarkers",
     "MultiCurveItem",
     "LegendOverlay",
@@ -42,19 +43,99 @@ def track_colors(i: int, dark: bool) -> tuple[str, str, str]:
     return out[0], out[1], out[2]
 
 
+def view_of(item) -> tuple[QRectF | None, float, float]:
+    """``(visible rect, pixel width, pixel height)`` in view coordinates for an item in a ViewBox's
+    child group (there view coordinates are the item's own). The ViewBox keeps its pixel size per
+    view change; ``GraphicsItem.pixelLength`` / ``viewRect`` map through the transforms per item and
+    per call: ~0.17 ms per key-marker bounds, 15 marker items twice per zoom step (~5 ms a step)."""
+    vb = item.getViewBox()
+    if not isinstance(vb, pg.ViewBox):
+        return None, 0.0, 0.0
+    px, py = vb.viewPixelSize()
+    return vb.viewRect(), px, py
+
+
+class BoldCurve(pg.PlotCurveItem):
+    """A curve whose wide solid cosmetic pen (the primary track's 1.6 px) is drawn as three 1-px
+    strokes of its path, the copies one device pixel right and down: a 2-px line. Qt's raster engine
+    strokes 1-px cosmetic lines on its fast path; wider ones go through ``QStroker`` (pyqtgraph then
+    draws one segment per point). Measured on a 6,000-point curve (1000 x 300 image): 1.6-px
+    ``drawLines`` 4.5 ms, ``drawPath`` 12.1 ms, one 1-px ``drawPath`` 0.57 ms. Other pens (dashed,
+    dotted, 1 px, fills, exports) are drawn by pyqtgraph as before."""
+
+    _OFFSETS = ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))
+
+    def _bold_pen(self):
+        pen = self.opts["pen"]
+        if (
+            pen is None
+            or pen.widthF() <= 1.0
+            or not pen.isCosmetic()
+            or pen.style() != Qt.PenStyle.SolidLine
+            or self.opts["shadowPen"] is not None
+            or self.opts["fillLevel"] is not None
+            or self.opts["antialias"]
+            or self._exportOpts is not False
+        ):
+            return None
+        thin = QPen(pen)
+        thin.setWidthF(1.0)
+        return thin
+
+    def paint(self, p, opt, widget):
+        thin = self._bold_pen()
+        if thin is None:
+            super().paint(p, opt, widget)
+            return
+        if self.xData is None or len(self.xData) == 0:
+            return
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        p.setPen(thin)
+        path = self.getPath()
+        tr = p.transform()
+        for dx, dy in self._OFFSETS:
+            p.setTransform(tr * QTransform.fromTranslate(dx, dy))
+            p.drawPath(path)
+        p.setTransform(tr)
+
+    def pixelPadding(self):  # noqa: N802 - pyqtgraph API
+        return max(super().pixelPadding(), 2.0)
+
+
+def _use_bold_curve(item: pg.PlotDataItem) -> None:
+    """Swap the curve child pyqtgraph made for a :class:`BoldCurve` (the PlotDataItem passes its pen
+    and data to ``item.curve`` on every update)."""
+    old = item.curve
+    new = BoldCurve()
+    new.setParentItem(item)
+    new.sigClicked.connect(item.sigClicked)
+    old.setParentItem(None)
+    item.curve = new
+
+
 def curve_item(**kw) -> pg.PlotDataItem:
     """A curve item; its plot makes it draw only the visible part, downsampled to the pixel grid
     (peaks kept) -- see ``GraphPanel``. Give it data only after it is in a plot."""
     # Peak downsampling to one min/max pair per pixel column (pyqtgraph's default keeps 5 samples
-    # per pixel): the same envelope on screen, and the primary's 1.6-px pen is stroked as one
-    # segment per point (5 ms per curve for a 6,000-sample track framed whole).
+    # per pixel): the same envelope on screen with fewer points to stroke.
     kw.setdefault("autoDownsampleFactor", 1.0)
     item = pg.PlotDataItem(skipFiniteCheck=True, **kw)
-    # Any change repaints the whole region it dirties, and every curve crossing it is stroked again
-    # (a 2-px, 2400-segment curve costs 2-4 ms in the raster engine). As device pixmaps, curves that
-    # did not change are blitted: a recipe preview redraw of a 50 s track went from ~60 to ~40 ms.
-    item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    _use_bold_curve(item)
+    set_curve_cache(item, True)
     return item
+
+
+def set_curve_cache(item: pg.PlotDataItem, on: bool) -> None:
+    """Draw ``item``'s curve through a device pixmap (``on``) or straight.
+
+    With the pixmap, a repaint that does not change the curve is a blit: a playback frame (the
+    cursor's band), a drag step over the unchanged curves of the plot. A view change (zoom, pan)
+    re-renders every pixmap and then blits it, more than stroking the curve (benchmarks/gui.py on
+    the Gangnam BVH, CPU per zoom / pan step: 12-22 / 18-23 ms with pixmaps, 11-18 / 10-18 ms
+    without), so :class:`~.graphs.GraphPanel` turns them off while the view moves."""
+    mode = QGraphicsItem.CacheMode.DeviceCoordinateCache if on else QGraphicsItem.CacheMode.NoCache
+    if item.curve.cacheMode() != mode:
+        item.curve.setCacheMode(mode)
 
 
 def set_if_changed(item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
@@ -99,6 +180,9 @@ class KeyMarkers(pg.GraphicsObject):
         self._frags = pg.Qt.internals.PrimitiveArray(QPainter.PixmapFragment, 10)
         #: draw nothing when more than this many keys per pixel column are visible (None = always)
         self.max_per_px: float | None = None
+        self.setVisible(False)  # no keys yet
+        # paint() gets the exposed rect: a cursor move repaints two thin bands, not every key
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
     def setData(self, x, y) -> None:  # noqa: N802 - pyqtgraph naming
         self.prepareGeometryChange()
@@ -111,6 +195,9 @@ class KeyMarkers(pg.GraphicsObject):
         else:
             self._rect = QRectF()
         self._br = None
+        # Empty marker items (no selection, no handles, no secondary keys) are hidden: Qt then skips
+        # their bounds and paint calls on every repaint (a dozen such items in a 4-plot panel).
+        self.setVisible(bool(self._x.size))
         self.informViewBoundsChanged()
         self.update()
 
@@ -136,22 +223,22 @@ class KeyMarkers(pg.GraphicsObject):
         return self._br
 
     def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
-        self.prepareGeometryChange()
+        if self._x.size:
+            self.prepareGeometryChange()
         self._br = None
 
     def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
-        self.prepareGeometryChange()
+        if self._x.size:
+            self.prepareGeometryChange()
         self._br = None
 
     def _compute_bounds(self) -> QRectF:
         if self._x.size == 0:
             return QRectF()
-        px = self.pixelLength(QPointF(1, 0)) or 0.0
-        py = self.pixelLength(QPointF(0, 1)) or 0.0
+        vr, px, py = view_of(self)
         pad = self.size
         rect = self._rect.adjusted(-pad * px, -pad * py, pad * px, pad * py)
         # Keep the dirty region inside the visible part: a 50 s track must not repaint the axes.
-        vr = self.viewRect()
         if vr is not None and vr.isValid():
             rect = rect.intersected(vr.adjusted(-pad * px, -pad * py, pad * px, pad * py))
         return rect
@@ -173,23 +260,32 @@ class KeyMarkers(pg.GraphicsObject):
             self._sprite_pm, self._sprite_key = pm, key
         return self._sprite_pm
 
-    def paint(self, painter, *args) -> None:
+    def paint(self, painter, option=None, *args) -> None:
         n = self._x.size
         if n == 0:
             return
-        vr = self.viewRect()
+        vr, px, _py = view_of(self)
+        lo, hi = 0, n
         if vr is not None and n > 64:
-            lo = int(np.searchsorted(self._x, vr.left(), side="left"))
-            hi = int(np.searchsorted(self._x, vr.right(), side="right"))
-            x, y = self._x[max(lo - 1, 0) : hi + 1], self._y[max(lo - 1, 0) : hi + 1]
-        else:
-            x, y = self._x, self._y
-        if x.size == 0:
+            lo = max(int(np.searchsorted(self._x, vr.left(), side="left")) - 1, 0)
+            hi = int(np.searchsorted(self._x, vr.right(), side="right")) + 1
+        if hi <= lo:
             return
         if self.max_per_px is not None and vr is not None:
-            px = self.pixelLength(QPointF(1, 0)) or 0.0
-            if px > 0 and x.size > self.max_per_px * vr.width() / px:
+            if px > 0 and (min(hi, n) - lo) > self.max_per_px * vr.width() / px:
                 return
+        ex = getattr(option, "exposedRect", None)
+        if ex is not None and ex.isValid() and vr is not None and n > 64 and px > 0:
+            # Only the exposed band (a playback step exposes the two cursor lines): the density
+            # test above still looks at everything visible, so what is drawn does not change.
+            pad = 2 * self.size * px
+            lo = max(lo, int(np.searchsorted(self._x, ex.left() - pad, side="left")) - 1)
+            hi = min(hi, int(np.searchsorted(self._x, ex.right() + pad, side="right")) + 1)
+            if hi <= lo:
+                return
+        x, y = self._x[lo:hi], self._y[lo:hi]
+        if x.size == 0:
+            return
         # One pre-rendered sprite blitted per key (drawPixmapFragments), in device pixels: stroking
         # wide square-capped points cost ~0.13 ms per call, twice per item, ~2 ms per drag step.
         dev = painter.device()
@@ -236,6 +332,7 @@ class MultiCurveItem(pg.GraphicsObject):
         self._paths: list[tuple[QPainterPath, QPen]] | None = None
         self._paths_key: tuple | None = None
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setVisible(False)  # no curves yet
 
     def setCurves(self, curves) -> None:  # noqa: N802 - pyqtgraph naming
         """``curves``: iterable of ``(x, y, colour)``; x sorted (seconds), y in view units."""
@@ -251,6 +348,7 @@ class MultiCurveItem(pg.GraphicsObject):
             self._rect = QRectF()
         self._br = None
         self._paths = None
+        self.setVisible(bool(self._curves))  # see KeyMarkers.setData
         self.informViewBoundsChanged()
         self.update()
 
@@ -265,7 +363,7 @@ class MultiCurveItem(pg.GraphicsObject):
 
     def boundingRect(self) -> QRectF:  # noqa: N802
         if self._br is None:
-            vr = self.viewRect()
+            vr = view_of(self)[0]
             rect = QRectF(self._rect)
             if vr is not None and vr.isValid() and not rect.isNull():
                 rect = rect.intersected(vr)
@@ -273,11 +371,13 @@ class MultiCurveItem(pg.GraphicsObject):
         return self._br
 
     def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
-        self.prepareGeometryChange()
+        if self._curves:
+            self.prepareGeometryChange()
         self._br = None
 
     def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
-        self.prepareGeometryChange()
+        if self._curves:
+            self.prepareGeometryChange()
         self._br = None
 
     def _build_paths(self, vr: QRectF, width_px: int) -> list[tuple[QPainterPath, QPen]]:
@@ -309,10 +409,9 @@ class MultiCurveItem(pg.GraphicsObject):
     def paint(self, painter, *args) -> None:
         if not self._curves:
             return
-        vr = self.viewRect()
+        vr, px, _py = view_of(self)
         if vr is None or not vr.isValid():
             return
-        px = self.pixelLength(QPointF(1, 0)) or 1.0
         width_px = int(vr.width() / px) if px else 1000
         key = (vr.left(), vr.right(), width_px)
         if self._paths is None or self._paths_key != key:
@@ -394,32 +493,34 @@ class GridLines(pg.GraphicsObject):
         self.update()
 
     def boundingRect(self) -> QRectF:  # noqa: N802
-        vr = self.viewRect()
+        vr = view_of(self)[0]
         return QRectF() if vr is None else vr
 
     def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
         self.prepareGeometryChange()
         self.update()
 
-    def _ticks(self, name: str, lo: float, hi: float, size: float):
-        """Tick values of the axis ``name`` (major, minor), cached per range and size: the plot
-        region is repainted on every drag step and ``AxisItem.tickValues`` cost ~0.4 ms per axis."""
+    def _ticks(self, name: str, size: float):
+        """Tick values (major, minor) of the axis ``name`` for its range, asked as the axis asks
+        (its range, its length + 2 px), so the axis' tick memo (``graph_strips.FastAxis``) answers
+        both; the plot region is repainted on every drag step and ``tickValues`` cost ~0.4 ms."""
         plot = self._plot()
         if plot is None:
             return []
         ax = plot.getAxis(name)
-        key = (name, lo, hi, size, getattr(ax, "frames", None), getattr(ax, "frame_rate", None))
+        lo, hi = ax.range
+        key = (lo, hi, size, getattr(ax, "frames", None), getattr(ax, "frame_rate", None))
         cache = self.__dict__.setdefault("_tick_cache", {})
         hit = cache.get(name)
         if hit is not None and hit[0] == key:
             return hit[1]
-        levels = ax.tickValues(lo, hi, size) if hi > lo else []
+        levels = ax.tickValues(lo, hi, size) if hi != lo else []
         out = [np.asarray(v, dtype=float) for _spacing, v in levels[:2]]
         cache[name] = (key, out)
         return out
 
     def paint(self, painter, *args) -> None:
-        vr = self.viewRect()
+        vr = view_of(self)[0]
         if vr is None or not vr.isValid():
             return
         tr = painter.transform()
@@ -427,21 +528,20 @@ class GridLines(pg.GraphicsObject):
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        xs = self._ticks("bottom", vr.left(), vr.right(), dev.width())
-        ys = self._ticks("left", vr.top(), vr.bottom(), dev.height())
+        xs = self._ticks("bottom", dev.width() + 2.0)
+        ys = self._ticks("left", dev.height() + 2.0)
+        top, bottom, left, right = dev.top(), dev.bottom(), dev.left(), dev.right()
         for level in (1, 0):  # minor first, major on top
             pen = QPen(self.major if level == 0 else self.minor)
             pen.setWidth(0)
             painter.setPen(pen)
             lines = []
-            if level < len(xs):
-                for x in xs[level]:
-                    px = round(tr.map(QPointF(x, vr.top())).x()) + 0.5
-                    lines.append(QLineF(px, dev.top(), px, dev.bottom()))
-            if level < len(ys):
-                for y in ys[level]:
-                    py = round(tr.map(QPointF(vr.left(), y)).y()) + 0.5
-                    lines.append(QLineF(dev.left(), py, dev.right(), py))
+            if level < len(xs) and xs[level].size:
+                px = np.round(tr.m11() * xs[level] + tr.m21() * vr.top() + tr.dx()) + 0.5
+                lines += [QLineF(x, top, x, bottom) for x in px.tolist()]
+            if level < len(ys) and ys[level].size:
+                py = np.round(tr.m22() * ys[level] + tr.m12() * vr.left() + tr.dy()) + 0.5
+                lines += [QLineF(left, y, right, y) for y in py.tolist()]
             if lines:
                 painter.drawLines(lines)
         painter.restore()

@@ -31,6 +31,20 @@ MAX_HANDLE_TOTAL = 512
 BIG = 1e7  # half-height of vertical markers (ignored by auto-range)
 
 
+def _band_item() -> QGraphicsPathItem:
+    item = QGraphicsPathItem()
+    item.setPen(QPen(Qt.PenStyle.NoPen))
+    item.setZValue(-10)
+    return item
+
+
+def _marker_item(kind: str) -> pg.PlotDataItem:
+    item = pg.PlotDataItem()
+    item.setZValue(-5)
+    item.setToolTip(KIND_LABELS.get(kind, kind))
+    return item
+
+
 class Marks:
     """Selection, handles, problem marks and legend of a :class:`~.graphs.GraphPanel`."""
 
@@ -55,71 +69,85 @@ class Marks:
         return self.panel.theme
 
     def forget(self) -> None:
-        """The per-track items were removed from the plots (a rebuild)."""
+        """The per-track items were removed from the plots (a rebuild); the pooled band and marker
+        items live on in their strips (``_pooled``) and are re-filled."""
         self.bands, self.markers = [], []
 
     def on_range_changed(self) -> None:
         if self.handle_points or any(self.doc.selected_keys.values()):
             self._handle_timer.start()
 
+    @staticmethod
+    def _pooled(strip, key, make):
+        """The strip's item for ``key``, made and added once: a selection change re-fills them
+        (creating a PlotDataItem costs ~1.5-3 ms; a track with problems made one per kind and plot
+        on every selection). Strips are rebuilt with the layout, and their pools with them."""
+        pool = strip.__dict__.setdefault("_mark_pool", {})
+        item = pool.get(key)
+        if item is None:
+            item = make()
+            strip.plot.addItem(item, ignoreBounds=True)
+            if isinstance(item, pg.PlotDataItem):
+                # after addItem, which applies the plot's settings: clipping would split the (x, x)
+                # pairs of the markers
+                item.setClipToView(False)
+                item.setDownsampling(ds=1, auto=False)
+            strip.fixed.add(item)  # kept by Strip.clear_track_items
+            pool[key] = item
+        return item
+
     def update_bands(self, s: Sampled) -> None:
-        for plot, b in self.bands:
-            plot.removeItem(b)
         self.bands = []
         g = s.samples.gimbal
         t = s.samples.times
-        if g.size == 0:
-            return
         col = QColor(self.theme.gimbal_band)
         for level, alpha in ((0.5, col.alpha()), (0.9, min(255, col.alpha() * 2))):
-            mask = g >= level
-            if not np.any(mask):
-                continue
-            edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
-            starts = np.nonzero(edges == 1)[0]
-            ends = np.nonzero(edges == -1)[0] - 1
-            path = QPainterPath()
-            for a, b in zip(starts, ends, strict=True):
-                t0 = t[max(a - 1, 0)]
-                t1 = t[min(b + 1, len(t) - 1)]
-                path.addRect(QRectF(t0, -BIG, max(t1 - t0, 1e-6), 2 * BIG))
+            mask = g >= level if g.size else np.zeros(0, dtype=bool)
+            path = None
+            if np.any(mask):
+                edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+                starts = np.nonzero(edges == 1)[0]
+                ends = np.nonzero(edges == -1)[0] - 1
+                path = QPainterPath()
+                for a, b in zip(starts, ends, strict=True):
+                    t0 = t[max(a - 1, 0)]
+                    t1 = t[min(b + 1, len(t) - 1)]
+                    path.addRect(QRectF(t0, -BIG, max(t1 - t0, 1e-6), 2 * BIG))
             c = QColor(col)
             c.setAlpha(alpha)
-            for p in self.panel.plots:
-                item = QGraphicsPathItem(path)
+            for strip in self.strips:
+                if path is None:
+                    item = strip.__dict__.get("_mark_pool", {}).get(("band", level))
+                    if item is not None:
+                        item.hide()
+                    continue
+                item = self._pooled(strip, ("band", level), _band_item)
+                item.setPath(path)
                 item.setBrush(c)
-                item.setPen(QPen(Qt.PenStyle.NoPen))
-                item.setZValue(-10)
-                p.addItem(item, ignoreBounds=True)
-                self.bands.append((p, item))
+                item.show()
+                self.bands.append((strip.plot, item))
 
     def update_markers(self) -> None:
-        for m in self.markers:
-            for p in self.panel.plots:
-                if m in p.items:
-                    p.removeItem(m)
         self.markers = []
         path = self.panel.primary()
-        if path is None or self.panel.problems is None:
-            return
-        probs = [p for p in self.panel.problems.problems(path) if p.kind != "gimbal"]
         by_kind: dict[str, list[float]] = {}
-        for p in probs:
-            by_kind.setdefault(p.kind, []).append(p.time)
+        if path is not None and self.panel.problems is not None:
+            for p in self.panel.problems.problems(path):
+                if p.kind != "gimbal":
+                    by_kind.setdefault(p.kind, []).append(p.time)
+        for strip in self.strips:
+            for (what, kind), item in strip.__dict__.get("_mark_pool", {}).items():
+                if what == "marker" and kind not in by_kind:
+                    item.hide()
         for kind, times in by_kind.items():
             t = np.repeat(np.asarray(times), 2)
             y = np.tile([-BIG, BIG], len(times))
             c = QColor(self.theme.problems[kind])
             c.setAlpha(170)
-            for p in self.panel.plots:
-                item = pg.PlotDataItem(
-                    t, y, connect="pairs", pen=pg.mkPen(c, width=1, style=Qt.PenStyle.DashLine)
-                )
-                item.setZValue(-5)
-                item.setToolTip(KIND_LABELS.get(kind, kind))
-                p.addItem(item, ignoreBounds=True)
-                item.setClipToView(False)  # clipping would split the (x, x) pairs of the markers
-                item.setDownsampling(ds=1, auto=False)
+            for strip in self.strips:
+                item = self._pooled(strip, ("marker", kind), lambda kind=kind: _marker_item(kind))
+                item.setData(t, y, connect="pairs", pen=pg.mkPen(c, width=1, style=Qt.PenStyle.DashLine))
+                item.show()
                 self.markers.append(item)
 
     def update_selection(self) -> None:

@@ -8,19 +8,274 @@ or frames (:class:`TimeAxis`).
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from math import ceil
+
+import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QPicture
 from PySide6.QtWidgets import QGraphicsItem
 
 from .graph_input import CHANNEL_NAMES, CurveViewBox, GraphInput
 from .graph_items import GridLines, KeyMarkers, LegendOverlay, MultiCurveItem
 from .theme import Theme
 
-__all__ = ["Strip", "TimeAxis", "export_scene"]
+__all__ = ["Strip", "FastAxis", "TimeAxis", "export_scene"]
 
 
-class TimeAxis(pg.AxisItem):
+class _MeasuringPainter:
+    """The picture painter ``AxisItem.generateDrawSpecs`` measures its tick labels with, with the
+    measurements memoised per (font, text): the labels of a zoom step are mostly the last step's."""
+
+    def __init__(self, painter: QPainter, memo: OrderedDict):
+        self._p = painter
+        self._memo = memo
+        self._font = painter.font().key()
+
+    def setFont(self, font) -> None:  # noqa: N802 - QPainter API
+        self._p.setFont(font)
+        self._font = font.key()
+
+    def boundingRect(self, rect, flags, text):  # noqa: N802 - QPainter API
+        key = (self._font, rect.width(), rect.height(), flags, text)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._p.boundingRect(rect, flags, text)
+            self._memo[key] = hit
+            if len(self._memo) > 2048:
+                self._memo.popitem(last=False)
+        return QRectF(hit)  # the caller shrinks it in place
+
+    def __getattr__(self, name):
+        return getattr(self._p, name)
+
+
+class FastAxis(pg.AxisItem):
+    """pyqtgraph's AxisItem with the Python work of a repaint cut down; same ticks, same labels.
+
+    Every zoom / pan / drag step repaints an axis (its range changed) and its plot's grid, which asks
+    the axis for the same tick values. Measured on a 2-plot panel (``benchmarks/gui.py``, wheel
+    zoom): ``generateDrawSpecs`` took ~2.8 ms per axis, mostly ``tickValues`` (numpy ``isclose``
+    per level, computed again by the grid), label measuring and ``boundingRect`` (once per label).
+    Here tick values are memoised per (range, size, settings) across axes, the duplicate test is
+    one broadcast subtraction, labels are measured once per text, and ``boundingRect`` is computed
+    once per paint.
+    """
+
+    _ticks_memo: OrderedDict = OrderedDict()
+    _text_memo: OrderedDict = OrderedDict()
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self._br_paint: QRectF | None = None
+
+    def _tick_key(self, lo: float, hi: float, size: float) -> tuple:
+        return (
+            type(self),
+            lo,
+            hi,
+            size,
+            self.scale,
+            self._tickDensity,
+            None if self._tickSpacing is None else repr(self._tickSpacing),
+            self.style["maxTickLevel"],
+            getattr(self, "frames", None),
+            getattr(self, "frame_rate", None),
+        )
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph API
+        if self.logMode:
+            return super().tickValues(minVal, maxVal, size)
+        key = self._tick_key(minVal, maxVal, size)
+        memo = FastAxis._ticks_memo
+        hit = memo.get(key)
+        if hit is None:
+            hit = self._tick_values(minVal, maxVal, size)
+            memo[key] = hit
+            if len(memo) > 256:
+                memo.popitem(last=False)
+        return [(spacing, list(values)) for spacing, values in hit]
+
+    def _tick_values(self, minVal, maxVal, size):  # noqa: N803
+        """``AxisItem.tickValues`` (linear axes), with its ``np.isclose`` duplicate test replaced by
+        the same |a - b| <= atol test as one broadcast subtraction."""
+        minVal, maxVal = sorted((minVal, maxVal))
+        minVal *= self.scale
+        maxVal *= self.scale
+        ticks = []
+        seen = np.zeros(0)
+        for spacing, offset in self.tickSpacing(minVal, maxVal, size):
+            start = (ceil((minVal - offset) / spacing) * spacing) + offset
+            num = int((maxVal - start) / spacing) + 1
+            values = (np.arange(num) * spacing + start) / self.scale
+            if seen.size and values.size:
+                atol = spacing / self.scale * 0.01
+                close = (np.abs(seen[None, :] - values[:, None]) <= atol).any(axis=1)
+                values = values[~close]
+            seen = np.concatenate([seen, values])
+            ticks.append((spacing / self.scale, values.tolist()))
+        return ticks
+
+    _ALIGN_CENTER = Qt.AlignmentFlag.AlignCenter
+    _FLAGS_LEFT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip
+    _FLAGS_BOTTOM = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextDontClip
+
+    def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph API
+        """``AxisItem.generateDrawSpecs`` for the left and bottom axes of the graphs (linear, automatic
+        ticks, axis line to the box edges), step for step with ``QPointF`` instead of pyqtgraph's
+        ``Point`` (~90 per axis paint) and the label flags computed once; other set-ups go to
+        pyqtgraph's version."""
+        style = self.style
+        if (
+            self.orientation not in ("left", "bottom")
+            or self._tickLevels is not None
+            or self.logMode
+            or any(style["stopAxisAtTick"])
+        ):
+            return super().generateDrawSpecs(p)
+        if style["tickFont"] is not None:
+            p.setFont(style["tickFont"])
+        bounds = self.mapRectFromParent(self.geometry())
+        lv = self.linkedView()
+        tick_bounds = (
+            bounds if lv is None or self.grid is False else lv.mapRectToItem(self, lv.boundingRect())
+        )
+        left = self.orientation == "left"
+        if left:
+            span = (
+                QPointF(bounds.right() - 1, bounds.top() - 1),
+                QPointF(bounds.right() - 1, bounds.bottom() + 1),
+            )
+            tick_start, tick_stop, tick_dir, axis = tick_bounds.right(), bounds.right(), -1, 0
+        else:
+            span = (
+                QPointF(bounds.left() - 1, bounds.top() + 1),
+                QPointF(bounds.right() + 1, bounds.top() + 1),
+            )
+            tick_start, tick_stop, tick_dir, axis = tick_bounds.top(), bounds.top(), 1, 1
+        d0, d1 = self.mapToDevice(span[0]), self.mapToDevice(span[1])
+        if d0 is None or d1 is None:
+            return None
+        length = float(np.hypot(d1.x() - d0.x(), d1.y() - d0.y()))
+        if length == 0:
+            return None
+        levels = self.tickValues(self.range[0], self.range[1], length)
+        dif = self.range[1] - self.range[0]
+        if dif == 0:
+            scale, offset = 1, 0
+        elif axis == 0:
+            scale = -bounds.height() / dif
+            offset = self.range[0] * scale - bounds.height()
+        else:
+            scale = bounds.width() / dif
+            offset = self.range[0] * scale
+        ends = [x * scale - offset for x in self.range]
+        lo, hi = min(ends), max(ends)
+        positions: list[list] = []
+        tick_specs = []
+        for i, (_spacing, ticks) in enumerate(levels):
+            positions.append([])
+            tick_len = style["tickLength"] / ((i * 0.5) + 1.0)
+            alpha = style["tickAlpha"]
+            if alpha is None:
+                alpha = 255 / (i + 1)
+                if self.grid is not False:
+                    alpha *= self.grid / 255.0 * min(max(0.05 * length / (len(ticks) + 1), 0.0), 1.0)
+            elif isinstance(alpha, float):
+                alpha = min(255, max(0, int(round(alpha * 255))))
+            pen = self.tickPen()
+            if pen.brush().style() == Qt.BrushStyle.SolidPattern:
+                pen = QPen(pen)
+                c = QColor(pen.color())
+                c.setAlpha(int(alpha))
+                pen.setColor(c)
+            end = tick_stop + (tick_len * tick_dir if self.grid is False else 0)
+            for v in ticks:
+                x = v * scale - offset
+                if x < lo or x > hi:
+                    positions[i].append(None)
+                    continue
+                positions[i].append(x)
+                if axis == 0:
+                    tick_specs.append((pen, QPointF(tick_start, x), QPointF(end, x)))
+                else:
+                    tick_specs.append((pen, QPointF(x, tick_start), QPointF(x, end)))
+        axis_spec = (self.pen(), span[0], span[1])
+        text_specs: list = []
+        if not style["showValues"]:
+            return axis_spec, tick_specs, text_specs
+        text_offset = style["tickTextOffset"][axis]
+        off = max(0, style["tickLength"]) + text_offset
+        flags = self._FLAGS_LEFT if left else self._FLAGS_BOTTOM
+        br = self.boundingRect()
+        measure = QRectF(0, 0, 100, 100)
+        text_rects: list[QRectF] = []
+        last_size2 = 0
+        for i in range(min(len(levels), style["maxTextLevel"] + 1)):
+            spacing, values = levels[i]
+            strings = list(self.tickStrings(values, self.autoSIPrefixScale * self.scale, spacing))
+            if not strings:
+                continue
+            rects: list = []
+            for j, text in enumerate(strings):
+                if positions[i][j] is None:
+                    strings[j] = None
+                    rects.append(None)
+                    continue
+                r = p.boundingRect(measure, self._ALIGN_CENTER, text)
+                r.setHeight(r.height() * 0.8)
+                rects.append(r)
+                text_rects.append(r)
+            if text_rects:
+                size = sum(r.height() if axis == 0 else r.width() for r in text_rects)
+                size2 = max(r.width() if axis == 0 else r.height() for r in text_rects)
+            else:
+                size = size2 = 0
+            if i > 0:
+                fill = float(size) / length
+                if any(len(text_specs) >= n and fill >= limit for n, limit in style["textFillLimits"]):
+                    break
+            last_size2 = size2
+            for j, text in enumerate(strings):
+                if text is None:
+                    continue
+                x, r = positions[i][j], rects[j]
+                h, w = r.height(), r.width()
+                if left:
+                    rect = QRectF(tick_stop - off - w, x - h / 2, w, h)
+                else:
+                    rect = QRectF(x - w / 2.0, tick_stop + off, w, h)
+                if br & rect != rect:
+                    continue
+                text_specs.append((rect, flags, text))
+        self._updateMaxTextSize(last_size2)
+        return axis_spec, tick_specs, text_specs
+
+    def boundingRect(self):  # noqa: N802 - Qt API
+        if self._br_paint is not None:
+            return self._br_paint
+        return super().boundingRect()
+
+    def paint(self, p, opt, widget):
+        if self.picture is None:
+            picture = QPicture()
+            painter = QPainter(picture)
+            try:
+                if self.style["tickFont"]:
+                    painter.setFont(self.style["tickFont"])
+                self._br_paint = super().boundingRect()
+                specs = self.generateDrawSpecs(_MeasuringPainter(painter, FastAxis._text_memo))
+                if specs is not None:
+                    self.drawPicture(painter, *specs)
+            finally:
+                self._br_paint = None
+                painter.end()
+            self.picture = picture
+        self.picture.play(p)
+
+
+class TimeAxis(FastAxis):
     """Bottom axis in seconds, or in frames of ``frame_rate`` (whole-frame tick spacing)."""
 
     def __init__(self, *a, **kw):
@@ -61,11 +316,17 @@ class Strip:
         self.vb = CurveViewBox(handler, role)
         self.time_axis = TimeAxis()
         self.plot: pg.PlotItem = glw.addPlot(
-            row=row, col=0, viewBox=self.vb, axisItems={"bottom": self.time_axis}
+            row=row, col=0, viewBox=self.vb, axisItems={"bottom": self.time_axis, "left": FastAxis("left")}
         )
         p = self.plot
         p.getAxis("left").setWidth(62)
-        p.getAxis("left").enableAutoSIPrefix(False)
+        # Tick labels stay inside the axis: pyqtgraph lets them overhang its ends by 15 px, where the
+        # strip below drew over the lowest one (a "-20" cut in half above the speed strip).
+        p.getAxis("left").setStyle(hideOverlappingLabels=True)
+        for name in ("left", "top", "right"):
+            # the hidden top/right axes follow the view too: with SI prefixes on, each range change
+            # re-set their label's HTML and re-laid them out (5 setHtml per zoom step)
+            p.getAxis(name).enableAutoSIPrefix(False)
         p.setMenuEnabled(False)
         p.hideButtons()
         # 12k-sample curves: draw only what is visible, at most ~2 samples per pixel (peaks kept).

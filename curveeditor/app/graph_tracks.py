@@ -22,7 +22,7 @@ from curveeditor.engine.clip import RotationTrack
 from curveeditor.engine.curves import evaluate
 
 from .graph_input import CurveViewBox
-from .graph_items import KeyMarkers, curve_item, set_if_changed, track_colors
+from .graph_items import KeyMarkers, curve_item, set_curve_cache, set_if_changed, track_colors
 from .graph_sampling import dense_times_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,6 +33,7 @@ __all__ = ["TrackItems", "TrackDrawer", "FULL_TRACKS", "MAX_DRAWN_TRACKS", "LIVE
 FULL_TRACKS = 1  # selected tracks drawn with their own items (the rest batched)
 MAX_DRAWN_TRACKS = 100  # selected tracks drawn at all (the plot says so past it)
 LIVE_BATCH_MS = 250  # mid-drag refresh interval of the batched secondary tracks (ms)
+VIEW_REST_MS = 300  # curve pixmaps come back this long after the last zoom / pan step (ms)
 
 
 class TrackItems:
@@ -67,6 +68,11 @@ class TrackDrawer:
         self._batch_timer.setSingleShot(True)
         self._batch_timer.setInterval(LIVE_BATCH_MS)
         self._batch_timer.timeout.connect(self.update_batched)
+        # Curve pixmaps off while the view moves, back on once it rested VIEW_REST_MS
+        self._cache_timer = QTimer(panel)
+        self._cache_timer.setSingleShot(True)
+        self._cache_timer.setInterval(VIEW_REST_MS)
+        self._cache_timer.timeout.connect(lambda: self.set_caching(True))
 
     @property
     def strips(self):
@@ -80,6 +86,26 @@ class TrackDrawer:
         """The plots were rebuilt: every item is gone, the pooled ones too."""
         self._pool = None
         self.items = {}
+
+    def curve_items(self):
+        """Every per-track curve item drawn (curves, speed, quaternion, ghost, preview)."""
+        for it in self.items.values():
+            yield from (c for c, _ch in it.curves)
+            if it.speed is not None:
+                yield it.speed
+            yield from it.quat
+            yield from (c for c, where, _ch in it.ghost + it.preview if where != "keys")
+
+    def view_moved(self) -> None:
+        """A zoom / pan step (or any view range change): curves straight until the view rests."""
+        self.set_caching(False)
+        self._cache_timer.start()
+
+    def set_caching(self, on: bool) -> None:
+        """Curves through device pixmaps (``on``) or straight (while the view moves): see
+        :func:`~.graph_items.set_curve_cache`."""
+        for item in self.curve_items():
+            set_curve_cache(item, on)
 
     def draw(self, full_paths: list[str]) -> None:
         """Redraw every selected track (selection change, load, layout change): the fully drawn
@@ -292,7 +318,10 @@ class TrackDrawer:
             it.ghost = self._overlay_items(path, orig, self.theme.original, Qt.PenStyle.DotLine, z=3)
             it.ghost_track = orig
 
-    def _overlay_items(self, path: str, track: RotationTrack, color: str | None, style, z: float, width=1.3):
+    def _overlay_items(self, path: str, track: RotationTrack, color: str | None, style, z: float, width=1.0):
+        """Dotted / dashed curves of ``track`` (the ghost, the preview), 1 px wide: Qt strokes wider
+        non-solid pens through its dash and path strokers, a 6,000-point dotted curve in 8 ms at
+        1.3 px against 0.3 ms at 1 px (the ghost of an edited track is re-stroked on every drag step)."""
         s = self.cache.get(track)
         out = []
         for strip in self.strips:

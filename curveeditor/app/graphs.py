@@ -356,6 +356,7 @@ class GraphPanel(QWidget):
     # ------------------------------------------------------------------ document -> view
     def _on_range_changed(self, *_):
         self.marks.on_range_changed()
+        self.tracks.view_moved()
 
     def _on_clip_changed(self) -> None:
         paths = self.doc.changed_paths
@@ -390,6 +391,10 @@ class GraphPanel(QWidget):
                 if text:
                     pos = s.vb.mapSceneToView(scene_pos)
                     s.hover_label.setText(text)
+                    # right of the mouse in the plot's left half, left of it in the right half: a
+                    # long track path stays inside the plot instead of running off its edge
+                    right_half = scene_pos.x() > s.vb.sceneBoundingRect().center().x()
+                    s.hover_label.setAnchor((1, 1) if right_half else (0, 1))
                     s.hover_label.setPos(pos)
                     s.hover_label.setVisible(True)
                     QToolTip.hideText()

@@ -209,7 +209,12 @@ class SkeletonLayer(QObject):
             self.updated.emit()
             return
         skel, clip, t = self.skeleton, self.doc.clip, self.doc.current_time
-        cur = pose(skel, clip, [t])
+        memo = getattr(self, "_pose_memo", None)
+        if memo is not None and memo[0] is skel and memo[1] is clip and memo[2] == t:
+            cur = memo[3]  # a selection change: same clip, same time, same pose
+        else:
+            cur = pose(skel, clip, [t])
+            self._pose_memo = (skel, clip, t, cur)
         if self.follow_root:
             self._center = self._scene_points(cur.positions[0, :1])[0]
         pts = self._to_scene(np.concatenate([cur.positions[0], cur.tips[0]]))

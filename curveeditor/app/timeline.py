@@ -143,6 +143,9 @@ class Timeline(QWidget):
         self.speed = 1.0
         self._timer = QTimer(self)
         self._timer.setInterval(16)
+        # A coarse timer may fire up to 5 % late and is aligned with other coarse timers: playback
+        # wants each frame on time.
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.timeout.connect(self._tick)
         self._clock = QElapsedTimer()
 
@@ -312,8 +315,17 @@ class Timeline(QWidget):
 
     # ------------------------------------------------------------------ sync
     def _on_clip(self) -> None:
+        if self.doc.in_live_edit() and getattr(self, "_range_key", None) is not None:
+            # a drag step: the range (Clip.start/end scan every track) follows when the drag ends
+            self._on_time(self.doc.current_time)
+            return
         fr = self.doc.frame_rate
         start, end = self.doc.clip.start, self.doc.clip.end
+        key = (fr, start, end, self.time_in_frames)
+        if key == getattr(self, "_range_key", None):
+            self._on_time(self.doc.current_time)  # a key edit: same range
+            return
+        self._range_key = key
         self.slider.blockSignals(True)
         self.slider.setRange(int(np.floor(min(0.0, start) * fr)), int(np.ceil(end * fr)))
         self.slider.blockSignals(False)

@@ -96,3 +96,33 @@ def test_anim_local_positions_left_handed_and_clips_without_positions_say_why():
     np.testing.assert_allclose(p[1, j], [0.5, 1.0, 0.0], atol=1e-12)
     none, why = skeleton_from_clip(_anim_clip(False))
     assert none is None and "no local positions" in why
+
+
+def test_anim_positions_merged_equal_per_curve_evaluation():
+    """Position curves sharing key times are evaluated as one merged curve: the same values as one
+    evaluation per curve (including a curve with other key times, kept on its own)."""
+    from curveeditor.engine.curves import evaluate
+    from curveeditor.engine.skeleton import local_positions
+    from curveeditor.engine.tangents import make_curve
+
+    rng = np.random.default_rng(5)
+    t = np.arange(7) / 30.0
+    paths = ["Hips", "Hips/Spine", "Hips/Spine/Head", "Hips/Leg"]
+    tracks, others = [], []
+    for i, p in enumerate(paths):
+        q = Rotation.from_rotvec(rng.normal(0, 0.4, (7, 3))).as_quat()
+        tracks.append(RotationTrack(p, "quaternion", make_curve(t, q)))
+        kt = t if i != 3 else np.arange(5) / 20.0  # one joint keyed at other times
+        others.append(
+            OtherTrack(
+                p, "m_LocalPosition", "position", make_curve(kt, rng.normal(0, 1, (kt.size, 3))), kt, {}
+            )
+        )
+    clip = Clip("c", 30.0, tracks, others)
+    skel, why = skeleton_from_clip(clip)
+    assert skel is not None, why
+    at = np.linspace(-0.1, 0.4, 23)
+    got = local_positions(skel, clip, at)
+    for j, k in enumerate(skel.position_tracks):
+        if k is not None:
+            np.testing.assert_array_equal(got[:, j], evaluate(clip.other_tracks[k].curve, at)[:, :3])
