@@ -159,3 +159,41 @@ def test_names_that_do_not_fit_keep_their_end(qapp):
     doc = ClipDocument()
     tree = TrackTree(doc, ProblemIndex(doc))
     assert tree.view.textElideMode() == Qt.TextElideMode.ElideLeft
+
+
+def test_an_edit_that_keeps_the_problems_is_no_news_and_the_unfiltered_tree_is_not_refiltered(qapp):
+    """After an edit, only tracks whose problem lists changed are announced (a dope-sheet retime of
+    165 clean tracks re-walked the tree and reloaded the Problems table for nothing), and the filter
+    proxy re-filters on source changes only while a filter is on."""
+    from curveeditor.app.document import ClipDocument
+    from curveeditor.app.problems import ProblemIndex
+    from curveeditor.app.track_tree import TrackTree
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.tangents import make_curve
+
+    t = np.linspace(0.0, 1.0, 31)
+    smooth = np.stack([10 * t, 20 * t, 5 * t], axis=1)
+    wrapped = smooth.copy()
+    wrapped[15:, 1] += 360.0  # a wrap jump
+    tracks = [
+        RotationTrack("a", "euler", make_curve(t, smooth), order="zxy"),
+        RotationTrack("b", "euler", make_curve(t, wrapped), order="zxy"),
+    ]
+    doc = ClipDocument()
+    index = ProblemIndex(doc, delay_ms=0)
+    tree = TrackTree(doc, index)
+    doc.load(Clip("c", 30.0, tracks), None)
+    news = []
+    index.updated.connect(news.append)
+    # Both tracks replaced by new objects: "a" shifted (still clean), "b" with its wrap removed.
+    a2 = RotationTrack("a", "euler", make_curve(t, smooth + 1.0), order="zxy")
+    b2 = RotationTrack("b", "euler", make_curve(t, smooth), order="zxy")
+    doc.apply_clip(doc.clip.with_tracks([a2, b2]), "edit")
+    index.refresh()
+    assert news and news[-1] == frozenset({"b"})
+    assert not tree.proxy.dynamicSortFilter()
+    tree.filter.setText("b")
+    assert tree.proxy.dynamicSortFilter()
+    tree.filter.setText("")
+    tree.proxy.set_problems_only(True)
+    assert tree.proxy.dynamicSortFilter()
