@@ -251,19 +251,32 @@ def deviation(
 
     ``frames=False``: both as Unity plays them (:func:`~curveeditor.engine.diff.diff_tracks`: key
     times of both plus a dense grid). ``frames=True``: the reference is its key poses and the Slerp
-    between neighbouring keys (a sampled clip), on the checker grid over both key sets; the grid
-    holds every key time exactly, so the error at the frames is read off the same evaluation.
+    between neighbouring keys (a sampled clip), at the frames, at ``written``'s key times and on a
+    grid of at least 1 kHz and 10 samples per interval: :func:`~curveeditor.engine.frame_errors.
+    frame_errors` when ``written`` has one key per frame (one evenly spaced grid for every frame
+    interval, no per-sample gathers), else the checker grid over both key sets (which holds every
+    key time exactly, so the error at the frames is read off the same evaluation).
     ``memo`` (a dict kept across the calls of one written track) reuses what ``written`` plays on
     a grid another call already evaluated (the writer's and the promise's check of one track)."""
     from ..engine.clip import key_quaternions, played
     from ..engine.diff import diff_tracks
+    from ..engine.frame_errors import frame_errors
     from ..engine.reduce import dense_check_grid
     from ..engine.resample import slerp
     from ..engine.rotations import geodesic_angle
 
     rt = reference.times
+    fast = None
     if frames:
         key_q = key_quaternions(reference)
+        fast = frame_errors(rt, key_q, written, memo=memo)
+    if fast is not None:
+        key_error = float(fast.key_errors.max())
+        worst = fast.worst_time
+        if key_bound is not None and key_error > key_bound:
+            worst = float(rt[int(np.argmax(fast.key_errors))])
+        return Deviation(fast.max_error, key_error, fast.rms_error, worst, bound, key_bound, frames)
+    if frames:
         keys = np.union1d(rt, written.times)
         grid, key_index = dense_check_grid(keys)
         memo_key = (grid.shape[0], grid.tobytes())
