@@ -49,9 +49,9 @@ class FrameErrors:
     rms_error: float
 
 
-def _hermite_rows(curve, s: np.ndarray, dt: np.ndarray, out: np.ndarray) -> None:
-    """Channels of ``curve`` at fractions ``s (J, N-1)`` of each key interval (``dt (N-1,)`` seconds)
-    into ``out (C, J, N-1)``: ``curves.evaluate``'s Hermite in the same operations and order
+def _hermite_rows(curve, k: slice, s: np.ndarray, dt: np.ndarray, out: np.ndarray) -> None:
+    """Channels of ``curve`` at fractions ``s (J, B)`` of its key intervals ``k`` (``dt (B,)``
+    seconds) into ``out (C, J, B)``: ``curves.evaluate``'s Hermite in the same operations and order
     (bit-identical values)."""
     s2 = s * s
     s3 = s2 * s
@@ -63,12 +63,13 @@ def _hermite_rows(curve, s: np.ndarray, dt: np.ndarray, out: np.ndarray) -> None
     h10 *= dt
     h11 *= dt
     tmp = np.empty_like(s)
+    k1 = slice(k.start + 1, k.stop + 1)
     for c in range(curve.n_components):
         v = out[c]
-        np.multiply(h00, curve.value[:-1, c], out=v)
-        v += np.multiply(h10, curve.out_slope[:-1, c], out=tmp)
-        v += np.multiply(h01, curve.value[1:, c], out=tmp)
-        v += np.multiply(h11, curve.in_slope[1:, c], out=tmp)
+        np.multiply(h00, curve.value[k, c], out=v)
+        v += np.multiply(h10, curve.out_slope[k, c], out=tmp)
+        v += np.multiply(h01, curve.value[k1, c], out=tmp)
+        v += np.multiply(h11, curve.in_slope[k1, c], out=tmp)
 
 
 def _slerp_rows(q: np.ndarray, u: np.ndarray) -> tuple:
@@ -119,22 +120,27 @@ def _geodesic_rows(a, b) -> np.ndarray:
     return out
 
 
-def _played_rows(track: RotationTrack, grid: np.ndarray) -> tuple:
-    """What ``track`` plays at ``grid (J, N-1)`` (every column inside key interval k of ``track``):
-    component arrays (x, y, z, w) of that shape, as ``clip.played`` computes them."""
+def _played_rows(track: RotationTrack, k: slice, grid: np.ndarray) -> tuple:
+    """What ``track`` plays at ``grid (J, B)`` (column j inside key interval ``k.start + j`` of
+    ``track``): component arrays (x, y, z, w) of that shape, as ``clip.played`` computes them."""
     curve = track.curve
     wt = curve.time
-    w0 = wt[:-1]
-    wdt = wt[1:] - w0
+    w0 = wt[k]
+    wdt = wt[k.start + 1 : k.stop + 1] - w0
     s = grid - w0
     s /= wdt
     shape = grid.shape
     vals = np.empty((curve.n_components,) + shape)
-    _hermite_rows(curve, s, wdt, vals)
+    _hermite_rows(curve, k, s, wdt, vals)
     del s
     flat = vals.reshape(curve.n_components, -1).T  # (M, C), each channel contiguous (as evaluate's)
     q = euler_to_quat(flat, track.order) if track.kind == EULER else quat_normalize(flat)
     return tuple(q[:, c].reshape(shape) for c in range(4))
+
+
+#: Grid samples per block of frame intervals: bounded temporaries (a few dozen arrays of this
+#: many float64 live at once; the write check runs this beside the file's render).
+BLOCK_SAMPLES = 8192
 
 
 def frame_errors(
@@ -164,34 +170,47 @@ def frame_errors(
         return None
     per = int(np.clip(np.ceil(dt * hz), min_per, GRID_MAX_PER_INTERVAL).max())
     frac = (np.arange(1, per) / per)[:, None]
-    grid = rt[:-1] + dt * frac  # (per - 1, N - 1): the interior samples of every frame interval
-    if not (np.all(grid[0] >= wt[:-1]) and np.all(grid[-1] < wt[1:])):
+    # The interior samples of every frame interval, rows = fraction (first and last only: the rest
+    # lie between them), to check they stay inside the matching written key interval.
+    if not (np.all(rt[:-1] + dt * frac[0] >= wt[:-1]) and np.all(rt[:-1] + dt * frac[-1] < wt[1:])):
         return None
     memo_key = (per, rt.tobytes())
-    got = None if memo is None else memo.get(memo_key)
-    if got is None:
-        got = _played_rows(track, grid)
-        if memo is not None:
-            memo.clear()  # one grid at a time: the memo is for the next call on the same track
-            memo[memo_key] = got
+    cached = None if memo is None else memo.get(memo_key)
+    played_blocks = [] if cached is None else cached
     frames_q = quat_normalize(np.asarray(quats, dtype=np.float64))
     frames_q = _align(frames_q, frames_q[0])
-    u = grid - rt[:-1]
-    u /= dt
-    np.clip(u, 0.0, 1.0, out=u)
-    err = _geodesic_rows(got, _slerp_rows(frames_q, u))
-    del u
+    width = max(1, BLOCK_SAMPLES // per)
+    best = (-1.0, 0.0)
+    sq_sum = np.empty(n - 1)
+    for bi, b0 in enumerate(range(0, n - 1, width)):
+        k = slice(b0, min(n - 1, b0 + width))
+        grid = rt[k] + dt[k] * frac  # (per - 1, B)
+        if cached is None:
+            got = _played_rows(track, k, grid)
+            played_blocks.append(got)
+        else:
+            got = cached[bi]
+        u = grid - rt[k]
+        u /= dt[k]
+        np.clip(u, 0.0, 1.0, out=u)
+        err = _geodesic_rows(got, _slerp_rows(frames_q[k.start : k.stop + 1], u))
+        i = int(np.argmax(err))
+        if err.flat[i] > best[0]:
+            best = (float(err.flat[i]), float(grid.flat[i]))
+        err *= err
+        sq_sum[k] = err.sum(axis=0)
+    if memo is not None and cached is None:
+        memo.clear()  # one grid at a time: the memo is for the next call on the same track
+        memo[memo_key] = played_blocks
     # The frames and the written key times through the generic functions.
     key_err = geodesic_angle(played(track, rt), quats)
     key_t_err = geodesic_angle(played(track, wt), slerp(rt, frames_q, wt))
-    candidates = []
-    for e, t in ((err, grid), (key_err, rt), (key_t_err, wt)):
+    for e, t in ((key_err, rt), (key_t_err, wt)):
         i = int(np.argmax(e))
-        candidates.append((float(e.flat[i]), float(t.flat[i])))
-    worst, worst_t = max(candidates, key=lambda c: c[0])
+        if e[i] > best[0]:
+            best = (float(e[i]), float(t[i]))
     # Trapezoid rms over the frames and the grid (evenly spaced in each interval: dt / per apart).
-    sq = err * err
     ksq = key_err * key_err
-    per_interval = sq.sum(axis=0) + 0.5 * (ksq[:-1] + ksq[1:])
+    per_interval = sq_sum + 0.5 * (ksq[:-1] + ksq[1:])
     rms = float(np.sqrt(np.sum(per_interval * (dt / per)) / (rt[-1] - rt[0])))
-    return FrameErrors(worst, worst_t, key_err, rms)
+    return FrameErrors(best[0], best[1], key_err, rms)

@@ -405,7 +405,7 @@ def _number(s: str, path, i: int, field: str) -> float:
 
 _NUM_LUT = np.zeros(256, dtype=bool)
 _NUM_LUT[np.frombuffer(b"0123456789.+-eEIinfty", dtype=np.uint8)] = True
-_CHUNK_BYTES = 8 << 20  # blocks are processed in groups of about this many bytes (bounded memory)
+_CHUNK_BYTES = 4 << 20  # blocks are processed in groups of about this many bytes (bounded memory)
 #: The weight Unity writes for every unweighted key side, read without a parse (a third of the
 #: numbers of a Unity file are this or a one-digit integer).
 _THIRD = b"0.33333334"
