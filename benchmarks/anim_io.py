@@ -4,16 +4,21 @@ Run: ``PYTHONPATH=. .venv/bin/python benchmarks/anim_io.py`` (a few minutes on t
 machine; ``--quick`` writes only the largest BVH, not the 100 MB file or the generated clip).
 
 Every figure is measured in a child process (a fresh interpreter per step, so one step's memory
-does not hide another's): the child times only the step and reports its own peak RSS (``VmHWM`` of
-``/proc/self/status``, which includes reading the source for a write; ``ru_maxrss`` would include the
-parent's high-water mark, which Linux carries across exec).
+does not hide another's): the child imports the code, then times only the step and reports its own
+peak RSS (``VmHWM`` of ``/proc/self/status``, which includes reading the source for a write;
+``ru_maxrss`` would include the parent's high-water mark, which Linux carries across exec).
 
-A write is measured twice, each in its own child: the **checked write** (``io.write_checked``, what
-``convert X.bvh X.anim`` runs: key the frames, render, stream into the temp file, read the temp file
-back with our reader, compare with the source, rename), split into prepare+render+write, the read-back
-(``read_anim`` of the temp file, with its own peak: VmHWM is reset through ``/proc/self/clear_refs``
-before it) and the comparison; and the **render+write alone** (``prepare_samples`` + ``write_anim``
-with no read-back), which must write the same bytes. Keys added and the max error at the frames (from
+A write is measured three times, each in its own child: the **checked write** (``io.write_checked``,
+what ``convert X.bvh X.anim`` runs: key the frames, render, stream into the temp file, read the temp
+file back with our reader, compare with the source, rename; the comparison runs in a thread beside the
+render on the tracks the writer writes, and is used after the read-back only if every track read
+back holds those numbers bit for bit), split into prepare+render+write, the wait for that thread, the
+read-back (``read_anim`` of the temp file, with its own peak: VmHWM is reset through
+``/proc/self/clear_refs`` before it) and the comparison after it (the bitwise match, or the whole
+comparison when it fails: "NOT USED"); the same **sequential** (``verify.CHECK_AHEAD = False``: the
+comparison after the read-back, as before; shown, not a goal: the thread's gain depends on a free
+core); and the **render+write alone** (``prepare_samples`` + ``write_anim`` with no read-back), which
+must write the same bytes. Keys added and the max error at the frames (from
 the frame's pose) and between frames (from the Slerp between them; for a clip of curves: from what
 the source plays) are the checked write's figures, i.e. of the file written, read back and played.
 
@@ -73,7 +78,12 @@ def reset_hwm():
 
 step, src, dst = sys.argv[1], sys.argv[2], sys.argv[3]
 out = {{}}
-if step in ("write", "render"):
+# The code a write runs, imported before the timer: the machine's environment sets
+# PYTHONDONTWRITEBYTECODE, so each child would otherwise compile these modules from source inside
+# the timed step (0.1-0.15 s; an installed package loads its .pyc in ~30 ms).
+import curveeditor.engine.diff, curveeditor.engine.frame_errors, curveeditor.engine.reorder
+import curveeditor.io.anim.reader, curveeditor.io.anim.writer, curveeditor.io.verify
+if step in ("write", "sequential", "render"):
     if src == "GENERATED":
         from benchmarks.anim_io import cmu_style_clip
         clip = cmu_style_clip()
@@ -87,10 +97,17 @@ if step in ("write", "render"):
         warnings = write_anim(prepare_samples(clip, ".anim"), dst)
         dt = time.perf_counter() - t
     else:
-        # The checked write, as `convert` runs it; the read-back and the comparison timed apart.
+        # The checked write, as `convert` runs it; the read-back and the comparisons timed apart.
+        # "write" compares in a thread beside the render (verify.CHECK_AHEAD, the default); "sequential"
+        # compares after the read-back only.
+        import threading
         from curveeditor.io import verify
-        split = {{"read_back": 0.0, "compare": 0.0, "peak_before_read_back": 0, "read_back_peak": 0}}
+        verify.CHECK_AHEAD = step == "write"
+        split = {{"read_back": 0.0, "compare": 0.0, "wait": 0.0, "thread": 0.0,
+                  "peak_before_read_back": 0, "read_back_peak": 0}}
         real_read, real_check = verify._read_back, verify.check_written
+        ahead = verify._CheckAhead
+        real_wait, real_run, real_result = ahead.wait, ahead._check, ahead.result_for
 
         def timed_read(*a, **k):
             split["peak_before_read_back"] = hwm()
@@ -102,12 +119,33 @@ if step in ("write", "render"):
             return r
 
         def timed_check(*a, **k):
+            if threading.current_thread() is not threading.main_thread():
+                return real_check(*a, **k)
             t0 = time.perf_counter()
             r = real_check(*a, **k)
             split["compare"] += time.perf_counter() - t0
             return r
 
+        def timed_wait(self):
+            t0 = time.perf_counter()
+            real_wait(self)
+            split["wait"] += time.perf_counter() - t0
+
+        def timed_run(self):
+            t0 = time.perf_counter()
+            r = real_run(self)
+            split["thread"] += time.perf_counter() - t0
+            return r
+
+        def timed_result(self, written):
+            t0 = time.perf_counter()
+            r = real_result(self, written)
+            split["compare"] += time.perf_counter() - t0
+            split["ahead_used"] = r is not None
+            return r
+
         verify._read_back, verify.check_written = timed_read, timed_check
+        ahead.wait, ahead._check, ahead.result_for = timed_wait, timed_run, timed_result
         t = time.perf_counter()
         check = write_checked(clip, dst)
         dt = time.perf_counter() - t
@@ -245,18 +283,28 @@ def main() -> None:
             size = out.stat().st_size
             same = filecmp.cmp(alone, out, shallow=False)
             alone.unlink()
+            seq = child("sequential", src, alone)
+            same = same and filecmp.cmp(alone, out, shallow=False)
+            alone.unlink()
             ref = "frames" if w["frames"] else "curves"
             figs = (w["added"], w["at"], w["between"])
             rows.append((label, "render+write alone", size / MB, rw["seconds"], rw["rss"], None))
             rows.append((label, f"checked write ({ref})", size / MB, w["seconds"], w["rss"], figs))
-            rb, cmpd = w["read_back"], w["compare"]
-            rest = w["seconds"] - rb - cmpd
+            rb, cmpd, wait = w["read_back"], w["compare"], w["wait"]
+            rest = w["seconds"] - rb - cmpd - wait
             before = w["peak_before_read_back"]
+            used = "" if w.get("ahead_used") else " (NOT USED)"
             rows.append(("  of which prepare+render+write", "", size / MB, rest, before, None))
+            rows.append(("  of which wait for the thread's compare", "", size / MB, wait, None, None))
             rows.append(("  of which read-back (read_anim)", "", size / MB, rb, w["read_back_peak"], None))
-            rows.append(("  of which compare (check_written)", "", size / MB, cmpd, None, None))
+            rows.append(("  of which compare after the read-back", "", size / MB, cmpd, None, None))
+            thread = f"  (thread's compare, beside the render{used})"
+            rows.append((thread, "", size / MB, w["thread"], None, None))
+            rows.append((label, "checked, sequential", size / MB, seq["seconds"], seq["rss"], None))
+            seq_check = seq["read_back"] + seq["compare"]
+            rows.append(("  of which read-back + compare", "", size / MB, seq_check, None, None))
             if not same:
-                print(f"WARNING {label}: the checked write and the write alone wrote different bytes")
+                print(f"WARNING {label}: the checked writes and the write alone wrote different bytes")
             for what, r in (("checked write (convert)", w), ("render+write alone", rw)):
                 goals.append((f"{label[:28]} {what} >= 30 MB/s", size / MB / r["seconds"], 30.0, ">="))
                 goals.append((f"{label[:28]} {what} peak RSS < 300 MB", r["rss"] / MB, 300.0, "<"))
