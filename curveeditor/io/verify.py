@@ -229,18 +229,21 @@ def prepare_samples(
     CSV always keeps Euler frames as they are (its ``order`` column holds each joint's order, and its
     keys are the frames themselves, so they read back exactly)."""
     from ..engine.clip import EULER
-    from ..engine.reorder import is_frame_samples, sampled_track
+    from ..engine.reorder import is_frame_samples, sampled_tracks
 
     kind = EULER if ext == ".csv" else mode
-    changed = False
-    tracks = []
-    for t in clip.tracks:
-        if is_frame_samples(t) and not ((keep_order or ext == ".csv") and t.kind == EULER):
-            tracks.append(sampled_track(t, kind, tolerance_deg=tolerance_deg))
-            changed = True
-        else:
-            tracks.append(t)
-    return clip.with_tracks(tracks) if changed else clip
+    todo = [
+        i
+        for i, t in enumerate(clip.tracks)
+        if is_frame_samples(t) and not ((keep_order or ext == ".csv") and t.kind == EULER)
+    ]
+    if not todo:
+        return clip
+    tracks = list(clip.tracks)
+    done = sampled_tracks([tracks[i] for i in todo], kind, tolerance_deg=tolerance_deg)
+    for i, t in zip(todo, done, strict=True):
+        tracks[i] = t
+    return clip.with_tracks(tracks)
 
 
 def deviation(
