@@ -107,7 +107,7 @@ def test_fast_parser_rejects_what_the_careful_one_rejects(tmp_path, name, patter
 INDENTS = [
     ("one space deeper", r"^( +)(inSlope: \{x: )", r"\1 \2", "keyframe fields"),
     ("one space less", r"^( +) (inSlope: \{x: )", r"\1\2", "unexpected indentation"),
-    ("a tab", r"^ +(tangentMode: 0)", "\t\\1", "tab"),
+    ("a tab", r"^ +(tangentMode: 0)", "       \t\\1", "tab in indentation"),
 ]
 
 
