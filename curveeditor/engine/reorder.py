@@ -251,11 +251,11 @@ def _sampled_group(tracks, order: str, tolerance_deg: float | None) -> list[Rota
     kk *= uu
     e = (g_r[..., 0] * kk, g_r[..., 1] * kk, g_r[..., 2] * kk, np.cos(half))
     ref = np.stack(quat_mul_components(tuple(g_q[..., c] for c in range(4)), e), axis=-1).reshape(-1, 4)
-    # continuous_euler of every track's frames: one decomposition, unwrapped per track.
-    eul = quat_to_euler(frames_q.reshape(-1, 4), order)
-    starts = np.arange(m) * n
-    eul = _choose(eul, np.tile(np.arange(n, dtype=np.float64), m), order, 0.0, starts=starts)[0]
-    eul = eul.reshape(m, n, 3)
+    # continuous_euler of every track's frames: one decomposition, each track unwrapped alone (the
+    # joined unwrap's one cumulative sum rounds differently: the same angles, but zeros of either sign).
+    eul = quat_to_euler(frames_q.reshape(-1, 4), order).reshape(m, n, 3)
+    steps = np.arange(n, dtype=np.float64)
+    eul = np.stack([_choose(eul[j], steps, order, 0.0)[0] for j in range(m)])
     blend_e = np.concatenate([_blend(eul[j], u) for j in range(m)])
     err_e = geodesic_angle(euler_to_quat(blend_e, order), ref).reshape(m, -1).max(axis=1)
     blend_q = np.concatenate([_blend(frames_q[j], u) for j in range(m)])
