@@ -356,7 +356,8 @@ def main() -> None:
             keys, e1, e2 = f"{extra[0]:6d}", f"{extra[1]:10.4f}", f"{extra[2]:11.4f}"
         rs = f"{rss / MB:8.0f}" if rss else "       -"
         cols = f"{rs} {ratio:>7} {keys:>6} {e1:>10} {e2:>11}"
-        print(f"{label:42} {step:22} {mb:7.2f} {s:7.3f} {mb / s:7.1f} {cols}")
+        rate = f"{mb / s:7.1f}" if s >= 0.05 else "      -"  # (a wait of 0.000 s is no speed)
+        print(f"{label:42} {step:22} {mb:7.2f} {s:7.3f} {rate} {cols}")
     print()
     print("goals")
     for name, value, goal, op in goals:
