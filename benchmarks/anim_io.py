@@ -8,19 +8,20 @@ does not hide another's): the child imports the code, then times only the step a
 peak RSS (``VmHWM`` of ``/proc/self/status``, which includes reading the source for a write;
 ``ru_maxrss`` would include the parent's high-water mark, which Linux carries across exec).
 
-A write is measured three times, each in its own child: the **checked write** (``io.write_checked``,
+A write is measured four times, each in its own child: the **checked write** (``io.write_checked``,
 what ``convert X.bvh X.anim`` runs: key the frames, render, stream into the temp file, read the temp
-file back with our reader, compare with the source, rename; the comparison runs in a thread beside the
-render on the tracks the writer writes, and is used after the read-back only if every track read
-back holds those numbers bit for bit), split into prepare+render+write, the wait for that thread, the
-read-back (``read_anim`` of the temp file, with its own peak: VmHWM is reset through
-``/proc/self/clear_refs`` before it) and the comparison after it (the bitwise match, or the whole
-comparison when it fails: "NOT USED"); the same **sequential** (``verify.CHECK_AHEAD = False``: the
-comparison after the read-back, as before; shown, not a goal: the thread's gain depends on a free
-core); and the **render+write alone** (``prepare_samples`` + ``write_anim`` with no read-back), which
-must write the same bytes. Keys added and the max error at the frames (from
-the frame's pose) and between frames (from the Slerp between them; for a clip of curves: from what
-the source plays) are the checked write's figures, i.e. of the file written, read back and played.
+file back with our reader, compare with the source, rename; by default the comparison runs in a
+thread beside the render when the load average leaves a core free, ``verify.CHECK_AHEAD = None``,
+on the tracks the writer writes, used after the read-back only if every track read back holds those
+numbers bit for bit), split into prepare+render+write, the wait for that thread, the read-back
+(``read_anim`` of the temp file, with its own peak: VmHWM is reset through ``/proc/self/clear_refs``
+before it) and the comparison after it (the bitwise match, or the whole comparison: "NOT USED");
+the same **sequential** (``CHECK_AHEAD = False``: after the read-back, as before) and with the
+**thread always** (``True``), shown, not goals (the thread's gain depends on a free core); and the
+**render+write alone** (``prepare_samples`` + ``write_anim`` with no read-back), all of which must
+write the same bytes. Keys added and the max error at the frames (from the frame's pose) and between
+frames (from the Slerp between them; for a clip of curves: from what the source plays) are the
+checked write's figures, i.e. of the file written, read back and played.
 
 Rows:
 
@@ -83,7 +84,7 @@ out = {{}}
 # the timed step (0.1-0.15 s; an installed package loads its .pyc in ~30 ms).
 import curveeditor.engine.diff, curveeditor.engine.frame_errors, curveeditor.engine.reorder
 import curveeditor.io.anim.reader, curveeditor.io.anim.writer, curveeditor.io.verify
-if step in ("write", "sequential", "render"):
+if step in ("write", "ahead", "sequential", "render"):
     if src == "GENERATED":
         from benchmarks.anim_io import cmu_style_clip
         clip = cmu_style_clip()
@@ -98,11 +99,11 @@ if step in ("write", "sequential", "render"):
         dt = time.perf_counter() - t
     else:
         # The checked write, as `convert` runs it; the read-back and the comparisons timed apart.
-        # "write" compares in a thread beside the render (verify.CHECK_AHEAD, the default); "sequential"
-        # compares after the read-back only.
+        # "write": the default (verify.CHECK_AHEAD None: the thread beside the render when a core
+        # looks free); "ahead": always the thread; "sequential": after the read-back only.
         import threading
         from curveeditor.io import verify
-        verify.CHECK_AHEAD = step == "write"
+        verify.CHECK_AHEAD = {{"write": None, "ahead": True, "sequential": False}}[step]
         split = {{"read_back": 0.0, "compare": 0.0, "wait": 0.0, "thread": 0.0,
                   "peak_before_read_back": 0, "read_back_peak": 0}}
         real_read, real_check = verify._read_back, verify.check_written
@@ -286,23 +287,34 @@ def main() -> None:
             seq = child("sequential", src, alone)
             same = same and filecmp.cmp(alone, out, shallow=False)
             alone.unlink()
+            ahead = child("ahead", src, alone)
+            same = same and filecmp.cmp(alone, out, shallow=False)
+            alone.unlink()
             ref = "frames" if w["frames"] else "curves"
             figs = (w["added"], w["at"], w["between"])
             rows.append((label, "render+write alone", size / MB, rw["seconds"], rw["rss"], None))
-            rows.append((label, f"checked write ({ref})", size / MB, w["seconds"], w["rss"], figs))
+            used = "thread beside the render" if w.get("ahead_used") else "after the read-back"
+            if w["thread"] and not w.get("ahead_used"):
+                used = "thread NOT USED: compared after the read-back"
             rb, cmpd, wait = w["read_back"], w["compare"], w["wait"]
             rest = w["seconds"] - rb - cmpd - wait
             before = w["peak_before_read_back"]
-            used = "" if w.get("ahead_used") else " (NOT USED)"
+            thread = "  (its thread's compare, beside the render)"
+            rows.append((label, f"checked write ({ref})", size / MB, w["seconds"], w["rss"], figs))
+            rows.append((f"  (default: compared {used})", "", size / MB, w["seconds"], None, None))
             rows.append(("  of which prepare+render+write", "", size / MB, rest, before, None))
             rows.append(("  of which wait for the thread's compare", "", size / MB, wait, None, None))
             rows.append(("  of which read-back (read_anim)", "", size / MB, rb, w["read_back_peak"], None))
             rows.append(("  of which compare after the read-back", "", size / MB, cmpd, None, None))
-            thread = f"  (thread's compare, beside the render{used})"
-            rows.append((thread, "", size / MB, w["thread"], None, None))
+            if w["thread"]:
+                rows.append((thread, "", size / MB, w["thread"], None, None))
             rows.append((label, "checked, sequential", size / MB, seq["seconds"], seq["rss"], None))
             seq_check = seq["read_back"] + seq["compare"]
             rows.append(("  of which read-back + compare", "", size / MB, seq_check, None, None))
+            rows.append((label, "checked, thread always", size / MB, ahead["seconds"], ahead["rss"], None))
+            after = ahead["wait"] + ahead["read_back"] + ahead["compare"]
+            rows.append(("  of which wait + read-back + compare", "", size / MB, after, None, None))
+            rows.append((thread, "", size / MB, ahead["thread"], None, None))
             if not same:
                 print(f"WARNING {label}: the checked writes and the write alone wrote different bytes")
             for what, r in (("checked write (convert)", w), ("render+write alone", rw)):

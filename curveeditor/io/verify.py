@@ -51,9 +51,26 @@ __all__ = [
 
 #: What a writer may change in the played motion (degrees): the engine's conversion tolerance.
 WRITER_TOLERANCE_DEG = 0.01
-#: Compare ``.anim`` writes in a thread while they are rendered (:class:`_CheckAhead`); False
-#: compares after the read-back only (``benchmarks/anim_io.py`` measures both).
-CHECK_AHEAD = True
+#: Compare ``.anim`` writes in a thread while they are rendered (:class:`_CheckAhead`): True always,
+#: False never (after the read-back only), None when a core looks free (:func:`_core_free`). The
+#: thread only pays when it gets a core of its own: on the shared 2-core machine at load 1.6-3.5 it
+#: made checked writes 0-10% slower than comparing after the read-back (the two threads shared one
+#: core), while with a free core it hides the comparison (0.2-0.9 s a 60-100 MB file).
+#: ``benchmarks/anim_io.py`` measures all three.
+CHECK_AHEAD: bool | None = None
+
+
+def _core_free() -> bool:
+    """True when the 1-minute load average leaves at least one of this process's CPUs idle."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+        return cpus >= 2 and os.getloadavg()[0] <= cpus - 1.0
+    except (AttributeError, OSError):  # (no load average on this platform)
+        return False
+
+
+def _check_ahead() -> bool:
+    return _core_free() if CHECK_AHEAD is None else bool(CHECK_AHEAD)
 #: Extra allowance (degrees) for float32 key times and values in ``.anim`` files (a 60 s clip's key
 #: times move by up to 2e-6 s: 0.002 deg at 1000 deg/s).
 FLOAT32_SLACK_DEG = 0.002
@@ -609,7 +626,7 @@ def write_checked(
             )
         promise = replace(promise or Promise(), between_bound_deg=float(tolerance))
     to_write = prepare_samples(clip, ext, opts.get("mode"), tolerance, bool(opts.get("keep_order")))
-    ahead = _CheckAhead(clip, promise, ext, fname) if ext == ".anim" and CHECK_AHEAD else None
+    ahead = _CheckAhead(clip, promise, ext, fname) if ext == ".anim" and _check_ahead() else None
 
     def check(tmp: str, target: str) -> None:
         if ahead is not None:

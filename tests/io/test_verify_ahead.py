@@ -13,6 +13,11 @@ from curveeditor.io import ClipWriteError, read_clip, verify, write_checked
 from tests.io.test_frame_samples import wavy_rows, write_bvh
 
 
+@pytest.fixture(autouse=True)
+def always_ahead(monkeypatch):
+    monkeypatch.setattr(verify, "CHECK_AHEAD", True)
+
+
 @pytest.fixture
 def bvh(tmp_path):
     p = tmp_path / "wavy.bvh"
@@ -95,3 +100,20 @@ def test_a_failing_thread_leaves_the_check_to_the_main_thread(bvh, tmp_path, mon
     monkeypatch.setattr(verify, "check_written", flaky)
     check = write_checked(bvh, tmp_path / "out.anim")
     assert len(check.tracks) == 2 and check.failure is None
+
+
+def test_by_default_the_thread_runs_only_when_a_core_looks_free(bvh, tmp_path, monkeypatch):
+    threads = _spy(monkeypatch)
+    monkeypatch.setattr(verify, "CHECK_AHEAD", None)
+    monkeypatch.setattr(verify.os, "getloadavg", lambda: (1.7, 1.0, 1.0))
+    monkeypatch.setattr(verify.os, "sched_getaffinity", lambda pid: {0, 1})
+    write_checked(bvh, tmp_path / "busy.anim")
+    assert threads == ["MainThread"]
+    threads.clear()
+    monkeypatch.setattr(verify.os, "getloadavg", lambda: (0.4, 1.0, 1.0))
+    write_checked(bvh, tmp_path / "quiet.anim")
+    assert set(threads) == {"write-check-ahead"}
+    monkeypatch.setattr(verify.os, "sched_getaffinity", lambda pid: {0})  # one CPU: never
+    threads.clear()
+    write_checked(bvh, tmp_path / "one.anim")
+    assert threads == ["MainThread"]
