@@ -4,18 +4,24 @@ Run: ``PYTHONPATH=. .venv/bin/python benchmarks/anim_io.py`` (a few minutes on t
 machine; ``--quick`` writes only the largest BVH, not the 100 MB file or the generated clip).
 
 Every figure is measured in a child process (a fresh interpreter per step, so one step's memory
-does not hide another's): the child times only the step and reports its own peak RSS (``VmHWM`` of
-``/proc/self/status``, which includes reading the source for a write; ``ru_maxrss`` would include the
-parent's high-water mark, which Linux carries across exec).
+does not hide another's): the child imports the code, then times only the step and reports its own
+peak RSS (``VmHWM`` of ``/proc/self/status``, which includes reading the source for a write;
+``ru_maxrss`` would include the parent's high-water mark, which Linux carries across exec).
 
-A write is measured twice, each in its own child: the **checked write** (``io.write_checked``, what
-``convert X.bvh X.anim`` runs: key the frames, render, stream into the temp file, read the temp file
-back with our reader, compare with the source, rename), split into prepare+render+write, the read-back
+A write is measured four times, each in its own child: the **checked write** (``io.write_checked``,
+what ``convert X.bvh X.anim`` runs: key the frames, render, stream into the temp file, read the temp
+file back with our reader, compare with the source, rename; by default the comparison runs in a
+thread beside the render when the load average leaves a core free, ``verify.CHECK_AHEAD = None``,
+on the tracks the writer writes, used after the read-back only if every track read back holds those
+numbers bit for bit), split into prepare+render+write, the wait for that thread, the read-back
 (``read_anim`` of the temp file, with its own peak: VmHWM is reset through ``/proc/self/clear_refs``
-before it) and the comparison; and the **render+write alone** (``prepare_samples`` + ``write_anim``
-with no read-back), which must write the same bytes. Keys added and the max error at the frames (from
-the frame's pose) and between frames (from the Slerp between them; for a clip of curves: from what
-the source plays) are the checked write's figures, i.e. of the file written, read back and played.
+before it) and the comparison after it (the bitwise match, or the whole comparison: "NOT USED");
+the same **sequential** (``CHECK_AHEAD = False``: after the read-back, as before) and with the
+**thread always** (``True``), shown, not goals (the thread's gain depends on a free core); and the
+**render+write alone** (``prepare_samples`` + ``write_anim`` with no read-back), all of which must
+write the same bytes. Keys added and the max error at the frames (from the frame's pose) and between
+frames (from the Slerp between them; for a clip of curves: from what the source plays) are the
+checked write's figures, i.e. of the file written, read back and played.
 
 Rows:
 
@@ -73,7 +79,12 @@ def reset_hwm():
 
 step, src, dst = sys.argv[1], sys.argv[2], sys.argv[3]
 out = {{}}
-if step in ("write", "render"):
+# The code a write runs, imported before the timer: the machine's environment sets
+# PYTHONDONTWRITEBYTECODE, so each child would otherwise compile these modules from source inside
+# the timed step (0.1-0.15 s; an installed package loads its .pyc in ~30 ms).
+import curveeditor.engine.diff, curveeditor.engine.frame_errors, curveeditor.engine.reorder
+import curveeditor.io.anim.reader, curveeditor.io.anim.writer, curveeditor.io.verify
+if step in ("write", "ahead", "sequential", "render"):
     if src == "GENERATED":
         from benchmarks.anim_io import cmu_style_clip
         clip = cmu_style_clip()
@@ -87,10 +98,17 @@ if step in ("write", "render"):
         warnings = write_anim(prepare_samples(clip, ".anim"), dst)
         dt = time.perf_counter() - t
     else:
-        # The checked write, as `convert` runs it; the read-back and the comparison timed apart.
+        # The checked write, as `convert` runs it; the read-back and the comparisons timed apart.
+        # "write": the default (verify.CHECK_AHEAD None: the thread beside the render when a core
+        # looks free); "ahead": always the thread; "sequential": after the read-back only.
+        import threading
         from curveeditor.io import verify
-        split = {{"read_back": 0.0, "compare": 0.0, "peak_before_read_back": 0, "read_back_peak": 0}}
+        verify.CHECK_AHEAD = {{"write": None, "ahead": True, "sequential": False}}[step]
+        split = {{"read_back": 0.0, "compare": 0.0, "wait": 0.0, "thread": 0.0,
+                  "peak_before_read_back": 0, "read_back_peak": 0}}
         real_read, real_check = verify._read_back, verify.check_written
+        ahead = verify._CheckAhead
+        real_wait, real_run, real_result = ahead.wait, ahead._check, ahead.result_for
 
         def timed_read(*a, **k):
             split["peak_before_read_back"] = hwm()
@@ -102,12 +120,33 @@ if step in ("write", "render"):
             return r
 
         def timed_check(*a, **k):
+            if threading.current_thread() is not threading.main_thread():
+                return real_check(*a, **k)
             t0 = time.perf_counter()
             r = real_check(*a, **k)
             split["compare"] += time.perf_counter() - t0
             return r
 
+        def timed_wait(self):
+            t0 = time.perf_counter()
+            real_wait(self)
+            split["wait"] += time.perf_counter() - t0
+
+        def timed_run(self):
+            t0 = time.perf_counter()
+            r = real_run(self)
+            split["thread"] += time.perf_counter() - t0
+            return r
+
+        def timed_result(self, written):
+            t0 = time.perf_counter()
+            r = real_result(self, written)
+            split["compare"] += time.perf_counter() - t0
+            split["ahead_used"] = r is not None
+            return r
+
         verify._read_back, verify.check_written = timed_read, timed_check
+        ahead.wait, ahead._check, ahead.result_for = timed_wait, timed_run, timed_result
         t = time.perf_counter()
         check = write_checked(clip, dst)
         dt = time.perf_counter() - t
@@ -245,18 +284,39 @@ def main() -> None:
             size = out.stat().st_size
             same = filecmp.cmp(alone, out, shallow=False)
             alone.unlink()
+            seq = child("sequential", src, alone)
+            same = same and filecmp.cmp(alone, out, shallow=False)
+            alone.unlink()
+            ahead = child("ahead", src, alone)
+            same = same and filecmp.cmp(alone, out, shallow=False)
+            alone.unlink()
             ref = "frames" if w["frames"] else "curves"
             figs = (w["added"], w["at"], w["between"])
             rows.append((label, "render+write alone", size / MB, rw["seconds"], rw["rss"], None))
-            rows.append((label, f"checked write ({ref})", size / MB, w["seconds"], w["rss"], figs))
-            rb, cmpd = w["read_back"], w["compare"]
-            rest = w["seconds"] - rb - cmpd
+            used = "thread beside the render" if w.get("ahead_used") else "after the read-back"
+            if w["thread"] and not w.get("ahead_used"):
+                used = "thread NOT USED: compared after the read-back"
+            rb, cmpd, wait = w["read_back"], w["compare"], w["wait"]
+            rest = w["seconds"] - rb - cmpd - wait
             before = w["peak_before_read_back"]
+            thread = "  (its thread's compare, beside the render)"
+            rows.append((label, f"checked write ({ref})", size / MB, w["seconds"], w["rss"], figs))
+            rows.append((f"  (default: compared {used})", "", size / MB, w["seconds"], None, None))
             rows.append(("  of which prepare+render+write", "", size / MB, rest, before, None))
+            rows.append(("  of which wait for the thread's compare", "", size / MB, wait, None, None))
             rows.append(("  of which read-back (read_anim)", "", size / MB, rb, w["read_back_peak"], None))
-            rows.append(("  of which compare (check_written)", "", size / MB, cmpd, None, None))
+            rows.append(("  of which compare after the read-back", "", size / MB, cmpd, None, None))
+            if w["thread"]:
+                rows.append((thread, "", size / MB, w["thread"], None, None))
+            rows.append((label, "checked, sequential", size / MB, seq["seconds"], seq["rss"], None))
+            seq_check = seq["read_back"] + seq["compare"]
+            rows.append(("  of which read-back + compare", "", size / MB, seq_check, None, None))
+            rows.append((label, "checked, thread always", size / MB, ahead["seconds"], ahead["rss"], None))
+            after = ahead["wait"] + ahead["read_back"] + ahead["compare"]
+            rows.append(("  of which wait + read-back + compare", "", size / MB, after, None, None))
+            rows.append((thread, "", size / MB, ahead["thread"], None, None))
             if not same:
-                print(f"WARNING {label}: the checked write and the write alone wrote different bytes")
+                print(f"WARNING {label}: the checked writes and the write alone wrote different bytes")
             for what, r in (("checked write (convert)", w), ("render+write alone", rw)):
                 goals.append((f"{label[:28]} {what} >= 30 MB/s", size / MB / r["seconds"], 30.0, ">="))
                 goals.append((f"{label[:28]} {what} peak RSS < 300 MB", r["rss"] / MB, 300.0, "<"))
@@ -308,7 +368,8 @@ def main() -> None:
             keys, e1, e2 = f"{extra[0]:6d}", f"{extra[1]:10.4f}", f"{extra[2]:11.4f}"
         rs = f"{rss / MB:8.0f}" if rss else "       -"
         cols = f"{rs} {ratio:>7} {keys:>6} {e1:>10} {e2:>11}"
-        print(f"{label:42} {step:22} {mb:7.2f} {s:7.3f} {mb / s:7.1f} {cols}")
+        rate = f"{mb / s:7.1f}" if s >= 0.05 else "      -"  # (a wait of 0.000 s is no speed)
+        print(f"{label:42} {step:22} {mb:7.2f} {s:7.3f} {rate} {cols}")
     print()
     print("goals")
     for name, value, goal, op in goals:

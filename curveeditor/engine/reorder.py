@@ -47,9 +47,10 @@ from .rotations import (
     normalize_order,
     quat_dot,
     quat_normalize,
+    quat_to_euler,
 )
 from .tangents import make_curve
-from .unwrap import continuous_euler
+from .unwrap import _choose, continuous_euler
 
 __all__ = [
     "convert_order",
@@ -61,6 +62,7 @@ __all__ = [
     "DEFAULT_MAX_ERROR_DEG",
     "is_frame_samples",
     "sampled_track",
+    "sampled_tracks",
     "frame_deviation",
 ]
 
@@ -149,18 +151,134 @@ def sampled_track(
         # same pick). Linear tangents play each channel (Euler) or component (quaternion, then
         # normalized) as the straight blend of its two keys, so the candidates are judged on their key
         # values and only the one picked is built as a curve (half the work of building both).
-        u = np.array([0.25, 0.5, 0.75])
+        u = _PROBES
         probe = (times[:-1, None] + np.diff(times)[:, None] * u[None, :]).ravel()
         ref = slerp(times, frames_q, probe)
         euler = _euler_values(frames_q)
         err_e = float(geodesic_angle(euler_to_quat(_blend(euler, u), order), ref).max())
         err_q = float(geodesic_angle(quat_normalize(_blend(frames_q, u)), ref).max())
-        # Euler (ZXY) unless quaternion curves hold the samples clearly better: Euler curves are
-        # what Unity's Animation window edits, and smaller files (3 channels, not 4).
-        if err_q < err_e - PREFER_EULER_DEG:
-            best = build(QUATERNION, times, frames_q)
-        else:
-            best = build(EULER, times, frames_q, euler)
+        best = _pick(track, times, frames_q, euler, err_e, err_q, order)
+    return _refine(track, times, frames_q, best, tolerance_deg)
+
+
+_PROBES = np.array([0.25, 0.5, 0.75])
+
+
+def _pick(track, times, frames_q, euler, err_e: float, err_q: float, order: str) -> RotationTrack:
+    """Euler (ZXY) unless quaternion curves hold the samples clearly better: Euler curves are what
+    Unity's Animation window edits, and smaller files (3 channels, not 4). Linear tangents."""
+    if err_q < err_e - PREFER_EULER_DEG:
+        curve = make_curve(times, frames_q, mode="linear")
+        return replace(track, kind=QUATERNION, order=UNITY_ORDER, curve=curve)
+    return replace(track, kind=EULER, order=order, curve=make_curve(times, euler, mode="linear"))
+
+
+def sampled_tracks(
+    tracks, kind: str | None = None, order: str = UNITY_ORDER, tolerance_deg: float | None = None
+) -> list[RotationTrack]:
+    """:func:`sampled_track` of each of ``tracks`` (per-frame tracks), the same tracks: the candidates
+    of tracks sharing their key times (a BVH's joints) are decomposed and judged together, one numpy
+    pass per step instead of one per joint (CPU on the shared machine: CMU_Sample_05_01's 165 joints
+    0.30-0.41 -> 0.27-0.31 s, Gangnam's 67 0.14-0.17 -> 0.10-0.13 s; the same tracks, tested)."""
+    out: list = [None] * len(tracks)
+    groups: dict = {}
+    for i, t in enumerate(tracks):
+        # Tracks whose Euler values continue their own keys (already in ``order``) go alone.
+        alone = kind is not None or t.n_keys < 2 or (t.kind == EULER and t.order == order)
+        groups.setdefault(None if alone else (t.n_keys, t.times.tobytes()), []).append(i)
+    for key, idx in groups.items():
+        if key is None or len(idx) == 1:
+            for i in idx:
+                out[i] = sampled_track(tracks[i], kind, order, tolerance_deg)
+            continue
+        # A few tracks at a time: bounded temporaries (the probes of 165 joints at once were 10 MB
+        # an array and lifted the checked write's peak memory by 100 MB).
+        step = max(1, GROUP_PROBES // (3 * len(tracks[idx[0]].times)))
+        for c in range(0, len(idx), step):
+            part = idx[c : c + step]
+            done = _sampled_group([tracks[i] for i in part], order, tolerance_deg)
+            for i, t in zip(part, done, strict=True):
+                out[i] = t
+    return out
+
+
+#: Probe samples per batch of :func:`sampled_tracks` (~1.5 MB a temporary array).
+GROUP_PROBES = 50_000
+
+
+def _sampled_group(tracks, order: str, tolerance_deg: float | None) -> list[RotationTrack]:
+    """:func:`sampled_track` (``kind`` None) of tracks with the same key times, computed together with
+    the same operations on the stacked frames (so the same values and picks)."""
+    from .resample import _cconj, _clog, _locate
+    from .rotations import quat_mul_components
+
+    times = tracks[0].times
+    n, m = times.shape[0], len(tracks)
+    q = np.empty((m, n, 4))
+    by_order: dict = {}
+    for j, t in enumerate(tracks):
+        by_order.setdefault((t.kind, t.order), []).append(j)
+    for (k, o), js in by_order.items():
+        vals = np.concatenate([tracks[j].curve.value for j in js])
+        keyq = euler_to_quat(vals, o) if k == EULER else quat_normalize(vals)
+        q[js] = keyq.reshape(len(js), n, 4)
+    # hemisphere_continuous per track (a key's sign: the parity of negative neighbour dots before it).
+    neg = quat_dot(q[:, 1:], q[:, :-1]) < 0
+    flips = np.zeros((m, n), dtype=np.int64)
+    np.cumsum(neg, axis=1, out=flips[:, 1:])
+    frames_q = np.where((flips % 2 == 1)[..., None], -q, q)
+    del q, flips
+    u = _PROBES
+    probe = (times[:-1, None] + np.diff(times)[:, None] * u[None, :]).ravel()
+    # resample.slerp(times, frames_q[j], probe) of every track: same operations (its _prepare keeps
+    # hemisphere-continuous keys as they are, normalized).
+    qn = quat_normalize(frames_q)
+    seg, uu = _locate(times, probe)
+    a, b = qn[:, :-1], qn[:, 1:]
+    cols = range(4)
+    rel = quat_mul_components(_cconj(tuple(a[..., c] for c in cols)), tuple(b[..., c] for c in cols))
+    r = np.stack(_clog(rel), axis=-1)  # (m, n-1, 3): resample._rel_rotvecs of each track
+    g_q = qn[:, seg]  # (m, P, 4) first key of each probe's interval
+    g_r = r[:, seg]
+    theta = np.sqrt(np.einsum("...i,...i->...", g_r, g_r))
+    ang = uu * theta
+    half = 0.5 * ang
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kk = np.sin(half) / ang
+    small = ang < 1e-6
+    if small.any():
+        kk[small] = 0.5 - ang[small] ** 2 / 48.0
+    kk *= uu
+    e = (g_r[..., 0] * kk, g_r[..., 1] * kk, g_r[..., 2] * kk, np.cos(half))
+    ref = np.stack(quat_mul_components(tuple(g_q[..., c] for c in range(4)), e), axis=-1).reshape(-1, 4)
+    # continuous_euler of every track's frames: one decomposition, each track unwrapped alone (the
+    # joined unwrap's one cumulative sum rounds differently: the same angles, but zeros of either sign).
+    eul = quat_to_euler(frames_q.reshape(-1, 4), order).reshape(m, n, 3)
+    steps = np.arange(n, dtype=np.float64)
+    eul = np.stack([_choose(eul[j], steps, order, 0.0)[0] for j in range(m)])
+    blend_e = np.concatenate([_blend(eul[j], u) for j in range(m)])
+    err_e = geodesic_angle(euler_to_quat(blend_e, order), ref).reshape(m, -1).max(axis=1)
+    blend_q = np.concatenate([_blend(frames_q[j], u) for j in range(m)])
+    err_q = geodesic_angle(quat_normalize(blend_q), ref).reshape(m, -1).max(axis=1)
+    out = []
+    for j, t in enumerate(tracks):
+        best = _pick(t, times, frames_q[j], eul[j], float(err_e[j]), float(err_q[j]), order)
+        out.append(_refine(t, times, frames_q[j], best, tolerance_deg))
+    return out
+
+
+def _refine(track, times, frames_q, best: RotationTrack, tolerance_deg: float | None) -> RotationTrack:
+    """``best`` with Slerp keys added at the worst instant of every frame interval still further
+    than ``tolerance_deg`` from the Slerp of the frames (None: ``best`` as it is)."""
+    from .resample import slerp
+
+    def build(k, t, q):
+        if k == EULER:
+            start = track.curve.value[0] if track.kind == EULER and track.order == best.order else None
+            e = continuous_euler(q, best.order) if start is None else euler_chain(q, best.order, start)
+            return replace(track, kind=EULER, order=best.order, curve=make_curve(t, e, mode="linear"))
+        return replace(track, kind=QUATERNION, order=UNITY_ORDER, curve=make_curve(t, q, mode="linear"))
+
     if tolerance_deg is None:
         return best
     best_err = float(frame_deviation(times, frames_q, best)[1].max())

@@ -104,6 +104,23 @@ def test_fast_parser_rejects_what_the_careful_one_rejects(tmp_path, name, patter
     assert abs(err.line - line) <= 1, (err.line, line)
 
 
+INDENTS = [
+    ("one space deeper", r"^( +)(inSlope: \{x: )", r"\1 \2", "keyframe fields"),
+    ("one space less", r"^( +) (inSlope: \{x: )", r"\1\2", "unexpected indentation"),
+    ("a tab", r"^ +(tangentMode: 0)", "       \t\\1", "tab in indentation"),
+]
+
+
+@pytest.mark.parametrize("name,pattern,repl,reason", INDENTS, ids=[p[0] for p in INDENTS])
+def test_a_key_field_indented_otherwise_is_refused(tmp_path, name, pattern, repl, reason):
+    """The fast parser checks key lines' indentation from Lines.indent, not their bytes: a field line
+    indented otherwise falls to the careful parser, which names the key."""
+    text, line = mutate(pattern, repl)
+    err = read_error(tmp_path, text)
+    assert reason in err.reason, err.reason
+    assert line - 4 <= err.line <= line, (err.line, line)
+
+
 def test_zero_quaternion_key_is_a_typed_error_with_its_line(tmp_path):
     text, line = mutate(r"value: \{x: [^}]*, w: [^}]*\}", "value: {x: 0, y: 0, z: 0, w: 0}")
     err = read_error(tmp_path, text)

@@ -200,3 +200,51 @@ def test_frame_deviation_figures_match_a_direct_evaluation(tmp_path):
     check = check_written(src, back, Promise(reference=src.with_tracks(list(src.tracks))), ".anim")
     for tc in check.tracks:
         assert tc.promise is None or tc.promise.max_error == tc.writer.max_error
+
+
+def test_sampled_tracks_together_are_the_tracks_one_by_one(tmp_path):
+    """reorder.sampled_tracks (the joints of a BVH judged together) = sampled_track per joint, with
+    Euler and quaternion picks, a joint already in ZXY, other key times and a tolerance."""
+    from dataclasses import replace
+
+    from curveeditor.engine.reorder import sampled_track, sampled_tracks
+    from curveeditor.engine.rotations import euler_to_quat
+    from curveeditor.engine.tangents import make_curve
+
+    p = tmp_path / "a.bvh"
+    write_bvh(p, wavy_rows(90))
+    clip = read_clip(p)
+    hips, spine = clip.tracks
+    t = hips.times
+    fast = np.stack([170 * np.sin(t * 9), 80 * np.cos(t * 7), t * 900.0], axis=1)  # big steps: quaternions
+    spin = replace(spine, path="Fast", curve=make_curve(t, fast, "linear"))
+    zxy = replace(spine, path="Zxy", order="zxy")
+    qcurve = make_curve(t, euler_to_quat(fast, "ZYX"), "linear")
+    quat = replace(spine, path="Q", kind="quaternion", curve=qcurve)
+    other = replace(spine, path="Other", curve=make_curve(t * 1.5, spine.curve.value, "linear"))
+    slow = replace(spine, path="Slow", curve=make_curve(t, 0.05 * spine.curve.value, "linear"))
+    tracks = [hips, spine, spin, zxy, quat, other, slow]
+    for kw in ({}, {"tolerance_deg": 0.002}, {"kind": "quaternion"}):
+        one = [sampled_track(x, **kw) for x in tracks]
+        together = sampled_tracks(tracks, **kw)
+        for a, b in zip(one, together, strict=True):
+            assert (a.path, a.kind, a.order) == (b.path, b.kind, b.order)
+            for f in ("time", "value", "in_slope", "out_slope", "tangent_mode"):  # bit for bit (-0 too)
+                assert getattr(a.curve, f).tobytes() == getattr(b.curve, f).tobytes(), f
+    assert {x.kind for x in sampled_tracks(tracks)} == {"euler", "quaternion"}
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    "path", [p for p in corpus_files("bvh", "*.bvh") if "Gangnam" in p.name], ids=lambda p: p.name[:40]
+)
+def test_sampled_tracks_of_a_corpus_bvh_are_bit_for_bit_the_tracks_one_by_one(path):
+    """Zeros of either sign included: a joined unwrap over all joints wrote -0 where one joint's
+    own unwrap wrote 0 (the same poses, another file)."""
+    from curveeditor.engine.reorder import sampled_track, sampled_tracks
+
+    tracks = [t for t in read_clip(path).tracks if is_frame_samples(t)]
+    for a, b in zip([sampled_track(t) for t in tracks], sampled_tracks(tracks), strict=True):
+        assert (a.kind, a.order) == (b.kind, b.order)
+        for f in ("time", "value", "in_slope", "out_slope"):
+            assert getattr(a.curve, f).tobytes() == getattr(b.curve, f).tobytes(), (a.path, f)

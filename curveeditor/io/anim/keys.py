@@ -405,7 +405,7 @@ def _number(s: str, path, i: int, field: str) -> float:
 
 _NUM_LUT = np.zeros(256, dtype=bool)
 _NUM_LUT[np.frombuffer(b"0123456789.+-eEIinfty", dtype=np.uint8)] = True
-_CHUNK_BYTES = 8 << 20  # blocks are processed in groups of about this many bytes (bounded memory)
+_CHUNK_BYTES = 4 << 20  # blocks are processed in groups of about this many bytes (bounded memory)
 #: The weight Unity writes for every unweighted key side, read without a parse (a third of the
 #: numbers of a Unity file are this or a one-digit integer).
 _THIRD = b"0.33333334"
@@ -587,7 +587,13 @@ def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
         vector = f in _VECTOR_FIELDS and comps > 1
         prefix = (b" " * ind0 + b"- " if j == 0 else b" " * (ind0 + 2)) + f.encode() + b": "
         prefix += b"{x: " if vector else b""
-        bad |= ~_bytes_equal(data, s, prefix)
+        if j == 0:
+            bad |= ~_bytes_equal(data, s, prefix)
+        else:
+            # The indentation is known (Lines.indent: exactly ind0 + 2 spaces, then no space): only
+            # the bytes after it are gathered (a third of the gathers of a key's lines).
+            bad |= lines.indent[key_line + j] != ind0 + 2
+            bad |= ~_bytes_equal(data, s + (ind0 + 2), prefix[ind0 + 2 :])
         if crlf:
             bad |= arr[e] != 13
         r = s + len(prefix)
