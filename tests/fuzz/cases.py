@@ -1,9 +1,9 @@
 """A fuzz case: a file (seed + mutations, or a special file such as a FIFO) and one command.
 
 Commands are the issue's (``inspect``, ``inspect --json``, ``convert`` to ``.anim`` and ``.csv``,
-``clean --unwrap --reduce 0.5``, ``clean --resample 60 --method squad``, ``sample``) plus ``load``:
-what the editor computes when it opens a file (read, problems, graph samples, the save's export
-checks), run headless.
+``clean --unwrap --reduce 0.5``, ``clean --resample 60 --method squad``, ``sample``), ``clean
+--unwrap`` to ``.bvh`` (the BVH writer), plus ``load``: what the editor computes when it opens a
+file (read, problems, graph samples, the save's export checks), run headless.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "clean_reduce_csv": (("clean", "{IN}", "--unwrap", "--reduce", "0.5", "-o", "{OUT}"), ".csv"),
     "clean_squad": (("clean", "{IN}", "--resample", "60", "--method", "squad", "-o", "{OUT}"), ".anim"),
     "sample": (("sample", "{IN}", "--rate", "30", "-o", "{OUT}"), ".csv"),
+    "clean_unwrap_bvh": (("clean", "{IN}", "--unwrap", "-o", "{OUT}"), ".bvh"),
     "load": ((), None),
 }
 #: Special input files (not bytes): a FIFO nobody writes to, /dev/zero and /dev/urandom behind a
