@@ -75,6 +75,8 @@ def _core_free() -> bool:
 
 def _check_ahead() -> bool:
     return _core_free() if CHECK_AHEAD is None else bool(CHECK_AHEAD)
+
+
 #: Extra allowance (degrees) for float32 key times and values in ``.anim`` files (a 60 s clip's key
 #: times move by up to 2e-6 s: 0.002 deg at 1000 deg/s).
 FLOAT32_SLACK_DEG = 0.002

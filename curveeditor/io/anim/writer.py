@@ -61,6 +61,7 @@ def on_written_tracks(callback: Callable[[list], None]) -> Iterator[None]:
     finally:
         _ON_TRACKS.reset(token)
 
+
 _RUNTIME_LIST = {EULER: "m_EulerCurves", QUATERNION: "m_RotationCurves"}
 _COMP = "xyzw"
 
