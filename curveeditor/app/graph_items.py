@@ -101,6 +101,12 @@ class BoldCurve(pg.PlotCurveItem):
     def pixelPadding(self):  # noqa: N802 - pyqtgraph API
         return max(super().pixelPadding(), 2.0)
 
+    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph hook
+        # pyqtgraph drops the data bounds too (nanmin / nanmax of both arrays per curve per zoom
+        # step); they depend on the data and pen only, which clear them when they change.
+        self._boundingRect = None
+        self.prepareGeometryChange()
+
 
 def _use_bold_curve(item: pg.PlotDataItem) -> None:
     """Swap the curve child pyqtgraph made for a :class:`BoldCurve` (the PlotDataItem passes its pen
@@ -291,8 +297,18 @@ class KeyMarkers(pg.GraphicsObject):
         dev = painter.device()
         dpr = float(dev.devicePixelRatioF()) if dev is not None else 1.0
         pm = self._sprite(dpr)
-        xy = pg.functions.transformCoordinates(painter.transform(), np.vstack([x, y]))
-        xy = np.clip(xy, -(2.0**30), 2.0**30)
+        tr = painter.transform()
+        if tr.m12() == 0.0 and tr.m21() == 0.0:
+            # the graphs' transforms only scale and translate: two multiply-adds, not pyqtgraph's
+            # general transformCoordinates (a 3 x 3 matrix from the QTransform per call)
+            xy = np.empty((2, x.size))
+            np.multiply(x, tr.m11(), out=xy[0])
+            xy[0] += tr.dx()
+            np.multiply(y, tr.m22(), out=xy[1])
+            xy[1] += tr.dy()
+        else:
+            xy = pg.functions.transformCoordinates(tr, np.vstack([x, y]))
+        np.clip(xy, -(2.0**30), 2.0**30, out=xy)
         if xy.shape[1] > DEDUPE_MARKERS:
             # Thousands of markers (a 10,000-key dope-sheet selection) overlap: one sprite per
             # occupied device pixel draws the same picture with 3-10x fewer blits; past 4x that
@@ -493,8 +509,14 @@ class GridLines(pg.GraphicsObject):
         self.update()
 
     def boundingRect(self) -> QRectF:  # noqa: N802
-        vr = view_of(self)[0]
-        return QRectF() if vr is None else vr
+        # the visible rect only (view_of would also compute the pixel size, the first call after
+        # each range change of every plot). The deferred view matrix is applied here as view_of
+        # did: applied later, inside the paint, it makes Qt paint the whole scene twice.
+        vb = self.getViewBox()
+        if not isinstance(vb, pg.ViewBox):
+            return QRectF()
+        vb.updateMatrix()
+        return vb.viewRect()
 
     def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
         self.prepareGeometryChange()
@@ -525,23 +547,42 @@ class GridLines(pg.GraphicsObject):
             return
         tr = painter.transform()
         dev = tr.mapRect(vr)
+        xs = self._ticks("bottom", dev.width() + 2.0)
+        ys = self._ticks("left", dev.height() + 2.0)
+        # The same lines are drawn again by every repaint of a view that did not move (each drag
+        # step repaints the plot under the curves): built once per view, colours and ticks.
+        key = (
+            tr.m11(), tr.m12(), tr.m21(), tr.m22(), tr.dx(), tr.dy(),
+            vr.left(), vr.top(), vr.width(), vr.height(),
+            self.major.rgba(), self.minor.rgba(),
+            tuple(a.tobytes() for a in xs), tuple(a.tobytes() for a in ys),
+        )  # fmt: skip
+        hit = getattr(self, "_lines", None)
+        if hit is None or hit[0] != key:
+            top, bottom, left, right = dev.top(), dev.bottom(), dev.left(), dev.right()
+            passes = []
+            for level in (1, 0):  # minor first, major on top
+                pen = QPen(self.major if level == 0 else self.minor)
+                pen.setWidth(0)
+                rows = []
+                if level < len(xs) and xs[level].size:
+                    px = np.round(tr.m11() * xs[level] + tr.m21() * vr.top() + tr.dx()) + 0.5
+                    rows.append(np.column_stack([px, np.full_like(px, top), px, np.full_like(px, bottom)]))
+                if level < len(ys) and ys[level].size:
+                    py = np.round(tr.m22() * ys[level] + tr.m12() * vr.left() + tr.dy()) + 0.5
+                    rows.append(np.column_stack([np.full_like(py, left), py, np.full_like(py, right), py]))
+                if rows:
+                    # (x1, y1, x2, y2) rows straight into QLineF memory: no QLineF object per line
+                    xy = np.concatenate(rows)
+                    lines = pg.Qt.internals.PrimitiveArray(QLineF, 4)
+                    lines.resize(xy.shape[0])
+                    lines.ndarray()[:] = xy
+                    passes.append((pen, lines))
+            hit = self._lines = (key, passes)
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        xs = self._ticks("bottom", dev.width() + 2.0)
-        ys = self._ticks("left", dev.height() + 2.0)
-        top, bottom, left, right = dev.top(), dev.bottom(), dev.left(), dev.right()
-        for level in (1, 0):  # minor first, major on top
-            pen = QPen(self.major if level == 0 else self.minor)
-            pen.setWidth(0)
+        for pen, lines in hit[1]:
             painter.setPen(pen)
-            lines = []
-            if level < len(xs) and xs[level].size:
-                px = np.round(tr.m11() * xs[level] + tr.m21() * vr.top() + tr.dx()) + 0.5
-                lines += [QLineF(x, top, x, bottom) for x in px.tolist()]
-            if level < len(ys) and ys[level].size:
-                py = np.round(tr.m22() * ys[level] + tr.m12() * vr.left() + tr.dy()) + 0.5
-                lines += [QLineF(left, y, right, y) for y in py.tolist()]
-            if lines:
-                painter.drawLines(lines)
+            painter.drawLines(*lines.drawargs())
         painter.restore()
