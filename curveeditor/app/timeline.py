@@ -361,8 +361,15 @@ class Timeline(QWidget):
         self._update_readout()
 
     def _update_readout(self) -> None:
-        self.readout.setText(readout_text(self.doc, self.time_in_frames))
+        text = readout_text(self.doc, self.time_in_frames)
         tr = self.doc.current_track()
+        key = (text, tr.path if tr else None)
+        if key == getattr(self, "_readout_key", None) and self.readout.full_text() == text:
+            # the same readout (a drag step away from the cursor): setText would re-measure the
+            # lines and post a layout request of the window's bottom bar (~0.5 ms per drag step)
+            return
+        self._readout_key = key
+        self.readout.setText(text)
         if tr:
             self.readout.setToolTip(
                 f"{self.readout.toolTip()}\n\n{tr.path}: the pose Unity plays at the cursor, its "
