@@ -12,10 +12,11 @@ from __future__ import annotations
 import colorsys
 import html
 import weakref
+from math import floor
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QRectF, Qt
+from PySide6.QtCore import QLineF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
@@ -567,40 +568,57 @@ class GridLines(pg.GraphicsObject):
         dev = tr.mapRect(vr)
         xs = self._ticks("bottom", dev.width() + 2.0)
         ys = self._ticks("left", dev.height() + 2.0)
+        dev_obj = painter.device()
+        dpr = float(dev_obj.devicePixelRatioF()) if dev_obj is not None else 1.0
         # The same lines are drawn again by every repaint of a view that did not move (each drag
         # step repaints the plot under the curves): built once per view, colours and ticks.
         key = (
             tr.m11(), tr.m12(), tr.m21(), tr.m22(), tr.dx(), tr.dy(),
-            vr.left(), vr.top(), vr.width(), vr.height(),
+            vr.left(), vr.top(), vr.width(), vr.height(), dpr,
             self.major.rgba(), self.minor.rgba(),
             tuple(a.tobytes() for a in xs), tuple(a.tobytes() for a in ys),
         )  # fmt: skip
         hit = getattr(self, "_lines", None)
         if hit is None or hit[0] != key:
-            top, bottom, left, right = dev.top(), dev.bottom(), dev.left(), dev.right()
-            passes = []
-            for level in (1, 0):  # minor first, major on top
-                pen = QPen(self.major if level == 0 else self.minor)
-                pen.setWidth(0)
-                rows = []
-                if level < len(xs) and xs[level].size:
-                    px = np.round(tr.m11() * xs[level] + tr.m21() * vr.top() + tr.dx()) + 0.5
-                    rows.append(np.column_stack([px, np.full_like(px, top), px, np.full_like(px, bottom)]))
-                if level < len(ys) and ys[level].size:
-                    py = np.round(tr.m22() * ys[level] + tr.m12() * vr.left() + tr.dy()) + 0.5
-                    rows.append(np.column_stack([np.full_like(py, left), py, np.full_like(py, right), py]))
-                if rows:
-                    # (x1, y1, x2, y2) rows straight into QLineF memory: no QLineF object per line
-                    xy = np.concatenate(rows)
-                    lines = pg.Qt.internals.PrimitiveArray(QLineF, 4)
-                    lines.resize(xy.shape[0])
-                    lines.ndarray()[:] = xy
-                    passes.append((pen, lines))
-            hit = self._lines = (key, passes)
+            hit = self._lines = (key, self._build_lines(tr, vr, dev, xs, ys, dpr == 1.0))
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        for pen, lines in hit[1]:
-            painter.setPen(pen)
-            painter.drawLines(*lines.drawargs())
+        for colour, pen, shapes in hit[1]:
+            if pen is None:
+                for r in shapes:
+                    painter.fillRect(r, colour)
+            else:
+                painter.setPen(pen)
+                painter.drawLines(shapes)
         painter.restore()
+
+    def _build_lines(self, tr, vr, dev, xs, ys, as_rects: bool) -> list:
+        """``(colour, pen, shapes)`` per level (minor first, major on top). At a device pixel ratio
+        of 1 the 1-px lines are 1-px wide integer rects (``fillRect``: the same pixels as the
+        aliased cosmetic line through the pixel centres, floor(start) to floor(end) inclusive,
+        4-5x faster than ``drawLines``, ~0.15 ms per plot and repaint); else lines."""
+        top, bottom, left, right = dev.top(), dev.bottom(), dev.left(), dev.right()
+        LIM = 2.0**30  # noqa: N806 - QRect holds 32-bit ints
+        t0, l0 = floor(max(top, -LIM)), floor(max(left, -LIM))
+        h, w = floor(min(bottom, LIM)) - t0 + 1, floor(min(right, LIM)) - l0 + 1
+        out = []
+        for level in (1, 0):
+            colour = self.major if level == 0 else self.minor
+            vx = hy = ()
+            if level < len(xs) and xs[level].size:
+                vx = np.round(tr.m11() * xs[level] + tr.m21() * vr.top() + tr.dx()).clip(-LIM, LIM).tolist()
+            if level < len(ys) and ys[level].size:
+                hy = np.round(tr.m22() * ys[level] + tr.m12() * vr.left() + tr.dy()).clip(-LIM, LIM).tolist()
+            if not (vx or hy):
+                continue
+            if as_rects:
+                shapes = [QRect(int(x), t0, 1, h) for x in vx] + [QRect(l0, int(y), w, 1) for y in hy]
+                out.append((QColor(colour), None, shapes))
+            else:
+                pen = QPen(colour)
+                pen.setWidth(0)
+                shapes = [QLineF(x + 0.5, top, x + 0.5, bottom) for x in vx]
+                shapes += [QLineF(left, y + 0.5, right, y + 0.5) for y in hy]
+                out.append((colour, pen, shapes))
+        return out
