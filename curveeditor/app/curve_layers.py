@@ -176,6 +176,20 @@ class InfinityLayer(CurveLayer):
                     key = (id(plot), ch, primary, side)
                     c = QColor(self.panel.theme.channels[ch])
                     c.setAlpha(170 if primary else 90)
+                    prev = old.get(key)
+                    if (
+                        prev is not None
+                        and prev[1] == c.rgba()
+                        and prev[2].scene() is not None
+                        and _same_parts(prev[0], parts)
+                    ):
+                        # a zoom / pan within the cached samples: the same data, no setData (its
+                        # repaint came from this 0-ms timer after the view's paint: a second
+                        # paint of the whole scene in about half the zoom steps)
+                        del old[key]
+                        self._shown[key] = prev
+                        self.items.append((plot, prev[2]))
+                        continue
                     xs, ys = [], []
                     for t, e in parts:
                         xs += [t, [np.nan]]
@@ -202,6 +216,11 @@ class InfinityLayer(CurveLayer):
     def clear(self) -> None:
         """Forget the list only: :meth:`draw` re-fills its kept items and removes the unused ones."""
         self.items = []
+
+
+def _same_parts(a: list, b: list) -> bool:
+    """The same extrapolated parts (the same ``(t, e)`` arrays, by identity)."""
+    return len(a) == len(b) and all(ta is tb and ea is eb for (ta, ea), (tb, eb) in zip(a, b, strict=True))
 
 
 class PlaybackRangeLayer(CurveLayer):

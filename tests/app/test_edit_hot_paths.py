@@ -114,6 +114,36 @@ def test_infinity_layer_redraw_after_one_track_edit_reextrapolates_only_it(win, 
     assert np.isclose(ys, new.curve.value[-1, ch]).any()  # the edited track drawn as edited
 
 
+def test_infinity_layer_zoom_within_its_samples_sets_no_data(win, qtbot, monkeypatch):
+    """A zoom / pan that stays inside the extrapolated span gives the same parts: no item gets its
+    data again (each setData repainted the scene once more after the view's own paint)."""
+    import pyqtgraph as pg
+
+    clip = many_tracks_clip(3, 120, 30.0)
+    win.doc.load(clip, None)
+    win.doc.select_paths([t.path for t in clip.tracks])
+    win.graphs.plots[0].setXRange(-2.0, clip.end + 2.0, padding=0)
+    layer = win.tools.infinity_layer
+    layer.redraw()
+    assert layer.items
+    mine = {id(it) for _p, it in layer.items}
+    calls = []
+    orig = pg.PlotCurveItem.setData
+
+    def counting(self, *a, **k):
+        if id(self) in mine:
+            calls.append(self)
+        return orig(self, *a, **k)
+
+    monkeypatch.setattr(pg.PlotCurveItem, "setData", counting)
+    win.graphs.plots[0].setXRange(-1.9, clip.end + 1.9, padding=0)  # inside the sampled span
+    layer.redraw()
+    assert calls == [] and {id(it) for _p, it in layer.items} == mine
+    win.doc.select_paths([clip.tracks[0].path])
+    layer.redraw()  # other parts: filled again
+    assert calls
+
+
 def test_selected_tangent_mode_of_many_keys(win):
     clip = many_tracks_clip(3, 3000, 60.0)
     doc = win.doc

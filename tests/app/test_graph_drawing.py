@@ -125,3 +125,30 @@ def test_fast_axis_draws_what_pyqtgraph_draws(qtbot):
                     assert mine == specs(ax, lambda p, ax=ax: pg.AxisItem.generateDrawSpecs(ax, p))
                     n += len(mine[2])
     assert n > 100
+
+
+def test_grid_rects_paint_the_pixels_of_the_grid_lines(qtbot, monkeypatch):
+    """The grid drawn as 1-px rects (fillRect, the fast path at device pixel ratio 1) gives exactly
+    the pixels of its 1-px cosmetic lines, over zooms with fractional plot edges."""
+    from curveeditor.app.graph_items import GridLines
+
+    _doc, g = _panel(qtbot)
+    build = GridLines._build_lines
+    n_lines = 0
+    for lo, hi in [(-20, 50), (-1000, 3000), (3.3, 3.31), (0.1234, 7.77)]:
+        for s in g.strips:
+            s.plot.setYRange(lo, hi, padding=0)
+        g.strips[0].plot.setXRange(lo / 10, hi / 10 + 0.37, padding=0)
+        shots = []
+        for rects in (True, False):
+            monkeypatch.setattr(
+                GridLines, "_build_lines", lambda self, *a, rects=rects: build(self, *a[:-1], rects)
+            )
+            for s in g.strips:
+                s.grid._lines = None
+                s.grid.update()
+            g.glw.repaint()
+            shots.append(g.glw.grab().toImage())
+        assert shots[0] == shots[1]
+        n_lines += sum(len(shapes) for s in g.strips for _c, _p, shapes in s.grid._lines[1])
+    assert n_lines > 40
