@@ -17,7 +17,7 @@ from math import floor
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRect, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
 __all__ = [
@@ -459,36 +459,82 @@ class MultiCurveItem(pg.GraphicsObject):
 
 class LegendOverlay(QGraphicsTextItem):
     """Track legend in a plot's top-right corner (fixed on screen, not in data coordinates): one line
-    per track with its colour swatch(es); at most ``max_rows`` lines, then "+N more"."""
+    per track with its colour swatch(es), in as many columns (up to :attr:`MAX_COLUMNS`) as the plot's
+    height needs (a short strip of a 3-strip panel held 12 of 15 lines, and the view box clipped the
+    rest without a word); at most ``max_rows`` lines a column, then "+N more"."""
+
+    MAX_COLUMNS = 3
 
     def __init__(self, view_box: pg.ViewBox, max_rows: int = 16):
         super().__init__()
         self.vb = view_box
         self.max_rows = max_rows
         self.entries: list[tuple[str, tuple[str, ...]]] = []
+        self._style = ("", "", "")
+        self._rendered_per = None
+        self._rendered_room = None
         self.setParentItem(view_box)
         self.setZValue(1e8)
-        view_box.sigResized.connect(self._place)
+        view_box.sigResized.connect(self._relayout)
 
     def set_entries(self, entries, fg: str, bg: str, note: str = "") -> None:
         """``entries``: ``(label, (colour, ...))`` per track; ``note``: an extra first line."""
         self.entries = list(entries)
-        rows = []
-        if note:
-            rows.append(f"<i>{html.escape(note)}</i>")
-        for label, colours in self.entries[: self.max_rows]:
+        self._style = (fg, bg, note)
+        self._render()
+
+    def _estimate_rows(self) -> int:
+        font = QFont(self.font())
+        font.setPointSizeF(8.0)
+        line = QFontMetricsF(font).lineSpacing()
+        fit = int((self.vb.boundingRect().height() - 8) // line) - (1 if self._style[2] else 0)
+        return max(1, min(self.max_rows, fit))
+
+    def _render(self) -> None:
+        """Lay the lines out in columns of the most lines that fit the view box's height (a first
+        guess from the font's line spacing, lowered while the rendered text is still too tall)."""
+        room = self.vb.boundingRect().height() - 2
+        per = self._estimate_rows()
+        while True:
+            self._set_html(per)
+            if per == 1 or self.boundingRect().height() <= room:
+                break
+            per -= 1
+        self._rendered_per = per
+        self._rendered_room = room
+        self.setVisible(bool(self.entries) or bool(self._style[2]))
+        self._place()
+
+    def _set_html(self, per: int) -> None:
+        fg, bg, note = self._style
+        cells = []
+        for label, colours in self.entries:
             sw = "".join(f'<span style="color:{c}">&#9632;</span>' for c in colours)
-            rows.append(f"{sw}&nbsp;{html.escape(label)}")
-        if len(self.entries) > self.max_rows:
-            rows.append(f"+{len(self.entries) - self.max_rows} more")
-        self.setHtml(
-            f'<div style="color:{fg}; background-color:{bg}; font-size:8pt">' + "<br>".join(rows) + "</div>"
+            cells.append(f"{sw}&nbsp;{html.escape(label)}")
+        cols = min(self.MAX_COLUMNS, max(1, -(-len(cells) // per)))
+        if len(cells) > per * cols:
+            hidden = len(cells) - (per * cols - 1)
+            cells = cells[: per * cols - 1] + [f"+{hidden} more"]
+        columns = ["<br>".join(cells[i : i + per]) for i in range(0, len(cells), per)]
+        body = "".join(
+            f'<td style="padding-right:{8 if i < len(columns) - 1 else 0}px">{c}</td>'
+            for i, c in enumerate(columns)
         )
-        self.setVisible(bool(rows))
+        head = f"<i>{html.escape(note)}</i><br>" if note else ""
+        self.setHtml(
+            f'<div style="color:{fg}; background-color:{bg}; font-size:8pt">{head}'
+            f'<table cellspacing="0" cellpadding="0" style="background-color:{bg}"><tr>{body}</tr></table>'
+            "</div>"
+        )
+
+    def _relayout(self, *_):
+        if self.entries and self.vb.boundingRect().height() - 2 != self._rendered_room:
+            self._render()
         self._place()
 
     def text_lines(self) -> list[str]:
-        return self.toPlainText().splitlines()
+        """The legend's lines, column after column (each label once)."""
+        return [ln for ln in self.toPlainText().splitlines() if ln.strip()]
 
     def _place(self, *_):
         r = self.vb.boundingRect()

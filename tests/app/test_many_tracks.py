@@ -54,9 +54,32 @@ def test_sixty_selected_tracks_are_all_drawn_with_a_legend(win, sixty):
         # the batched curve is what Unity plays: it passes through the key values
         np.testing.assert_allclose(np.interp(tr.times, x, y), tr.curve.value[:, ch], atol=1e-6)
     lines = g.legend_lines()
-    assert lines[0].endswith("Bone00") and lines[15].endswith("Bone15")
-    assert lines[-1] == "+44 more"
+    shown = len(lines) - 1
+    assert [ln.rsplit(" ", 1)[-1] for ln in lines[:shown]] == [f"Bone{i:02d}" for i in range(shown)]
+    assert shown >= 16 and lines[-1] == f"+{60 - shown} more"
+    _legend_fits(g)
     assert g.note_text() == ""  # nothing capped
+
+
+def _legend_fits(g):
+    """The legend lies inside its plot (the view box clips what does not: lines lost silently)."""
+    legend = g.strips[0].legend
+    box = legend.mapRectToParent(legend.boundingRect())
+    assert g.strips[0].vb.boundingRect().contains(box), (box, g.strips[0].vb.boundingRect())
+
+
+def test_fifteen_tracks_are_all_named_in_a_short_strip(win, sixty, qtbot):
+    """Three channel strips leave the first one ~150 px: 12 of 15 legend lines showed, the rest were
+    clipped by the plot. The legend takes a second column instead."""
+    g = win.graphs
+    win.doc.select_paths([t.path for t in sixty.tracks[:15]])
+    qtbot.wait(10)
+    assert g.strips[0].vb.boundingRect().height() < 15 * 14  # too short for 15 lines in one column
+    lines = g.legend_lines()
+    assert [ln.rsplit(" ", 1)[-1] for ln in lines] == [f"Bone{i:02d}" for i in range(15)]
+    _legend_fits(g)
+    win.doc.select_paths([t.path for t in sixty.tracks])
+    qtbot.wait(10)
 
 
 def test_each_track_has_its_own_hue_and_overlay_uses_shades(win, sixty, qtbot):
