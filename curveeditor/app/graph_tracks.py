@@ -273,20 +273,13 @@ class TrackDrawer:
                             keys[id(s)][1].append(kv[:, ch])
                 continue
             smp = self.cache.get(tr, coarse=True)
-            t = smp.samples.times
             kv = self.panel.to_display(path, smp.key_values)
             for s in self.strips:
+                per[id(s)].extend(self._sampled_curves(s, path, smp, cols))
                 if s.is_euler:
                     for ch in s.channels():
-                        y = self.panel.to_display(path, smp.samples.euler[:, ch], ch)
-                        per[id(s)].append((t, y, cols[ch] if self.panel.overlay else cols[1]))
                         keys[id(s)][0].append(smp.key_times)
                         keys[id(s)][1].append(kv[:, ch])
-                elif s.role[0] == "speed":
-                    per[id(s)].append((t, smp.samples.speed, cols[1]))
-                elif s.role[0] == "quat":
-                    for k in range(4):
-                        per[id(s)].append((t, smp.samples.quat[:, k], self.theme.channels[k]))
         for s in self.strips:
             if s.role[0] == "other" or (live and not s.is_euler):
                 continue  # read-only curves: _update_other; mid-drag strips: kept until the end
@@ -432,6 +425,25 @@ class TrackDrawer:
                 lo_pad, hi_pad = (pad if lo < vlo else 0.0), (pad if hi > vhi else 0.0)
                 strip.plot.setYRange(nlo - lo_pad, nhi + hi_pad, padding=0)
 
+    def _sampled_curves(self, strip, path: str, smp, cols) -> list:
+        """``(times, values, colour)`` of one track's sampled curves in ``strip`` (Euler channels in
+        display units, angular speed, or quaternion components); [] for other strips."""
+        t = smp.samples.times
+        if strip.is_euler:
+            return [
+                (
+                    t,
+                    self.panel.to_display(path, smp.samples.euler[:, ch], ch),
+                    cols[ch] if self.panel.overlay else cols[1],
+                )
+                for ch in strip.channels()
+            ]
+        if strip.role[0] == "speed":
+            return [(t, smp.samples.speed, cols[1])]
+        if strip.role[0] == "quat":
+            return [(t, smp.samples.quat[:, k], self.theme.channels[k]) for k in range(4)]
+        return []
+
     def _update_batched_preview(self) -> None:
         """Dashed "after" curves of the secondary tracks, batched per plot."""
         prev = self.doc.preview
@@ -444,18 +456,9 @@ class TrackDrawer:
             if ptr is self.doc.clip.track(path):
                 continue
             smp = self.cache.get(ptr, coarse=True)
-            t = smp.samples.times
             cols = self.panel.colours(path)
             for s in self.strips:
-                if s.is_euler:
-                    for ch in s.channels():
-                        y = self.panel.to_display(path, smp.samples.euler[:, ch], ch)
-                        per[id(s)].append((t, y, cols[ch] if self.panel.overlay else cols[1]))
-                elif s.role[0] == "speed":
-                    per[id(s)].append((t, smp.samples.speed, cols[1]))
-                elif s.role[0] == "quat":
-                    for k in range(4):
-                        per[id(s)].append((t, smp.samples.quat[:, k], self.theme.channels[k]))
+                per[id(s)].extend(self._sampled_curves(s, path, smp, cols))
         for s in self.strips:
             if per[id(s)] or s.preview_multi.curves():
                 s.preview_multi.setCurves(per[id(s)])

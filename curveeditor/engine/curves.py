@@ -402,6 +402,14 @@ def stepped_intervals(curve: Curve) -> np.ndarray:
     return ~finite
 
 
+def hermite_basis(s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cubic Hermite basis ``(h00, h10, h01, h11)`` at interval fractions ``s`` (any shape), in one
+    fixed order of float operations, so every evaluator built on it gives bit-identical values."""
+    s2 = s * s
+    s3 = s2 * s
+    return 2 * s3 - 3 * s2 + 1, s3 - 2 * s2 + s, -2 * s3 + 3 * s2, s3 - s2
+
+
 def evaluate(curve: Curve, times) -> np.ndarray:
     """Values ``(M, C)`` of ``curve`` at ``times`` (seconds, shape ``(M,)``), exactly as Unity plays them.
 
@@ -430,14 +438,8 @@ def evaluate(curve: Curve, times) -> np.ndarray:
         weighted = weighted.T[:, seg] if weighted.any() else None
     v0, m0f, v1, m1f = g[:c], g[c : 2 * c], g[2 * c : 3 * c], g[3 * c :]
 
-    # Hermite basis, the same float operations in the same order as the textbook form
-    # h00 v0 + h10 dt m0 + h01 v1 + h11 dt m1 (results are bit-identical to the per-row version).
-    s2 = s * s
-    s3 = s2 * s
-    h00 = 2 * s3 - 3 * s2 + 1
-    h10 = s3 - 2 * s2 + s
-    h01 = -2 * s3 + 3 * s2
-    h11 = s3 - s2
+    # the textbook form h00 v0 + h10 dt m0 + h01 v1 + h11 dt m1 (bit-identical to the per-row version)
+    h00, h10, h01, h11 = hermite_basis(s)
     v = h00 * v0
     v += (h10 * dt) * m0f
     v += h01 * v1

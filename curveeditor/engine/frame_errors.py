@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .clip import EULER, RotationTrack, played
+from .curves import hermite_basis
 from .reduce import GRID_HZ, GRID_MAX_PER_INTERVAL, GRID_MIN_PER_INTERVAL
 from .resample import _align, _rel_rotvecs, slerp
 from .rotations import euler_to_quat, geodesic_angle, quat_mul_components, quat_normalize
@@ -53,13 +54,7 @@ def _hermite_rows(curve, k: slice, s: np.ndarray, dt: np.ndarray, out: np.ndarra
     """Channels of ``curve`` at fractions ``s (J, B)`` of its key intervals ``k`` (``dt (B,)``
     seconds) into ``out (C, J, B)``: ``curves.evaluate``'s Hermite in the same operations and order
     (bit-identical values)."""
-    s2 = s * s
-    s3 = s2 * s
-    h00 = 2 * s3 - 3 * s2 + 1
-    h10 = s3 - 2 * s2 + s
-    h01 = -2 * s3 + 3 * s2
-    h11 = s3 - s2
-    del s2, s3
+    h00, h10, h01, h11 = hermite_basis(s)
     h10 *= dt
     h11 *= dt
     tmp = np.empty_like(s)

@@ -209,7 +209,7 @@ GROUP_PROBES = 50_000
 def _sampled_group(tracks, order: str, tolerance_deg: float | None) -> list[RotationTrack]:
     """:func:`sampled_track` (``kind`` None) of tracks with the same key times, computed together with
     the same operations on the stacked frames (so the same values and picks)."""
-    from .resample import _cconj, _clog, _locate
+    from .resample import _cconj, _clog, _locate, _scaled_exp_factors
     from .rotations import quat_mul_components
 
     times = tracks[0].times
@@ -241,15 +241,8 @@ def _sampled_group(tracks, order: str, tolerance_deg: float | None) -> list[Rota
     g_q = qn[:, seg]  # (m, P, 4) first key of each probe's interval
     g_r = r[:, seg]
     theta = np.sqrt(np.einsum("...i,...i->...", g_r, g_r))
-    ang = uu * theta
-    half = 0.5 * ang
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kk = np.sin(half) / ang
-    small = ang < 1e-6
-    if small.any():
-        kk[small] = 0.5 - ang[small] ** 2 / 48.0
-    kk *= uu
-    e = (g_r[..., 0] * kk, g_r[..., 1] * kk, g_r[..., 2] * kk, np.cos(half))
+    kk, ew = _scaled_exp_factors(uu, theta)
+    e = (g_r[..., 0] * kk, g_r[..., 1] * kk, g_r[..., 2] * kk, ew)
     ref = np.stack(quat_mul_components(tuple(g_q[..., c] for c in range(4)), e), axis=-1).reshape(-1, 4)
     # continuous_euler of every track's frames: one decomposition, each track unwrapped alone (the
     # joined unwrap's one cumulative sum rounds differently: the same angles, but zeros of either sign).

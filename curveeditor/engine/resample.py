@@ -391,6 +391,21 @@ def _rel_rotvecs(q: np.ndarray) -> np.ndarray:
     return np.stack(_clog(quat_mul_components(_cconj(a), b)), axis=1)
 
 
+def _scaled_exp_factors(u: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``exp(u r) = (k r, w)`` for rotation vectors ``r`` of length ``theta`` (radians) scaled by
+    ``u``: ``k = u sin(a/2) / a`` and ``w = cos(a/2)`` with ``a = u theta``, a series for tiny angles
+    (as ``quat_exp``). One order of float operations for every Slerp built on it."""
+    a = u * theta
+    half = 0.5 * a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.sin(half) / a
+    small = a < 1e-6
+    if small.any():
+        k[small] = 0.5 - a[small] ** 2 / 48.0
+    k *= u
+    return k, np.cos(half)
+
+
 def slerp(times, quats, t) -> np.ndarray:
     """Piecewise spherical linear interpolation: ``(M, 4)`` unit quaternions at ``t`` (seconds).
 
@@ -411,16 +426,8 @@ def slerp(times, quats, t) -> np.ndarray:
     table[4:7] = r.T
     table[7] = np.sqrt(np.einsum("ij,ij->i", r, r))
     g = np.take(table, seg, axis=1)
-    # exp(u r) = (u r sin(a/2) / a, cos(a/2)) with a = u |r|; a series for tiny angles (as quat_exp).
-    a = u * g[7]
-    half = 0.5 * a
-    with np.errstate(divide="ignore", invalid="ignore"):
-        k = np.sin(half) / a
-    small = a < 1e-6
-    if small.any():
-        k[small] = 0.5 - a[small] ** 2 / 48.0
-    k *= u
-    ex, ey, ez, ew = g[4] * k, g[5] * k, g[6] * k, np.cos(half)
+    k, ew = _scaled_exp_factors(u, g[7])
+    ex, ey, ez = g[4] * k, g[5] * k, g[6] * k
     qx, qy, qz, qw = g[0], g[1], g[2], g[3]
     return _align(_rows(quat_mul_components((qx, qy, qz, qw), (ex, ey, ez, ew))), q[0])
 

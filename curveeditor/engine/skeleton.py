@@ -217,12 +217,24 @@ def _merged_groups(tracks: tuple) -> list:
         # costs about 15 evaluations and pays off from the second pose on (playback, scrubbing).
         _remember(key, (tracks, None))
         return [([i], None, tr.kind, tr.order) for i, tr in enumerate(tracks)]
+    tags = [(tr.kind, tr.order) for tr in tracks]
+    out = [
+        (idx, merged if len(idx) > 1 else None, *tag)
+        for tag, idx, merged in _merged_by_times([tr.curve for tr in tracks], tags)
+    ]
+    _remember(key, (tracks, out))
+    return out
+
+
+def _merged_by_times(curves: list, tags: list) -> list[tuple[object, list[int], Curve]]:
+    """``curves`` grouped by equal ``tag`` (e.g. kind and order), key times and wrap modes, each group
+    as ``(tag, indices, curve)``: one many-component curve (channels side by side) for a group of
+    several, the curve itself for one alone. Evaluating one merged curve is one evaluation."""
     groups: dict = {}
-    for i, tr in enumerate(tracks):
-        c = tr.curve
-        gk = (tr.kind, tr.order, c.n_keys, c.start, c.end, c.pre_infinity, c.post_infinity)
+    for i, (c, tag) in enumerate(zip(curves, tags, strict=True)):
+        gk = (tag, c.n_keys, c.start, c.end, c.pre_infinity, c.post_infinity)
         for cand in groups.setdefault(gk, []):
-            if np.array_equal(tracks[cand[0]].curve.time, c.time):
+            if np.array_equal(curves[cand[0]].time, c.time):
                 cand.append(i)
                 break
         else:
@@ -231,13 +243,11 @@ def _merged_groups(tracks: tuple) -> list:
     for gk, lists in groups.items():
         for idx in lists:
             if len(idx) == 1:
-                out.append((idx, None, gk[0], gk[1]))
+                out.append((gk[0], idx, curves[idx[0]]))
                 continue
-            cs = [tracks[i].curve for i in idx]
+            cs = [curves[i] for i in idx]
             cat = {f: np.concatenate([getattr(c, f) for c in cs], axis=1) for f in KEY_FIELDS if f != "time"}
-            merged = Curve.make(cs[0].time, pre_infinity=gk[5], post_infinity=gk[6], **cat)
-            out.append((idx, merged, gk[0], gk[1]))
-    _remember(key, (tracks, out))
+            out.append((gk[0], idx, Curve.make(cs[0].time, pre_infinity=gk[4], post_infinity=gk[5], **cat)))
     return out
 
 
@@ -295,24 +305,7 @@ def _position_groups(curves: tuple) -> list[tuple[list[int], Curve]]:
     hit = _POSITION_CACHE.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], curves, strict=True)):
         return hit[1]
-    groups: dict = {}
-    for i, c in enumerate(curves):
-        gk = (c.n_keys, c.start, c.end, c.pre_infinity, c.post_infinity)
-        for cand in groups.setdefault(gk, []):
-            if np.array_equal(curves[cand[0]].time, c.time):
-                cand.append(i)
-                break
-        else:
-            groups[gk].append([i])
-    out = []
-    for gk, lists in groups.items():
-        for idx in lists:
-            if len(idx) == 1:
-                out.append((idx, curves[idx[0]]))
-                continue
-            cs = [curves[i] for i in idx]
-            cat = {f: np.concatenate([getattr(c, f) for c in cs], axis=1) for f in KEY_FIELDS if f != "time"}
-            out.append((idx, Curve.make(cs[0].time, pre_infinity=gk[3], post_infinity=gk[4], **cat)))
+    out = [(idx, merged) for _tag, idx, merged in _merged_by_times(list(curves), [None] * len(curves))]
     _POSITION_CACHE.clear()  # one clip's position curves at a time
     _POSITION_CACHE[key] = (curves, out)
     return out
