@@ -10,14 +10,17 @@ peak RSS (``VmHWM`` of ``/proc/self/status``, which includes reading the source 
 
 A write is measured four times, each in its own child: the **checked write** (``io.write_checked``,
 what ``convert X.bvh X.anim`` runs: key the frames, render, stream into the temp file, read the temp
-file back with our reader, compare with the source, rename; by default the comparison runs in a
-thread beside the render when the load average leaves a core free, ``verify.CHECK_AHEAD = None``,
-on the tracks the writer writes, used after the read-back only if every track read back holds those
-numbers bit for bit), split into prepare+render+write, the wait for that thread, the read-back
-(``read_anim`` of the temp file, with its own peak: VmHWM is reset through ``/proc/self/clear_refs``
-before it) and the comparison after it (the bitwise match, or the whole comparison: "NOT USED");
-the same **sequential** (``CHECK_AHEAD = False``: after the read-back, as before) and with the
-**thread always** (``True``), shown, not goals (the thread's gain depends on a free core); and the
+file back with our reader, compare with the source, rename; by default the comparison runs ahead,
+beside the render and the read-back, when the load average leaves a core free
+(``io.check_ahead.CHECK_AHEAD = None``), in a forked child of the benchmark's single-threaded child
+process, on the tracks the writer writes, used after the read-back only if every track read back
+holds those numbers bit for bit), split into prepare+render+write, the wait for that comparison,
+the read-back (``read_anim`` of the temp file, with its own peak: VmHWM is reset through
+``/proc/self/clear_refs`` before it) and the comparison after it (the bitwise match, or the whole
+comparison: "NOT USED"), with the child's CPU seconds and peak RSS (``ru_maxrss``, which counts
+the pages it shares with the writer); the same **sequential** (``CHECK_AHEAD = False``: after the
+read-back) and **ahead in a thread** (``True``, ``AHEAD_IN_PROCESS = False``: what the editor does,
+as it has threads of its own), shown, not goals (their gain depends on a free core); and the
 **render+write alone** (``prepare_samples`` + ``write_anim`` with no read-back), all of which must
 write the same bytes. Keys added and the max error at the frames (from the frame's pose) and between
 frames (from the Slerp between them; for a clip of curves: from what the source plays) are the
@@ -99,15 +102,18 @@ if step in ("write", "ahead", "sequential", "render"):
         dt = time.perf_counter() - t
     else:
         # The checked write, as `convert` runs it; the read-back and the comparisons timed apart.
-        # "write": the default (verify.CHECK_AHEAD None: the thread beside the render when a core
-        # looks free); "ahead": always the thread; "sequential": after the read-back only.
+        # "write": the default (check_ahead.CHECK_AHEAD None: compared ahead when a core looks free,
+        # in a forked child: this process has one thread and no Qt); "ahead": always ahead, in a
+        # thread; "sequential": after the read-back only.
         import threading
-        from curveeditor.io import verify
-        verify.CHECK_AHEAD = {{"write": None, "ahead": True, "sequential": False}}[step]
+        from curveeditor.io import check_ahead, verify
+        check_ahead.CHECK_AHEAD = {{"write": None, "ahead": True, "sequential": False}}[step]
+        check_ahead.AHEAD_IN_PROCESS = False if step == "ahead" else None
         split = {{"read_back": 0.0, "compare": 0.0, "wait": 0.0, "thread": 0.0,
-                  "peak_before_read_back": 0, "read_back_peak": 0}}
+                  "peak_before_read_back": 0, "read_back_peak": 0, "child_rss": 0,
+                  "in_process": False}}
         real_read, real_check = verify._read_back, verify.check_written
-        ahead = verify._CheckAhead
+        ahead = check_ahead.CheckAhead
         real_wait, real_run, real_result = ahead.wait, ahead._check, ahead.result_for
 
         def timed_read(*a, **k):
@@ -131,6 +137,9 @@ if step in ("write", "ahead", "sequential", "render"):
             t0 = time.perf_counter()
             real_wait(self)
             split["wait"] += time.perf_counter() - t0
+            split["child_rss"] = max(split["child_rss"], self.child_peak_rss)
+            split["in_process"] = split["in_process"] or self.in_process
+            split["child_cpu"] = split.get("child_cpu", 0.0) + self.child_cpu
 
         def timed_run(self):
             t0 = time.perf_counter()
@@ -139,9 +148,9 @@ if step in ("write", "ahead", "sequential", "render"):
             return r
 
         def timed_result(self, written):
-            t0 = time.perf_counter()
+            t0, w0 = time.perf_counter(), split["wait"]
             r = real_result(self, written)
-            split["compare"] += time.perf_counter() - t0
+            split["compare"] += time.perf_counter() - t0 - (split["wait"] - w0)  # (its wait apart)
             split["ahead_used"] = r is not None
             return r
 
@@ -293,9 +302,11 @@ def main() -> None:
             ref = "frames" if w["frames"] else "curves"
             figs = (w["added"], w["at"], w["between"])
             rows.append((label, "render+write alone", size / MB, rw["seconds"], rw["rss"], None))
-            used = "thread beside the render" if w.get("ahead_used") else "after the read-back"
-            if w["thread"] and not w.get("ahead_used"):
-                used = "thread NOT USED: compared after the read-back"
+            where = "a child process" if w["in_process"] else "a thread"
+            early = w["thread"] or w["in_process"]
+            used = f"in {where} beside the render" if w.get("ahead_used") else "after the read-back"
+            if early and not w.get("ahead_used"):
+                used = f"in {where}, NOT USED: compared after the read-back"
             rb, cmpd, wait = w["read_back"], w["compare"], w["wait"]
             rest = w["seconds"] - rb - cmpd - wait
             before = w["peak_before_read_back"]
@@ -303,15 +314,20 @@ def main() -> None:
             rows.append((label, f"checked write ({ref})", size / MB, w["seconds"], w["rss"], figs))
             rows.append((f"  (default: compared {used})", "", size / MB, w["seconds"], None, None))
             rows.append(("  of which prepare+render+write", "", size / MB, rest, before, None))
-            rows.append(("  of which wait for the thread's compare", "", size / MB, wait, None, None))
+            rows.append((f"  of which wait for {where}'s compare", "", size / MB, wait, None, None))
             rows.append(("  of which read-back (read_anim)", "", size / MB, rb, w["read_back_peak"], None))
             rows.append(("  of which compare after the read-back", "", size / MB, cmpd, None, None))
             if w["thread"]:
                 rows.append((thread, "", size / MB, w["thread"], None, None))
+            if w["in_process"]:
+                # ru_maxrss of the child: the pages it shares with the writer count in both.
+                child_row = "  (its child's compare: CPU s, peak RSS incl. shared pages)"
+                rows.append((child_row, "", size / MB, w["child_cpu"], w["child_rss"], None))
             rows.append((label, "checked, sequential", size / MB, seq["seconds"], seq["rss"], None))
             seq_check = seq["read_back"] + seq["compare"]
             rows.append(("  of which read-back + compare", "", size / MB, seq_check, None, None))
-            rows.append((label, "checked, thread always", size / MB, ahead["seconds"], ahead["rss"], None))
+            in_thread = "checked, ahead in a thread"
+            rows.append((label, in_thread, size / MB, ahead["seconds"], ahead["rss"], None))
             after = ahead["wait"] + ahead["read_back"] + ahead["compare"]
             rows.append(("  of which wait + read-back + compare", "", size / MB, after, None, None))
             rows.append((thread, "", size / MB, ahead["thread"], None, None))

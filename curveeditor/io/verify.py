@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .atomic import check_before_replace, check_not_protected
+from .check_ahead import CheckAhead, check_ahead
 from .errors import ClipError, ClipWriteError
 
 __all__ = [
@@ -55,28 +56,6 @@ __all__ = [
 
 #: What a writer may change in the played motion (degrees): the engine's conversion tolerance.
 WRITER_TOLERANCE_DEG = 0.01
-#: Compare ``.anim`` writes in a thread while they are rendered (:class:`_CheckAhead`): True always,
-#: False never (after the read-back only), None when a core looks free (:func:`_core_free`). The
-#: thread only pays when it gets a core of its own: on the shared 2-core machine at load 1.6-3.5 it
-#: made checked writes 0-10% slower than comparing after the read-back (the two threads shared one
-#: core), while with a free core it hides the comparison (0.2-0.9 s a 60-100 MB file).
-#: ``benchmarks/anim_io.py`` measures all three.
-CHECK_AHEAD: bool | None = None
-
-
-def _core_free() -> bool:
-    """True when the 1-minute load average leaves at least one of this process's CPUs idle."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-        return cpus >= 2 and os.getloadavg()[0] <= cpus - 1.0
-    except (AttributeError, OSError):  # (no load average on this platform)
-        return False
-
-
-def _check_ahead() -> bool:
-    return _core_free() if CHECK_AHEAD is None else bool(CHECK_AHEAD)
-
-
 #: Extra allowance (degrees) for float32 key times and values in ``.anim`` files (a 60 s clip's key
 #: times move by up to 2e-6 s: 0.002 deg at 1000 deg/s).
 FLOAT32_SLACK_DEG = 0.002
@@ -469,116 +448,6 @@ def check_written(
     return WriteCheck(path, tuple(checks), (), failure, promise.what)
 
 
-_PLAYED_FIELDS = ("time", "value", "in_slope", "out_slope", "in_weight", "out_weight", "weighted_mode")
-
-
-def _as_stored(track):
-    """``track`` with the numbers an ``.anim`` file stores for it: float32 times, values, slopes and
-    weights (what the file reads back as when the writer spelled it faithfully)."""
-    c = track.curve
-    f32 = {f: np.asarray(getattr(c, f), dtype=np.float32).astype(np.float64) for f in _STORED_F32}
-    return replace(track, curve=replace(c, **f32))
-
-
-_STORED_F32 = ("time", "value", "in_slope", "out_slope", "in_weight", "out_weight")
-
-
-def _plays_the_same(a, b) -> bool:
-    """True when tracks ``a`` and ``b`` hold bit for bit the same numbers for everything
-    ``clip.played`` reads (kind, order, key times, values, slopes, weights, weighted modes, wrap
-    modes): they play the same at every time, so every figure of one is the other's."""
-    if a is None or b is None:
-        return a is b
-    if a.kind != b.kind or a.order != b.order:
-        return False
-    ca, cb = a.curve, b.curve
-    if ca.pre_infinity != cb.pre_infinity or ca.post_infinity != cb.post_infinity:
-        return False
-    for f in (*_STORED_F32, "weighted_mode"):
-        x, y = np.asarray(getattr(ca, f)), np.asarray(getattr(cb, f))
-        if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
-            return False
-    return True
-
-
-class _CheckAhead:
-    """The read-back comparison started on what the writer is about to write.
-
-    The writer hands over the rotation tracks it writes (``anim.writer.on_written_tracks``) before
-    rendering them; a thread runs :func:`check_written` on each of them as the file stores it
-    (:func:`_as_stored`: float32 numbers) while the main thread renders and writes the file (numpy
-    releases the GIL in its loops: the second core compares). The file is still read back with our
-    reader: :meth:`result_for` returns the thread's :class:`WriteCheck` only when every track read
-    back holds bit for bit the numbers it compared (:func:`_plays_the_same`), so its figures are
-    the read-back file's figures; otherwise (or if the thread failed) None, and the caller compares
-    the tracks read back itself. The thread is done before the read-back starts (:meth:`wait`), so
-    the two never add up in memory."""
-
-    def __init__(self, clip, promise, ext: str, path: str):
-        self.clip, self.promise, self.ext, self.path = clip, promise, ext, path
-        self.tracks: dict | None = None
-        self.result: WriteCheck | None = None
-        self.thread = None
-
-    def start(self, tracks) -> None:
-        import threading
-
-        if self.thread is not None:
-            return
-        self.tracks = {t.path: t for t in tracks}
-        err = np.geterr()  # numpy's error state is per thread: compare under the caller's
-
-        def run() -> None:
-            try:
-                with np.errstate(**err):
-                    self.result = self._check()
-            except Exception:  # the main thread compares (and reports) instead
-                self.result = None
-
-        self.thread = threading.Thread(target=run, name="write-check-ahead", daemon=True)
-        self.thread.start()
-
-    def _check(self) -> WriteCheck:
-        """:func:`check_written` track by track (the float32 copies exist one at a time), joined as
-        one call over the clip would return it (checks in track order, the first failure)."""
-        from ..engine.clip import Clip
-
-        clip = self.clip
-        checks: list = []
-        failure = None
-        for t in clip.tracks:
-            w = self.tracks.get(t.path)
-            stored = [] if w is None else [_as_stored(w)]
-            one = check_written(
-                Clip(clip.name, clip.frame_rate, [t]),
-                Clip(clip.name, clip.frame_rate, stored),
-                self.promise,
-                self.ext,
-                self.path,
-            )
-            checks += one.tracks
-            failure = failure or one.failure
-        return WriteCheck(self.path, tuple(checks), (), failure, (self.promise or Promise()).what)
-
-    def wait(self) -> None:
-        if self.thread is not None:
-            self.thread.join()
-
-    def result_for(self, written) -> WriteCheck | None:
-        """The thread's check if ``written`` (the clip read back) plays exactly what it compared."""
-        self.wait()
-        if self.result is None:
-            return None
-        back = {t.path: t for t in written.tracks}
-        for t in self.clip.tracks:
-            if not t.n_keys:
-                continue
-            w = self.tracks.get(t.path)
-            if not _plays_the_same(None if w is None else _as_stored(w), back.get(t.path)):
-                return None
-        return self.result
-
-
 def _read_back(tmp: str, target: str, clip, order: str | None = None):
     """The temp file ``tmp`` read with the reader of ``target``'s extension (CSV: in the order the
     writer used, which a CSV does not record)."""
@@ -675,11 +544,11 @@ def write_checked(
             )
         promise = replace(promise or Promise(), between_bound_deg=float(tolerance))
     to_write = prepare_samples(clip, ext, opts.get("mode"), tolerance, bool(opts.get("keep_order")))
-    ahead = _CheckAhead(clip, promise, ext, fname) if ext == ".anim" and _check_ahead() else None
+    ahead = CheckAhead(clip, promise, ext, fname) if ext == ".anim" and check_ahead() else None
 
     def check(tmp: str, target: str) -> None:
-        if ahead is not None:
-            ahead.wait()
+        if ahead is not None and not ahead.in_process:
+            ahead.wait()  # a thread ends before the read-back: they would share the lock and memory
         written = _read_back(tmp, fname, to_write)
         try:
             result = ahead.result_for(written) if ahead is not None else None
@@ -704,6 +573,7 @@ def write_checked(
         if ahead is not None:
             from .anim.writer import on_written_tracks
 
+            stack.callback(ahead.close)
             stack.enter_context(on_written_tracks(ahead.start))
         warnings = list(writer(to_write, fname, protect=protect, **opts) or [])
     result = box.get("check")

@@ -1,21 +1,30 @@
-"""The write check started while the file renders (io.verify._CheckAhead): its figures are used only
-when the file read back holds exactly the numbers it compared, and are then the same figures."""
+"""The write check started while the file renders (io.check_ahead.CheckAhead), in a forked child or a
+thread: its figures are used only when the file read back holds exactly the numbers it compared, and
+are then the same figures."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from curveeditor.io import ClipWriteError, read_clip, verify, write_checked
+from curveeditor.io import ClipWriteError, check_ahead, read_clip, verify, write_checked
 from tests.io.test_frame_samples import wavy_rows, write_bvh
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-@pytest.fixture(autouse=True)
-def always_ahead(monkeypatch):
-    monkeypatch.setattr(verify, "CHECK_AHEAD", True)
+
+@pytest.fixture(params=["process", "thread"], autouse=True)
+def mode(request, monkeypatch):
+    """Every test in both places; always ahead (not only when the load average leaves a core)."""
+    monkeypatch.setattr(check_ahead, "CHECK_AHEAD", True)
+    monkeypatch.setattr(check_ahead, "AHEAD_IN_PROCESS", request.param == "process")
+    return request.param
 
 
 @pytest.fixture
@@ -26,34 +35,41 @@ def bvh(tmp_path):
 
 
 def _spy(monkeypatch):
+    """Where ``check_written`` runs, as seen from this process: a child's calls are not recorded here
+    (the child appends to its own copy of the list)."""
     real = verify.check_written
-    threads = []
+    calls = []
 
     def spy(*a, **k):
-        threads.append(threading.current_thread().name)
+        calls.append(threading.current_thread().name)
         return real(*a, **k)
 
     monkeypatch.setattr(verify, "check_written", spy)
-    return threads
+    return calls
 
 
-def test_the_figures_checked_ahead_are_the_read_back_figures(bvh, tmp_path, monkeypatch):
-    threads = _spy(monkeypatch)
+def _ahead_calls(mode: str) -> list[str]:
+    """What ``_spy`` records when every comparison ran ahead (and was used)."""
+    return [] if mode == "process" else ["write-check-ahead"]
+
+
+def test_the_figures_checked_ahead_are_the_read_back_figures(bvh, tmp_path, monkeypatch, mode):
+    calls = _spy(monkeypatch)
     ahead = write_checked(bvh, tmp_path / "a.anim")
-    assert threads and set(threads) == {"write-check-ahead"}  # the thread's figures were used
-    monkeypatch.setattr(verify, "CHECK_AHEAD", False)
-    threads.clear()
+    assert sorted(set(calls)) == _ahead_calls(mode)  # the early figures were used
+    monkeypatch.setattr(check_ahead, "CHECK_AHEAD", False)
+    calls.clear()
     after = write_checked(bvh, tmp_path / "b.anim")
-    assert threads == ["MainThread"]
+    assert calls == ["MainThread"]
     assert (tmp_path / "a.anim").read_bytes() == (tmp_path / "b.anim").read_bytes()
     assert ahead.as_dict()["tracks"] == after.as_dict()["tracks"]
     assert ahead.tracks[0].writer.max_error > 0  # real figures (Linear ZXY between frames)
 
 
 def test_a_file_that_reads_back_otherwise_is_compared_as_read(bvh, tmp_path, monkeypatch):
-    """The thread compared what the writer meant to write; the file read back holds another value at
-    one key (a writer or reader fault): the figures of the file as read are the ones that count."""
-    threads = _spy(monkeypatch)
+    """The early check compared what the writer meant to write; the file read back holds another value
+    at one key (a writer or reader fault): the figures of the file as read are the ones that count."""
+    calls = _spy(monkeypatch)
     real = verify._read_back
 
     def damaged(tmp, target, clip, order=None):
@@ -69,12 +85,12 @@ def test_a_file_that_reads_back_otherwise_is_compared_as_read(bvh, tmp_path, mon
     with pytest.raises(ClipWriteError, match=miss):
         write_checked(bvh, out)
     assert not out.exists()
-    assert threads.count("MainThread") == 1  # compared again on what was read back
+    assert calls.count("MainThread") == 1  # compared again on what was read back
 
 
 def test_a_float32_difference_alone_is_enough_to_compare_again(bvh, tmp_path, monkeypatch):
-    """Bit for bit: one slope one float32 step off is not what the thread compared."""
-    threads = _spy(monkeypatch)
+    """Bit for bit: one slope one float32 step off is not what was compared ahead."""
+    calls = _spy(monkeypatch)
     real = verify._read_back
 
     def nudged(tmp, target, clip, order=None):
@@ -86,14 +102,15 @@ def test_a_float32_difference_alone_is_enough_to_compare_again(bvh, tmp_path, mo
 
     monkeypatch.setattr(verify, "_read_back", nudged)
     write_checked(bvh, tmp_path / "out.anim")
-    assert threads.count("MainThread") == 1
+    assert calls.count("MainThread") == 1
 
 
-def test_a_failing_thread_leaves_the_check_to_the_main_thread(bvh, tmp_path, monkeypatch):
+def test_a_failing_early_check_leaves_the_check_to_the_writer(bvh, tmp_path, monkeypatch):
     real = verify.check_written
+    parent = os.getpid()
 
     def flaky(*a, **k):
-        if threading.current_thread().name == "write-check-ahead":
+        if threading.current_thread().name == "write-check-ahead" or os.getpid() != parent:
             raise MemoryError("simulated")
         return real(*a, **k)
 
@@ -102,18 +119,100 @@ def test_a_failing_thread_leaves_the_check_to_the_main_thread(bvh, tmp_path, mon
     assert len(check.tracks) == 2 and check.failure is None
 
 
-def test_by_default_the_thread_runs_only_when_a_core_looks_free(bvh, tmp_path, monkeypatch):
-    threads = _spy(monkeypatch)
-    monkeypatch.setattr(verify, "CHECK_AHEAD", None)
-    monkeypatch.setattr(verify.os, "getloadavg", lambda: (1.7, 1.0, 1.0))
-    monkeypatch.setattr(verify.os, "sched_getaffinity", lambda pid: {0, 1})
+def test_a_child_that_dies_leaves_the_check_to_the_writer(bvh, tmp_path, monkeypatch, mode):
+    if mode != "process":
+        pytest.skip("a child process only")
+    real = verify.check_written
+    parent = os.getpid()
+
+    def killed(*a, **k):
+        if os.getpid() != parent:
+            os.kill(os.getpid(), 9)
+        return real(*a, **k)
+
+    calls = []
+    monkeypatch.setattr(verify, "check_written", lambda *a, **k: calls.append(1) or killed(*a, **k))
+    check = write_checked(bvh, tmp_path / "out.anim")
+    assert check.failure is None and calls  # compared here, after the read-back
+    assert check.tracks[0].writer.max_error > 0
+
+
+def test_a_failed_write_ends_the_child(bvh, tmp_path, monkeypatch, mode):
+    """The write fails after the child started (the read-back refuses the file): no child is left."""
+    if mode != "process":
+        pytest.skip("a child process only")
+    started = []
+    real_start = check_ahead.CheckAhead.start
+
+    def start(self, tracks):
+        real_start(self, tracks)
+        started.append(self)
+
+    monkeypatch.setattr(check_ahead.CheckAhead, "start", start)
+
+    def refuse(tmp, target, clip, order=None):
+        raise ClipWriteError(target, None, "simulated read-back failure; nothing written")
+
+    monkeypatch.setattr(verify, "_read_back", refuse)
+    with pytest.raises(ClipWriteError, match="simulated"):
+        write_checked(bvh, tmp_path / "out.anim")
+    assert started and started[0].pid is None
+    assert not (tmp_path / "out.anim").exists()
+
+
+def test_by_default_a_thread_runs_ahead_only_when_a_core_looks_free(bvh, tmp_path, monkeypatch, mode):
+    """A child always runs ahead (it adds no CPU work, wherever it is scheduled); a thread only when
+    the load average leaves a core free (it shares the interpreter lock with the render)."""
+    calls = _spy(monkeypatch)
+    monkeypatch.setattr(check_ahead, "CHECK_AHEAD", None)
+    monkeypatch.setattr(check_ahead.os, "getloadavg", lambda: (1.7, 1.0, 1.0))
+    monkeypatch.setattr(check_ahead.os, "sched_getaffinity", lambda pid: {0, 1})
     write_checked(bvh, tmp_path / "busy.anim")
-    assert threads == ["MainThread"]
-    threads.clear()
-    monkeypatch.setattr(verify.os, "getloadavg", lambda: (0.4, 1.0, 1.0))
+    assert calls == ([] if mode == "process" else ["MainThread"])
+    if mode == "process":
+        return
+    calls.clear()
+    monkeypatch.setattr(check_ahead.os, "getloadavg", lambda: (0.4, 1.0, 1.0))
     write_checked(bvh, tmp_path / "quiet.anim")
-    assert set(threads) == {"write-check-ahead"}
-    monkeypatch.setattr(verify.os, "sched_getaffinity", lambda pid: {0})  # one CPU: never
-    threads.clear()
+    assert sorted(set(calls)) == _ahead_calls(mode)
+    monkeypatch.setattr(check_ahead.os, "sched_getaffinity", lambda pid: {0})  # one CPU: never
+    calls.clear()
     write_checked(bvh, tmp_path / "one.anim")
-    assert threads == ["MainThread"]
+    assert calls == ["MainThread"]
+
+
+SCRIPT = r"""
+import sys, threading
+from curveeditor.io import check_ahead, read_clip, write_checked
+check_ahead.CHECK_AHEAD = None if sys.argv[3] == "alone" else True
+seen = []
+real = check_ahead.CheckAhead.wait
+def wait(self):
+    seen.append(self.pid is not None)
+    real(self)
+    seen.append(self.child_peak_rss > 0 and self.result is not None)
+check_ahead.CheckAhead.wait = wait
+write_checked(read_clip(sys.argv[1]), sys.argv[2])
+if sys.argv[3] == "thread":
+    threading.Thread(target=lambda: None).start()  # (finished: active_count back to 1)
+    t = threading.Thread(target=lambda: threading.Event().wait(5), daemon=True)
+    t.start()
+    seen.clear()
+    write_checked(read_clip(sys.argv[1]), sys.argv[2])
+print(seen[:2])
+"""
+
+
+@pytest.mark.parametrize("other", ["alone", "thread"])
+def test_a_single_threaded_process_forks_another_does_not(tmp_path, mode, other):
+    """By default (AHEAD_IN_PROCESS None) the child runs only in a process with one thread and no Qt:
+    in a fresh interpreter it does, with a second thread alive it does not."""
+    if mode != "process":
+        pytest.skip("once")
+    src = tmp_path / "wavy.bvh"
+    write_bvh(src, wavy_rows(60))
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    args = [sys.executable, "-c", SCRIPT, str(src), str(tmp_path / "o.anim"), other]
+    out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ("[True, True]" if other == "alone" else "[False, False]")

@@ -1,0 +1,255 @@
+"""The write check started while the file renders (issue 8: checked ``.anim`` writes at disk speed).
+
+:func:`~curveeditor.io.verify.write_checked` reads every written file back and compares it with the
+clip it was given. For an ``.anim`` the comparison does not need the file: the writer hands over the
+rotation tracks it is about to write (``anim.writer.on_written_tracks``), and what the file stores of
+them is known in advance (float32 numbers, :func:`as_stored`). :class:`CheckAhead` compares those
+while the file is rendered and written, on the second core:
+
+* **in a child process** (``os.fork``) when the process may fork safely (:func:`_may_fork`: a single
+  thread and no Qt, i.e. the CLI and batch workers). The child has its own interpreter lock, so the
+  comparison runs fully beside the render and the read-back, and sends back the pickled
+  :class:`~curveeditor.io.verify.WriteCheck`. On CMU_Sample_05_01 (100 MB written) the compare is
+  0.9-1.0 s of CPU against 2.0 s of render and read-back: all of it leaves the critical path.
+* **in a thread** otherwise (the editor, a Dask worker's threads): numpy releases the lock in its
+  loops, but the render is Python code, so the two share the lock and the gain is small (measured
+  0-10 % either way); kept because it costs nothing when a core is free.
+
+The file is still read back with our reader: :meth:`CheckAhead.result_for` returns the early figures
+only when every track read back holds bit for bit the numbers compared (:func:`plays_the_same`), so
+they are the read-back file's figures; otherwise (or if the child or thread failed) None and the
+caller compares the tracks read back itself.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import threading
+from dataclasses import replace
+
+import numpy as np
+
+__all__ = ["CHECK_AHEAD", "AHEAD_IN_PROCESS", "CheckAhead", "check_ahead", "as_stored", "plays_the_same"]
+
+#: Compare ``.anim`` writes while they are rendered: True always, False never (after the read-back
+#: only), None = in a child process always, in a thread when a core looks free (:func:`core_free`):
+#: the thread shares the interpreter lock with the render, so it only pays with a core of its own
+#: (on the shared 2-core machine at load 1.6-3.5 it made checked writes 0-10 % slower), while a
+#: child does the same CPU work as the comparison after the read-back, wherever it is scheduled.
+#: ``benchmarks/anim_io.py`` measures each way.
+CHECK_AHEAD: bool | None = None
+#: Where: None = in a forked child when the process may fork safely (:func:`_may_fork`), else in a
+#: thread; True = in a child whenever ``os.fork`` exists (tests); False = always in a thread.
+AHEAD_IN_PROCESS: bool | None = None
+
+
+def core_free() -> bool:
+    """True when the 1-minute load average leaves at least one of this process's CPUs idle."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+        return cpus >= 2 and os.getloadavg()[0] <= cpus - 1.0
+    except (AttributeError, OSError):  # (no load average on this platform)
+        return False
+
+
+def check_ahead() -> bool:
+    """Whether this write compares ahead (:data:`CHECK_AHEAD`; by default always in a child, which
+    costs no more CPU than comparing afterwards even when no core is free, and in a thread only when
+    a core looks free)."""
+    if CHECK_AHEAD is None:
+        return _may_fork() or core_free()
+    return bool(CHECK_AHEAD)
+
+
+def _may_fork() -> bool:
+    """True when a forked child can compute safely: POSIX ``fork``, this the only Python thread (a
+    lock another thread holds at the fork would stay held in the child) and no Qt (its own threads
+    are invisible to :mod:`threading`)."""
+    if AHEAD_IN_PROCESS is False or not hasattr(os, "fork"):
+        return False
+    if AHEAD_IN_PROCESS:
+        return True
+    return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
+
+
+_STORED_F32 = ("time", "value", "in_slope", "out_slope", "in_weight", "out_weight")
+
+
+def as_stored(track):
+    """``track`` with the numbers an ``.anim`` file stores for it: float32 times, values, slopes and
+    weights (what the file reads back as when the writer spelled it faithfully)."""
+    c = track.curve
+    f32 = {f: np.asarray(getattr(c, f), dtype=np.float32).astype(np.float64) for f in _STORED_F32}
+    return replace(track, curve=replace(c, **f32))
+
+
+def plays_the_same(a, b) -> bool:
+    """True when tracks ``a`` and ``b`` hold bit for bit the same numbers for everything
+    ``clip.played`` reads (kind, order, key times, values, slopes, weights, weighted modes, wrap
+    modes): they play the same at every time, so every figure of one is the other's."""
+    if a is None or b is None:
+        return a is b
+    if a.kind != b.kind or a.order != b.order:
+        return False
+    ca, cb = a.curve, b.curve
+    if ca.pre_infinity != cb.pre_infinity or ca.post_infinity != cb.post_infinity:
+        return False
+    for f in (*_STORED_F32, "weighted_mode"):
+        x, y = np.asarray(getattr(ca, f)), np.asarray(getattr(cb, f))
+        if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+            return False
+    return True
+
+
+class CheckAhead:
+    """The read-back comparison of one write, started on what the writer is about to write.
+
+    :meth:`start` (the writer's ``on_written_tracks`` callback) begins it in a child process or a
+    thread (module docstring); :meth:`result_for` the clip read back returns its
+    :class:`~curveeditor.io.verify.WriteCheck` when that clip plays exactly what was compared, else
+    None; :meth:`close` ends a child still running (a write that failed first)."""
+
+    def __init__(self, clip, promise, ext: str, path: str):
+        self.clip, self.promise, self.ext, self.path = clip, promise, ext, path
+        self.tracks: dict | None = None
+        self.result = None
+        self.thread: threading.Thread | None = None
+        self.pid: int | None = None
+        self._fd: int | None = None
+        #: The child's peak resident memory in bytes (its ``ru_maxrss``; the pages it shares with
+        #: this process count in both), 0 when no child ran.
+        self.child_peak_rss = 0
+        #: The child's CPU time in seconds (user + system), 0.0 when no child ran.
+        self.child_cpu = 0.0
+
+    @property
+    def in_process(self) -> bool:
+        """True when the comparison runs (or ran) in a child process."""
+        return self.pid is not None or self.child_peak_rss > 0
+
+    @property
+    def started(self) -> bool:
+        return self.thread is not None or self.pid is not None or self.tracks is not None
+
+    def start(self, tracks) -> None:
+        if self.started:
+            return
+        self.tracks = {t.path: t for t in tracks}
+        err = np.geterr()  # numpy's error state is per thread: compare under the caller's
+        if _may_fork():
+            self._fork(err)
+            return
+
+        def run() -> None:
+            try:
+                with np.errstate(**err):
+                    self.result = self._check()
+            except Exception:  # the main thread compares (and reports) instead
+                self.result = None
+
+        self.thread = threading.Thread(target=run, name="write-check-ahead", daemon=True)
+        self.thread.start()
+
+    def _fork(self, err: dict) -> None:
+        r, w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:  # (no memory for the page tables, a process limit): compare afterwards
+            os.close(r)
+            os.close(w)
+            self.tracks = None
+            return
+        if pid == 0:  # the child: compare, send the pickled check, leave without any clean-up
+            status = 1
+            try:
+                os.close(r)
+                # Ctrl+C goes to the parent, which ends the child (close); the child never unwinds
+                # the parent's stack (open files, the temp file) and never flushes its buffers.
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                with np.errstate(**err):
+                    data = pickle.dumps(self._check(), protocol=pickle.HIGHEST_PROTOCOL)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(w, view) :]
+                status = 0
+            except BaseException:  # noqa: BLE001 - any failure: the parent compares instead
+                pass
+            finally:
+                os._exit(status)
+        os.close(w)
+        self.pid, self._fd = pid, r
+
+    def _check(self):
+        """:func:`~curveeditor.io.verify.check_written` track by track (the float32 copies exist one
+        at a time), joined as one call over the clip would return it (checks in track order, the
+        first failure)."""
+        from ..engine.clip import Clip
+        from .verify import Promise, WriteCheck, check_written
+
+        clip = self.clip
+        checks: list = []
+        failure = None
+        for t in clip.tracks:
+            w = self.tracks.get(t.path)
+            stored = [] if w is None else [as_stored(w)]
+            one = check_written(
+                Clip(clip.name, clip.frame_rate, [t]),
+                Clip(clip.name, clip.frame_rate, stored),
+                self.promise,
+                self.ext,
+                self.path,
+            )
+            checks += one.tracks
+            failure = failure or one.failure
+        return WriteCheck(self.path, tuple(checks), (), failure, (self.promise or Promise()).what)
+
+    def wait(self) -> None:
+        """Until the comparison is done (the child's result read and the child reaped)."""
+        if self.thread is not None:
+            self.thread.join()
+        if self.pid is None:
+            return
+        chunks = []
+        try:
+            while True:
+                b = os.read(self._fd, 1 << 20)
+                if not b:
+                    break
+                chunks.append(b)
+        finally:
+            os.close(self._fd)
+            _, status, usage = os.wait4(self.pid, 0)
+            self.pid = self._fd = None
+            self.child_peak_rss = max(1, usage.ru_maxrss * 1024)
+            self.child_cpu = usage.ru_utime + usage.ru_stime
+        if os.waitstatus_to_exitcode(status) == 0 and chunks:
+            self.result = pickle.loads(b"".join(chunks))
+
+    def close(self) -> None:
+        """End and reap a child still running (the write failed or was cancelled before the check)."""
+        if self.pid is None:
+            return
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.close(self._fd)
+        os.waitpid(self.pid, 0)
+        self.pid = self._fd = None
+
+    def result_for(self, written):
+        """The early check if ``written`` (the clip read back) plays exactly what it compared."""
+        self.wait()
+        if self.result is None:
+            return None
+        back = {t.path: t for t in written.tracks}
+        for t in self.clip.tracks:
+            if not t.n_keys:
+                continue
+            w = self.tracks.get(t.path)
+            if not plays_the_same(None if w is None else as_stored(w), back.get(t.path)):
+                return None
+        return self.result
