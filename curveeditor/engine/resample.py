@@ -663,7 +663,8 @@ def euler_following(q: np.ndarray, order: str, ref: np.ndarray, smooth_lock: boo
     lock, where that decomposition's outer channels swing by tens of degrees between neighbouring
     samples, ``smooth_lock`` solves for the channels starting from ``ref`` instead (damped
     Gauss-Newton): exact where ``ref`` is ``q``'s pose (e.g. at source keys), smooth and within 0.5 deg
-    of ``q`` elsewhere (a solve ending further away keeps the exact decomposition). Curves that Unity
+    of ``q`` elsewhere (a solve ending further away, or with a channel more than 180 deg from ``ref``,
+    keeps the exact decomposition). Curves that Unity
     will interpolate channel by channel want this; a display of exact poses passes ``False``.
     """
     e1 = quat_to_euler(q, order)
@@ -677,7 +678,10 @@ def euler_following(q: np.ndarray, order: str, ref: np.ndarray, smooth_lock: boo
     if smooth_lock and np.any(near):
         solved = _solve_near(q[near], order, ref[near])
         err = geodesic_angle(euler_to_quat(solved, order), q[near])
-        ok = err < 0.5
+        # A solve that wandered a channel more than 180 deg from the reference (it can, a few deg from
+        # the lock, where the damped step along the lost direction is large) would break the winding
+        # the reference holds: the exact decomposition nearest the reference is kept there.
+        ok = (err < 0.5) & np.all(np.abs(solved - ref[near]) <= 180.0, axis=1)
         idx = np.nonzero(near)[0][ok]
         out[idx] = solved[ok]
     return out

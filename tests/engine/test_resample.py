@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation, Slerp
 
@@ -347,6 +347,8 @@ def test_resampled_keys_reproduce_source_key_orientations(method, seed, n):
 
 @settings(deadline=None, max_examples=20)
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 8), spin=st.floats(-1500, 1500))
+# Found by CI: catmull-rom passes 6 deg from gimbal lock, where the damped solve wandered z 215 deg.
+@example(seed=1810, n=3, spin=-1181.0)
 def test_resampled_euler_keeps_the_source_winding(seed, n, spin):
     track = euler_track(seed, n, spin=spin)
     for method in ("slerp", "catmull-rom"):
