@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 
 from .errors import ClipWriteError
@@ -109,6 +110,28 @@ def atomic_write_bytes(
     atomic_write_chunks(path, (data,), protect=protect)
 
 
+@contextlib.contextmanager
+def _syncing(fd: int) -> Iterator[None]:
+    """``os.fsync(fd)`` in a thread for the duration of the block; an error of either is raised
+    after both are done (the block's first)."""
+    failed: list[OSError] = []
+
+    def run() -> None:
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            failed.append(exc)
+
+    sync = threading.Thread(target=run, name="fsync", daemon=True)
+    sync.start()
+    try:
+        yield
+    finally:
+        sync.join()
+    if failed:
+        raise failed[0]
+
+
 def atomic_write_chunks(
     path: PathLike, chunks: Iterable[bytes], protect: PathLike | Iterable[PathLike] | None = None
 ) -> None:
@@ -122,22 +145,26 @@ def atomic_write_chunks(
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
+        check = _BEFORE_REPLACE.get()
         with os.fdopen(fd, "wb") as f:
             for chunk in chunks:
                 f.write(chunk)
             f.flush()
-            os.fsync(f.fileno())
-        # Keep the permissions an existing target had; new files get the usual umask-based mode
-        # instead of mkstemp's 0600.
-        if os.path.exists(target):
-            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        check = _BEFORE_REPLACE.get()
-        if check is not None:
-            check(tmp, shown)
+            # Keep the permissions an existing target had; new files get the usual umask-based mode
+            # instead of mkstemp's 0600.
+            if os.path.exists(target):
+                os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+            if check is None:
+                os.fsync(f.fileno())
+            else:
+                # The data goes to disk while the check reads it back from the page cache (fsync
+                # waits on the device, not the CPU): both done before the rename.
+                with _syncing(f.fileno()):
+                    check(tmp, shown)
         os.replace(tmp, target)
         tmp = None
     except OSError as exc:

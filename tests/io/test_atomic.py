@@ -54,6 +54,31 @@ def test_failure_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["out.csv"]
 
 
+def test_fsync_beside_the_check_fails_the_write_as_inline(tmp_path, monkeypatch):
+    """With a read-back check the fsync runs in a thread beside it: its failure still fails the
+    write (target untouched, no temp file), and the check saw the whole file before the rename."""
+    target = tmp_path / "out.csv"
+    target.write_text("old content")
+    seen = []
+
+    def check(tmp, shown):
+        with open(tmp, "rb") as f:
+            seen.append(f.read())
+
+    def broken_fsync(fd):
+        raise OSError(5, "Input/output error")
+
+    with atomic.check_before_replace(check):
+        atomic_write_bytes(target, b"new content")
+        assert target.read_bytes() == b"new content" and seen == [b"new content"]
+        monkeypatch.setattr(atomic.os, "fsync", broken_fsync)
+        with pytest.raises(ClipWriteError, match="Input/output error"):
+            atomic_write_bytes(target, b"newer content that must not appear")
+    assert target.read_bytes() == b"new content"
+    assert os.listdir(tmp_path) == ["out.csv"]
+    assert seen[-1] == b"newer content that must not appear"
+
+
 def test_interrupted_write_removes_temp(tmp_path, monkeypatch):
     target = tmp_path / "new.csv"
 
