@@ -24,9 +24,6 @@ caller compares the tracks read back itself.
 from __future__ import annotations
 
 import os
-import pickle
-import signal
-import sys
 import threading
 from dataclasses import replace
 
@@ -65,14 +62,12 @@ def check_ahead() -> bool:
 
 
 def _may_fork() -> bool:
-    """True when a forked child can compute safely: POSIX ``fork``, this the only Python thread (a
-    lock another thread holds at the fork would stay held in the child) and no Qt (its own threads
-    are invisible to :mod:`threading`)."""
+    """Whether this write compares in a child (:data:`AHEAD_IN_PROCESS`, :func:`beside.may_fork`)."""
+    from ..beside import may_fork
+
     if AHEAD_IN_PROCESS is False or not hasattr(os, "fork"):
         return False
-    if AHEAD_IN_PROCESS:
-        return True
-    return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
+    return True if AHEAD_IN_PROCESS else may_fork()
 
 
 _STORED_F32 = ("time", "value", "in_slope", "out_slope", "in_weight", "out_weight")
@@ -117,31 +112,34 @@ class CheckAhead:
         self.tracks: dict | None = None
         self.result = None
         self.thread: threading.Thread | None = None
-        self.pid: int | None = None
-        self._fd: int | None = None
-        #: The child's peak resident memory in bytes (its ``ru_maxrss``; the pages it shares with
-        #: this process count in both), 0 when no child ran.
-        self.child_peak_rss = 0
-        #: The child's CPU time in seconds (user + system), 0.0 when no child ran.
-        self.child_cpu = 0.0
+        self.child = None  # a beside.Beside when the comparison runs in a child process
 
     @property
     def in_process(self) -> bool:
         """True when the comparison runs (or ran) in a child process."""
-        return self.pid is not None or self.child_peak_rss > 0
+        return self.child is not None
 
     @property
-    def started(self) -> bool:
-        return self.thread is not None or self.pid is not None or self.tracks is not None
+    def child_peak_rss(self) -> int:
+        """The child's peak resident memory in bytes (its ``ru_maxrss``: the pages it shares with this
+        process count in both), 0 when no child ran or it is still running."""
+        return 0 if self.child is None else self.child.peak_rss
+
+    @property
+    def child_cpu(self) -> float:
+        """The child's CPU seconds (user + system), 0.0 when no child ran or it is still running."""
+        return 0.0 if self.child is None else self.child.cpu
 
     def start(self, tracks) -> None:
-        if self.started:
+        if self.tracks is not None:
             return
         self.tracks = {t.path: t for t in tracks}
-        err = np.geterr()  # numpy's error state is per thread: compare under the caller's
         if _may_fork():
-            self._fork(err)
+            from ..beside import Beside
+
+            self.child = Beside(self._check)
             return
+        err = np.geterr()  # numpy's error state is per thread: compare under the caller's
 
         def run() -> None:
             try:
@@ -152,35 +150,6 @@ class CheckAhead:
 
         self.thread = threading.Thread(target=run, name="write-check-ahead", daemon=True)
         self.thread.start()
-
-    def _fork(self, err: dict) -> None:
-        r, w = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:  # (no memory for the page tables, a process limit): compare afterwards
-            os.close(r)
-            os.close(w)
-            self.tracks = None
-            return
-        if pid == 0:  # the child: compare, send the pickled check, leave without any clean-up
-            status = 1
-            try:
-                os.close(r)
-                # Ctrl+C goes to the parent, which ends the child (close); the child never unwinds
-                # the parent's stack (open files, the temp file) and never flushes its buffers.
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-                with np.errstate(**err):
-                    data = pickle.dumps(self._check(), protocol=pickle.HIGHEST_PROTOCOL)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(w, view) :]
-                status = 0
-            except BaseException:  # noqa: BLE001 - any failure: the parent compares instead
-                pass
-            finally:
-                os._exit(status)
-        os.close(w)
-        self.pid, self._fd = pid, r
 
     def _check(self):
         """:func:`~curveeditor.io.verify.check_written` track by track (the float32 copies exist one
@@ -210,35 +179,13 @@ class CheckAhead:
         """Until the comparison is done (the child's result read and the child reaped)."""
         if self.thread is not None:
             self.thread.join()
-        if self.pid is None:
-            return
-        chunks = []
-        try:
-            while True:
-                b = os.read(self._fd, 1 << 20)
-                if not b:
-                    break
-                chunks.append(b)
-        finally:
-            os.close(self._fd)
-            _, status, usage = os.wait4(self.pid, 0)
-            self.pid = self._fd = None
-            self.child_peak_rss = max(1, usage.ru_maxrss * 1024)
-            self.child_cpu = usage.ru_utime + usage.ru_stime
-        if os.waitstatus_to_exitcode(status) == 0 and chunks:
-            self.result = pickle.loads(b"".join(chunks))
+        if self.child is not None and self.result is None:
+            self.result = self.child.result()[1]
 
     def close(self) -> None:
         """End and reap a child still running (the write failed or was cancelled before the check)."""
-        if self.pid is None:
-            return
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        os.close(self._fd)
-        os.waitpid(self.pid, 0)
-        self.pid = self._fd = None
+        if self.child is not None:
+            self.child.close()
 
     def result_for(self, written):
         """The early check if ``written`` (the clip read back) plays exactly what it compared."""

@@ -156,7 +156,7 @@ def test_a_failed_write_ends_the_child(bvh, tmp_path, monkeypatch, mode):
     monkeypatch.setattr(verify, "_read_back", refuse)
     with pytest.raises(ClipWriteError, match="simulated"):
         write_checked(bvh, tmp_path / "out.anim")
-    assert started and started[0].pid is None
+    assert started and started[0].child is not None and not started[0].child.running
     assert not (tmp_path / "out.anim").exists()
 
 
@@ -188,7 +188,7 @@ check_ahead.CHECK_AHEAD = None if sys.argv[3] == "alone" else True
 seen = []
 real = check_ahead.CheckAhead.wait
 def wait(self):
-    seen.append(self.pid is not None)
+    seen.append(self.child is not None and self.child.running)
     real(self)
     seen.append(self.child_peak_rss > 0 and self.result is not None)
 check_ahead.CheckAhead.wait = wait

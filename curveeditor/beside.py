@@ -1,0 +1,120 @@
+"""Work computed beside the caller in a forked child process (no Qt; POSIX).
+
+The headless commands have independent work on a 2-core machine: the read-back comparison of a
+written file needs the tracks the writer writes, not the file (``io.check_ahead``), and ``convert``'s
+reduction hint needs only the source clip. A thread would share the interpreter lock with the
+caller's Python code (the ``.anim`` render, the read-back parse); a child forked with ``os.fork`` has
+its own, starts in a few milliseconds (the pages are shared copy-on-write) and sends its pickled
+result back through a pipe. :func:`may_fork` says when that is safe.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Beside", "may_fork"]
+
+
+def may_fork() -> bool:
+    """True when a forked child can compute safely: POSIX ``fork``, the caller the only Python thread
+    (a lock another thread holds at the fork would stay held in the child) and no Qt (its own
+    threads are invisible to :mod:`threading`)."""
+    if not hasattr(os, "fork"):
+        return False
+    return threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules
+
+
+class Beside:
+    """``fn()`` computed in a forked child, from the moment of construction.
+
+    :meth:`result` waits for it and returns ``(True, value)``, or ``(False, None)`` when the child
+    failed in any way (an exception, a signal, a result that does not pickle, no fork possible): the
+    caller then computes it itself. :meth:`close` ends a child whose result is no longer wanted. The
+    child never unwinds the caller's stack (open files, temp files) and never flushes its buffers: it
+    leaves with ``os._exit``. Ctrl+C goes to the caller, which ends the child."""
+
+    def __init__(self, fn: Callable[[], Any]):
+        #: The child's peak resident memory in bytes (``ru_maxrss``: the pages it shares with the
+        #: caller count in both) and CPU seconds (user + system), once :meth:`result` has reaped it.
+        self.peak_rss = 0
+        self.cpu = 0.0
+        self.pid: int | None = None
+        self._fd: int | None = None
+        self._done: tuple[bool, Any] | None = None
+        err = np.geterr()  # numpy's error state: the child computes under the caller's
+        r, w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:  # (no memory for the page tables, a process limit): the caller computes
+            os.close(r)
+            os.close(w)
+            self._done = (False, None)
+            return
+        if pid == 0:
+            status = 1
+            try:
+                os.close(r)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                with np.errstate(**err):
+                    data = pickle.dumps(fn(), protocol=pickle.HIGHEST_PROTOCOL)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(w, view) :]
+                status = 0
+            except BaseException:  # noqa: BLE001 - any failure: the caller computes instead
+                pass
+            finally:
+                os._exit(status)
+        os.close(w)
+        self.pid, self._fd = pid, r
+
+    @property
+    def running(self) -> bool:
+        """True until the child has been reaped (by :meth:`result` or :meth:`close`)."""
+        return self.pid is not None
+
+    def result(self) -> tuple[bool, Any]:
+        """``(True, fn())`` from the child, or ``(False, None)`` when it failed (class docstring)."""
+        if self._done is not None:
+            return self._done
+        chunks = []
+        try:
+            while True:
+                b = os.read(self._fd, 1 << 20)
+                if not b:
+                    break
+                chunks.append(b)
+        finally:
+            os.close(self._fd)
+            _, status, usage = os.wait4(self.pid, 0)
+            self.pid = self._fd = None
+            self.peak_rss = max(1, usage.ru_maxrss * 1024)
+            self.cpu = usage.ru_utime + usage.ru_stime
+        self._done = (False, None)
+        if os.waitstatus_to_exitcode(status) == 0 and chunks:
+            try:
+                self._done = (True, pickle.loads(b"".join(chunks)))
+            except Exception:  # noqa: BLE001 - (cannot happen with our own types; be safe)
+                pass
+        return self._done
+
+    def close(self) -> None:
+        """End and reap a child still running (its result is no longer wanted)."""
+        if self.pid is None:
+            return
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.close(self._fd)
+        os.waitpid(self.pid, 0)
+        self.pid = self._fd = None
+        self._done = (False, None)

@@ -1,0 +1,88 @@
+"""curveeditor.beside: work computed in a forked child, its result or a clean failure."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from curveeditor.beside import Beside
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork only")
+
+
+def test_the_result_comes_from_another_process():
+    parent = os.getpid()
+    job = Beside(lambda: (os.getpid(), np.arange(5) * 2.0))
+    ok, (pid, values) = job.result()
+    assert ok and pid != parent and not job.running
+    np.testing.assert_array_equal(values, [0, 2, 4, 6, 8])
+    assert job.peak_rss > 0 and job.cpu >= 0.0
+    again = job.result()  # asked again: the same answer, no second wait
+    assert again[0] and again[1][0] == pid
+
+
+def test_a_large_result_passes_the_pipe():
+    job = Beside(lambda: np.ones(3_000_000))  # 24 MB: many pipe buffers
+    ok, value = job.result()
+    assert ok and value.shape == (3_000_000,) and value.sum() == 3_000_000
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda: 1 / 0,  # an exception
+        lambda: os.kill(os.getpid(), signal.SIGKILL),  # killed
+        lambda: lambda: None,  # a result that does not pickle
+        lambda: os._exit(3),  # exits early
+    ],
+)
+def test_any_failure_of_the_child_is_a_clean_no(fn):
+    assert Beside(fn).result() == (False, None)
+
+
+def test_close_ends_a_running_child():
+    job = Beside(lambda: __import__("time").sleep(30))
+    pid = job.pid
+    job.close()
+    assert not job.running and job.result() == (False, None)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # reaped: no such process
+
+
+def test_the_child_computes_under_the_callers_numpy_error_state():
+    with np.errstate(divide="raise"):
+        job = Beside(lambda: np.float64(1.0) / np.float64(0.0))
+    assert job.result() == (False, None)  # FloatingPointError in the child
+    assert Beside(lambda: float(np.float64(1.0) / np.float64(0.0))).result() == (True, np.inf)
+
+
+def test_convert_prints_the_reduce_hint_when_its_child_fails(tmp_path, monkeypatch, capsys):
+    """The hint computed beside the write, or here when that child failed: the same line."""
+    from curveeditor import beside, cli
+    from tests.io.test_frame_samples import wavy_rows, write_bvh
+
+    src = tmp_path / "wavy.bvh"
+    write_bvh(src, wavy_rows(120))
+    lines = []
+    for failing in (False, True):
+        monkeypatch.setattr(beside, "may_fork", lambda: True)
+        if failing:
+            monkeypatch.setattr(cli, "_reduce_hint", _fails_in_child(cli._reduce_hint))
+        assert cli.main(["convert", str(src), str(tmp_path / f"out{failing}.anim")]) == 0
+        out = capsys.readouterr().out
+        lines.append([ln for ln in out.splitlines() if ln.startswith("dense clip:")])
+    assert lines[0] == lines[1] and len(lines[0]) == 1 and "would keep" in lines[0][0]
+
+
+def _fails_in_child(real):
+    parent = os.getpid()
+
+    def hint(*a, **k):
+        if os.getpid() != parent:
+            raise MemoryError("simulated")
+        return real(*a, **k)
+
+    return hint
