@@ -31,7 +31,10 @@ Rows:
 * the corpus's two largest BVHs (``Malcolm_Gangnam-Style``, ``Joe_Walk-In-Circle``) and
   ``CMU_Sample_05_01``, written as .anim (``convert``), and that .anim read back (the CMU one is the
   ~100 MB dense file);
-* a generated CMU-style clip, 31 joints x 2,752 frames of ZYX Euler channels, written as .anim;
+* a generated CMU-style BVH (the issue's clip: 31 joints x 2,752 frames at 120 fps, ZYX channels,
+  2.2 MB; :func:`write_cmu_style_bvh`), read with our BVH reader and written as .anim, and the same
+  motion as ZYX Hermite curves (:func:`cmu_style_clip`; curves, not samples: the writer re-keys them
+  to ZXY along their played path, a harder case than the issue's);
 * the corpus's largest .anim (``LoadedAnimationanim``, 363 KB) read and written;
 * a generated 2.8 MB, 1,520-curve Biped-like .anim (117 bones ``Bip001/Bip001 Bone000/...``, position,
   rotation and scale curves with their editor curves), read, written, and ``inspect`` (the whole CLI
@@ -213,6 +216,52 @@ def cmu_style_clip(joints: int = 31, frames: int = 2752, rate: float = 120.0):
     return Clip("CMU_style_31x2752", rate, tracks)
 
 
+def write_cmu_style_bvh(path: Path, joints: int = 31, frames: int = 2752, rate: float = 120.0) -> None:
+    """:func:`cmu_style_clip`'s motion as a BVH file (issue 8's "2 MB CMU-style BVH, 31 joints x 2,752
+    frames, ZYX channels"): chains of up to 6 joints under a root with position channels, each
+    joint's Zrotation Yrotation Xrotation channels holding the clip's x, y, z degrees at its frames."""
+    import numpy as np
+
+    clip = cmu_style_clip(joints, frames, rate)
+    lines = [
+        "HIERARCHY",
+        "ROOT Hips",
+        "{",
+        "  OFFSET 0 0 0",
+        "  CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation",
+    ]
+    cols = [np.zeros((frames, 3)), clip.tracks[0].curve.value[:, ::-1] * 0.0]  # root: still
+    depth = 0
+    for j, tr in enumerate(clip.tracks):
+        if j % 6 == 0 and depth:
+            lines += [
+                "  " * (depth + 1) + "End Site",
+                "  " * (depth + 1) + "{",
+                "  " * (depth + 2) + "OFFSET 0 1 0",
+                "  " * (depth + 1) + "}",
+            ]
+            for k in range(depth, 0, -1):
+                lines.append("  " * k + "}")
+            depth = 0
+        pad = "  " * (depth + 1)
+        lines += [
+            pad + f"JOINT {tr.path.rsplit('/', 1)[-1]}",
+            pad + "{",
+            pad + "  OFFSET 0 1 0",
+            pad + "  CHANNELS 3 Zrotation Yrotation Xrotation",
+        ]
+        cols.append(tr.curve.value[:, ::-1])  # (z, y, x) per the channel order
+        depth += 1
+    pad = "  " * (depth + 1)
+    lines += [pad + "End Site", pad + "{", pad + "  OFFSET 0 1 0", pad + "}"]
+    for k in range(depth, 0, -1):
+        lines.append("  " * k + "}")
+    lines += ["}", "MOTION", f"Frames: {frames}", f"Frame Time: {1.0 / rate:.8f}"]
+    table = np.hstack(cols)
+    body = "\n".join(" ".join(f"{v:.4f}" for v in row) for row in table)
+    path.write_text("\n".join(lines) + "\n" + body + "\n")
+
+
 def biped_anim_clip(bones: int = 117, keys: int = 6, rate: float = 30.0):
     """A Biped-like clip: 117 bones on long paths, position + rotation + scale curves (1,521 curves
     with Unity's mirrored editor curves)."""
@@ -284,7 +333,12 @@ def main() -> None:
             if p.exists() and not (quick and name != BVH_LARGEST):
                 sources.append((p.name[:40], p))
         if not quick:
-            sources.append(("generated 31 joints x 2,752 frames ZYX", Path("GENERATED")))
+            # The issue's clip: a CMU-style BVH (read by our BVH reader: per-frame samples) ...
+            gen = d / "generated_cmu_style.bvh"
+            write_cmu_style_bvh(gen)
+            sources.append(("generated BVH 31 joints x 2,752 fr ZYX", gen))
+            # ... and the same motion as ZYX Hermite curves (not samples: the writer re-keys them).
+            sources.append(("generated 31x2,752 ZYX curves (no BVH)", Path("GENERATED")))
         for label, src in sources:
             out = d / (src.stem + ".anim")
             alone = d / ("alone_" + out.name)
