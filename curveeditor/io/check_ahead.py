@@ -41,6 +41,10 @@ CHECK_AHEAD: bool | None = None
 #: Where: None = in a forked child when the process may fork safely (:func:`_may_fork`), else in a
 #: thread; True = in a child whenever ``os.fork`` exists (tests); False = always in a thread.
 AHEAD_IN_PROCESS: bool | None = None
+#: Fewest keys written for which the default (``AHEAD_IN_PROCESS`` None) forks: a fork and its result
+#: cost 4-12 ms here, more than the whole comparison of a small clip (a batch of 200 four-track
+#: files would pay it 200 times); below, the comparison runs after the read-back.
+FORK_MIN_KEYS = 20_000
 
 
 def core_free() -> bool:
@@ -135,10 +139,11 @@ class CheckAhead:
             return
         self.tracks = {t.path: t for t in tracks}
         if _may_fork():
-            from ..beside import Beside
+            if AHEAD_IN_PROCESS or sum(t.n_keys for t in tracks) >= FORK_MIN_KEYS:
+                from ..beside import Beside
 
-            self.child = Beside(self._check)
-            return
+                self.child = Beside(self._check)
+            return  # (a small clip: compared after the read-back, result_for gives None)
         err = np.geterr()  # numpy's error state is per thread: compare under the caller's
 
         def run() -> None:

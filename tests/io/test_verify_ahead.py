@@ -185,6 +185,7 @@ SCRIPT = r"""
 import sys, threading
 from curveeditor.io import check_ahead, read_clip, write_checked
 check_ahead.CHECK_AHEAD = None if sys.argv[3] == "alone" else True
+check_ahead.FORK_MIN_KEYS = 0
 seen = []
 real = check_ahead.CheckAhead.wait
 def wait(self):
@@ -216,3 +217,18 @@ def test_a_single_threaded_process_forks_another_does_not(tmp_path, mode, other)
     out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ("[True, True]" if other == "alone" else "[False, False]")
+
+
+def test_a_small_clip_is_compared_after_the_read_back(bvh, tmp_path, monkeypatch, mode):
+    """By default a clip under FORK_MIN_KEYS keys is not worth a fork: compared here, afterwards."""
+    if mode != "process":
+        pytest.skip("a child process only")
+    monkeypatch.setattr(check_ahead, "AHEAD_IN_PROCESS", None)
+    monkeypatch.setattr(check_ahead, "_may_fork", lambda: True)
+    calls = _spy(monkeypatch)
+    write_checked(bvh, tmp_path / "small.anim")
+    assert calls == ["MainThread"]
+    monkeypatch.setattr(check_ahead, "FORK_MIN_KEYS", 100)
+    calls.clear()
+    write_checked(bvh, tmp_path / "big.anim")
+    assert calls == []
