@@ -99,3 +99,39 @@ def test_quaternion_key_drag_step_unwraps_the_keys_once(win, qtbot, monkeypatch)
     # what is drawn at the keys is the full recompute of the edited track
     np.testing.assert_array_equal(graphs.display_keys(tr.path)[1], _full_unwrap(new))
     doc.undo_stack.setClean()
+
+
+def _painted(qtbot, graphs) -> None:
+    """Let the views apply their ranges and paint (as the event loop does after a mouse step)."""
+    for s in graphs.strips:
+        s.vb.prepareForPaint()
+    graphs.glw.viewport().repaint()
+    qtbot.wait(5)
+
+
+def test_time_pan_repaints_only_the_time_axis_and_a_zoom_also_its_plots_value_axis(win, qtbot, monkeypatch):
+    """A pan in time moves every strip (linked X) but no value range: the strips' value axes keep
+    their device pixmaps, only the time axis is painted again; a zoom on one plot adds that plot's
+    value axis, not the others'."""
+    from curveeditor.app.graph_strips import FastAxis
+
+    doc, graphs = win.doc, win.graphs
+    clip = _quat_clip()
+    doc.load(clip, None)
+    doc.select_paths([clip.tracks[0].path])
+    qtbot.wait(20)
+    painted = []
+    real = FastAxis._layout  # what FastAxis.paint draws (Qt caches the paint override itself)
+    monkeypatch.setattr(FastAxis, "_layout", lambda self, *a: (painted.append(self), real(self, *a))[1])
+    _painted(qtbot, graphs)
+    painted.clear()
+    first = graphs.strips[0]
+    x0, x1 = first.vb.viewRange()[0]
+    first.plot.setXRange(x0 + 0.1, x1 + 0.1, padding=0)
+    _painted(qtbot, graphs)
+    time_axis = graphs.strips[-1].time_axis
+    assert painted and all(a is time_axis for a in painted)
+    painted.clear()
+    first.vb.scaleBy((0.8, 0.8))
+    _painted(qtbot, graphs)
+    assert {id(a) for a in painted} == {id(time_axis), id(first.plot.getAxis("left"))}
