@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,20 +95,40 @@ def gimbal_proximity(middle_deg) -> np.ndarray:
     return np.clip(1.0 - dist / GIMBAL_WARN_DEG, 0.0, 1.0)
 
 
+# Quaternion tracks' key Euler values of the last few track objects (tracks are immutable, so the
+# identity of the object is the key). A key drag step asked for the same unwrap three times: the
+# edit (engine.edit, on the previous step's track), the graphs' key markers and sample_track (on the
+# new one) -- 3 x ~0.5 ms of each step on the Malmaars clip (benchmarks/gui.py, cProfile).
+_KEY_EULER_MEMO: OrderedDict[int, tuple[RotationTrack, np.ndarray]] = OrderedDict()
+_KEY_EULER_MEMO_SIZE = 32
+_KEY_EULER_LOCK = threading.Lock()
+
+
 def key_euler(track: RotationTrack) -> np.ndarray:
-    """Euler values ``(N, 3)`` (degrees, columns x, y, z) to draw at the keys.
+    """Euler values ``(N, 3)`` (degrees, columns x, y, z) to draw at the keys (a new array each call).
 
     Euler tracks: the key values themselves. Quaternion tracks: a continuous decomposition in the
-    track's order (``unwrap.continuous_euler`` of the hemisphere-continuous keys).
+    track's order (``unwrap.continuous_euler`` of the hemisphere-continuous keys), computed once per
+    track object (the last :data:`_KEY_EULER_MEMO_SIZE` are kept).
     """
     if track.kind == EULER:
         return np.array(track.curve.value, dtype=np.float64)
-    from .unwrap import continuous_euler
-
     if track.n_keys == 0:
         return np.zeros((0, 3))
+    with _KEY_EULER_LOCK:
+        hit = _KEY_EULER_MEMO.get(id(track))
+        if hit is not None and hit[0] is track:
+            _KEY_EULER_MEMO.move_to_end(id(track))
+            return hit[1].copy()
+    from .unwrap import continuous_euler
+
     keys = hemisphere_continuous(key_quaternions(track).reshape(-1, 4))
-    return np.asarray(continuous_euler(keys, track.order), dtype=np.float64).reshape(-1, 3)
+    out = np.asarray(continuous_euler(keys, track.order), dtype=np.float64).reshape(-1, 3)
+    with _KEY_EULER_LOCK:
+        _KEY_EULER_MEMO[id(track)] = (track, out.copy())
+        while len(_KEY_EULER_MEMO) > _KEY_EULER_MEMO_SIZE:
+            _KEY_EULER_MEMO.popitem(last=False)
+    return out
 
 
 def sample_track(track: RotationTrack, times) -> TrackSamples:

@@ -127,6 +127,46 @@ def test_fast_axis_draws_what_pyqtgraph_draws(qtbot):
     assert n > 100
 
 
+def test_fast_axis_paints_the_pixels_of_pyqtgraphs_picture(qtbot):
+    """FastAxis paints straight onto the painter (ticks of a level in one drawLines) the pixels that
+    pyqtgraph's paint (the specs recorded in a QPicture, a drawLine per tick, then replayed) gives,
+    for seconds and frames, wide and tiny ranges, left and bottom axes."""
+    import pyqtgraph as pg
+
+    _doc, g = _panel(qtbot)
+
+    def image(ax, paint):
+        br = ax.boundingRect()
+        img = QImage(int(br.width()) + 2, int(br.height()) + 2, QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(0)
+        ax.picture = None
+        p = QPainter(img)
+        paint(ax, p, None, None)
+        p.end()
+        return img
+
+    n = 0
+    for lo, hi in [(-20, 50), (0, 1e-3), (-1000, 3000), (3.3, 3.31)]:
+        for frames in (False, True):
+            g.set_time_in_frames(frames)
+            for s in g.strips:
+                s.plot.setYRange(lo, hi, padding=0)
+            g.strips[0].plot.setXRange(lo / 10, hi / 10 + 0.01, padding=0)
+            g.glw.repaint()
+            for s in (g.strips[0], g.strips[-1]):
+                for name in ("left", "bottom"):
+                    ax = s.plot.getAxis(name)
+                    if not ax.isVisible():
+                        continue
+                    mine = image(ax, type(ax).paint)
+                    blank = QImage(mine.size(), mine.format())
+                    blank.fill(0)
+                    assert mine != blank  # ticks and labels drawn
+                    assert mine == image(ax, pg.AxisItem.paint), (lo, hi, frames, name)
+                    n += 1
+    assert n >= 16
+
+
 def test_grid_rects_paint_the_pixels_of_the_grid_lines(qtbot, monkeypatch):
     """The grid drawn as 1-px rects (fillRect, the fast path at device pixel ratio 1) gives exactly
     the pixels of its 1-px cosmetic lines, over zooms with fractional plot edges."""
