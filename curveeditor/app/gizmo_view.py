@@ -412,6 +412,12 @@ class GizmoView(QWidget):
         self._legend = ElidedLabel("", self)
         self._kind_label = QLabel(self)
         self._gimbal_label = QLabel(self)
+        # A fixed size (the widest text): a label whose minimum and maximum sizes are equal does not
+        # invalidate the dock's layout when its text changes (at every percent during playback).
+        self._gimbal_label.setFixedSize(
+            self._gimbal_label.fontMetrics().horizontalAdvance("gimbal ZXY: 100%") + 8,
+            self._gimbal_label.sizeHint().height(),
+        )
         self.reset_action = QAction("Reset view", self)
         self.reset_action.setToolTip("Reset the 3D camera (Home)")
         self.reset_action.setShortcut(Qt.Key.Key_Home)

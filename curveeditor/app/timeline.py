@@ -133,6 +133,24 @@ class JumpSlider(QSlider):
         super().mousePressEvent(ev)
 
 
+class _FixedHost(QWidget):
+    """Holds one child at a fixed size equal to its own (no layout): a QLabel's ``setText`` calls
+    ``updateGeometry``, which invalidates the layouts above a widget unless its minimum and maximum
+    sizes are equal. The readout changes on every playback frame; in a layout it re-laid out the
+    main window (its docks with their animations) on every frame, ~2 ms of each (issue 9)."""
+
+    def __init__(self, child: QWidget):
+        super().__init__()
+        self.child = child
+        child.setParent(self)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(child.sizeHint().height())
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(ev)
+        self.child.setFixedSize(self.size())
+
+
 class Timeline(QWidget):
     """Transport controls + time slider + readout. Actions are exposed for menus and shortcuts."""
 
@@ -223,13 +241,12 @@ class Timeline(QWidget):
         # middle, so the time at the start and the speed with its unit at the end stay readable.
         self.readout = ElidedLabel()
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.readout.setContentsMargins(8, 0, 8, 3)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addLayout(row)
-        lay.addWidget(self.readout)
-        self.readout.setContentsMargins(8, 0, 8, 3)
+        lay.addWidget(_FixedHost(self.readout))
 
         # Mid-drag the readout follows at most every READOUT_LIVE_MS (as the graphs' batched
         # tracks do), exactly at the release: sampling the pose at the cursor was ~1 ms of every

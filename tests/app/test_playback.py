@@ -1,0 +1,94 @@
+"""Playback frames in the real main window (issue 9): what one ``timeChanged`` tick does.
+
+The goal is the clip's frame rate (up to 60 fps) on production rigs; these tests pin the behaviour
+that keeps a frame cheap (no window re-layout, one pose sample shared by the views, a timer at the
+clip's rate) while the pose drawn stays exactly the engine's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QObject
+
+from curveeditor.io import read_clip
+from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip
+from tests.app.windows import shown_window
+
+pytestmark = pytest.mark.gui
+
+
+def _bvh_text(frames: int = 90, rate: float = 60.0) -> str:
+    """A 4-joint BVH (root with positions) whose joints all turn over time."""
+    t = np.arange(frames) / rate
+    rows = []
+    for k in range(frames):
+        a = 40.0 * np.sin(2 * np.pi * 0.7 * t[k])
+        b = 25.0 * np.cos(2 * np.pi * 0.4 * t[k])
+        rows.append(
+            f"{3 * np.sin(t[k]):.4f} 90 {2 * t[k]:.4f} {a:.3f} {b:.3f} {a / 2:.3f} "
+            f"{b:.3f} {a:.3f} {-b:.3f} {-a:.3f} {b / 3:.3f} {a / 4:.3f} {a:.3f} {b:.3f} 0"
+        )
+    return (
+        "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n"
+        " CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+        " JOINT Spine\n {\n  OFFSET 0 12 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n"
+        "  JOINT Head\n  {\n   OFFSET 0 10 1\n   CHANNELS 3 Zrotation Xrotation Yrotation\n"
+        "   End Site\n   {\n    OFFSET 0 6 0\n   }\n  }\n }\n"
+        " JOINT Leg\n {\n  OFFSET 4 -2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n"
+        "  End Site\n  {\n   OFFSET 0 -20 0\n  }\n }\n}\n"
+        f"MOTION\nFrames: {frames}\nFrame Time: {1 / rate:.7f}\n" + "\n".join(rows) + "\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def win(qapp, tmp_path_factory):
+    yield from shown_window(tmp_path_factory.mktemp("playback"))
+
+
+@pytest.fixture
+def bvh_clip(tmp_path):
+    p = tmp_path / "chain.bvh"
+    p.write_text(_bvh_text())
+    return read_clip(p)
+
+
+class _LayoutRequests(QObject):
+    """Counts LayoutRequest events reaching the watched widgets."""
+
+    def __init__(self, widgets):
+        super().__init__()
+        self.count = 0
+        for w in widgets:
+            w.installEventFilter(self)
+
+    def eventFilter(self, obj, ev):  # noqa: N802 - Qt API
+        if ev.type() == QEvent.Type.LayoutRequest:
+            self.count += 1
+        return False
+
+
+def _ticks(win, qapp, times) -> None:
+    for t in times:
+        win.doc.set_time(float(t))
+        qapp.processEvents()
+
+
+@pytest.mark.parametrize("rig", ["bvh", "biped"])
+def test_a_playback_frame_does_not_re_lay_out_the_window(win, qapp, bvh_clip, rig):
+    """The readout, the 3D view's note and its gimbal label change text on every frame: none may
+    invalidate the layouts above them (the old code re-laid out the main window and its docks on
+    every frame, ~2 ms of a 16 ms frame)."""
+    clip = bvh_clip if rig == "bvh" else biped_clip(120, 30.0)
+    win.doc.load(clip, None)
+    win.doc.select_paths([clip.tracks[1].path if rig == "bvh" else DEEP_BIPED_BONE])
+    _ticks(win, qapp, [0.0])
+    text0 = win.timeline.readout.full_text()
+    watched = [win, win.centralWidget(), win.timeline, win.gizmo, win.docks["3D view"]]
+    counter = _LayoutRequests(watched)
+    _ticks(win, qapp, np.linspace(0.05, 1.3, 12))
+    assert win.timeline.readout.full_text() != text0  # the readout did change
+    assert "1.300 s" in win.timeline.readout.full_text()
+    assert counter.count == 0
+    # the readout still fills the bar's width and elides there
+    assert win.timeline.readout.width() == win.timeline.width()
