@@ -56,6 +56,7 @@ from curveeditor.engine.clip import played
 from curveeditor.engine.rotations import UNITY_ORDER
 
 from .elided import ELIDE_PATH, ElidedLabel
+from .time_samples import samples_at
 
 __all__ = ["GizmoView", "AXIS_COLORS"]
 
@@ -603,11 +604,16 @@ class GizmoView(QWidget):
         fwd_item.show()
         up_item.show()
 
-    def _rotation_at(self, track, t: float) -> np.ndarray | None:
-        """GL rotation matrix (3, 3) of what Unity plays for ``track`` at ``t`` seconds."""
+    def _rotation_at(self, track, t: float, shared: bool = True) -> np.ndarray | None:
+        """GL rotation matrix (3, 3) of what Unity plays for ``track`` at ``t`` seconds. With
+        ``shared``, the primary track's pose comes from the samples shared with the readout and the
+        rings (its quaternion may be the other sign of ``played``'s: the same matrix, bit for bit)."""
         if track is None or track.n_keys == 0:
             return None
-        q = played(track, np.array([t]))
+        if shared and track is self._main_track:
+            q = samples_at(track, t).quat[:1]
+        else:
+            q = played(track, np.array([t]))
         return display.rotation_matrices(display.unity_to_gl_quat(q))[0]
 
     def _on_time(self, t: float | None, only_if_moved: bool = False) -> None:
@@ -619,10 +625,13 @@ class GizmoView(QWidget):
         main = self._main_track
         if main is None or main.n_keys == 0:
             return
+        # Mid-drag (only_if_moved) most steps move nothing here: the bare rotation decides, and the
+        # full samples (the rings' and the readout's) are taken only when it moved.
+        shared = not only_if_moved
         rots = (
-            self._rotation_at(main, t),
-            self._rotation_at(self._before_track, t),
-            self._rotation_at(self._original_track, t),
+            self._rotation_at(main, t, shared),
+            self._rotation_at(self._before_track, t, shared),
+            self._rotation_at(self._original_track, t, shared),
         )
         if (
             only_if_moved
@@ -649,7 +658,7 @@ class GizmoView(QWidget):
         self.rendered.emit()
 
     def _update_rings(self, track, t: float) -> None:
-        samples = display.sample_track(track, np.array([t]))
+        samples = samples_at(track, t)  # index 0: the pose at t, shared with the readout
         proximity = float(np.clip(samples.gimbal[0], 0.0, 1.0))
         # The keyed (continuous) triple places the rings; equivalent triples would put them elsewhere.
         rings = display.gimbal_rings(samples.quat[0], self._order, euler=samples.euler[0], radii=_RING_RADII)

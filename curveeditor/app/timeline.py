@@ -1,9 +1,11 @@
 """Timeline bar: play/pause, loop, step frame, playback speed, a scrub slider and the readout.
 
-Playback advances ``document.current_time`` by real elapsed time x speed (a 60 Hz timer, so slow
-frames never slow the clip down). The readout shows, for the primary track at the current time, what
-Unity plays there: the Euler triple (continuous, as the graphs draw it) with its equivalent triple,
-the quaternion and the angular speed — all computed by the engine.
+Playback advances ``document.current_time`` by real elapsed time x speed, one timer tick per frame
+of the clip up to 60 per second (:func:`frame_interval_ms`), so slow frames never slow the clip
+down. The readout shows, for the primary track at the current time, what Unity plays there: the
+Euler triple (continuous, as the graphs draw it) with its equivalent triple, the quaternion and the
+angular speed, all computed by the engine (sampled once per time with the 3D view,
+:mod:`.time_samples`).
 """
 
 from __future__ import annotations
@@ -24,16 +26,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from curveeditor.engine import display
 from curveeditor.engine.rotations import equivalent_euler
 
 from .document import ClipDocument
 from .elided import ElidedLabel
+from .time_samples import samples_at
 
-__all__ = ["Timeline", "readout_text", "frame_text", "transport_icon", "JumpSlider"]
+__all__ = ["Timeline", "readout_text", "frame_text", "frame_interval_ms", "transport_icon", "JumpSlider"]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
+MAX_PLAY_HZ = 60.0  # playback ticks per second at most (see frame_interval_ms)
 READOUT_LIVE_MS = 250  # mid-drag refresh interval of the readout (ms); exact again at the release
+
+
+def frame_interval_ms(frame_rate: float) -> int:
+    """Playback timer interval (ms): one tick per frame of the clip, at most :data:`MAX_PLAY_HZ` per
+    second (16 ms, 62.5 Hz, for clips of 60 fps and more). A 25 fps clip ticked at 60 Hz drew 2.4
+    interpolated poses per frame of its own, and on the 2-core machine those frames' work (~20 ms
+    each on a 165-joint rig) held it under its own 25 fps."""
+    rate = min(float(frame_rate), MAX_PLAY_HZ) if frame_rate > 0 else MAX_PLAY_HZ
+    return max(int(1000.0 / rate), 1)
 
 
 def frame_text(t: float, frame_rate: float) -> str:
@@ -50,7 +62,7 @@ def readout_text(document: ClipDocument, frames_first: bool = False) -> str:
     head = f"<b>frame {ftxt}</b> · {t:.3f} s" if frames_first else f"<b>{t:.3f} s</b> · frame {ftxt}"
     if tr is None or tr.n_keys == 0:
         return head
-    s = display.sample_track(tr, np.array([t, t + 1e-3]))
+    s = samples_at(tr, t)  # shared with the 3D view's tripod and rings at this time
     e = s.euler[0]
     eq = np.asarray(equivalent_euler(e[None, :], tr.order))[0]  # e is in tr.order for both kinds
     q = s.quat[0]
@@ -161,7 +173,7 @@ class Timeline(QWidget):
         self.doc = document
         self.speed = 1.0
         self._timer = QTimer(self)
-        self._timer.setInterval(16)
+        self._timer.setInterval(frame_interval_ms(document.frame_rate))
         # A coarse timer may fire up to 5 % late and is aligned with other coarse timers: playback
         # wants each frame on time.
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -296,7 +308,7 @@ class Timeline(QWidget):
             if not start <= self.doc.current_time < end:
                 self.doc.set_time(start)
             self._clock.start()
-            self._timer.start()
+            self._timer.start(frame_interval_ms(self.doc.frame_rate))
         else:
             self._timer.stop()
         self.act_play.blockSignals(True)
@@ -347,6 +359,7 @@ class Timeline(QWidget):
                 self._readout_timer.start()
             return
         fr = self.doc.frame_rate
+        self._timer.setInterval(frame_interval_ms(fr))
         start, end = self.doc.clip.start, self.doc.clip.end
         key = (fr, start, end, self.time_in_frames)
         if key == getattr(self, "_range_key", None):

@@ -92,3 +92,57 @@ def test_a_playback_frame_does_not_re_lay_out_the_window(win, qapp, bvh_clip, ri
     assert counter.count == 0
     # the readout still fills the bar's width and elides there
     assert win.timeline.readout.width() == win.timeline.width()
+
+
+@pytest.mark.parametrize("rate, interval", [(25.0, 40), (30.0, 33), (60.0, 16), (120.0, 16)])
+def test_playback_ticks_once_per_frame_of_the_clip_up_to_60_per_second(win, rate, interval):
+    """A 25 fps clip ticked at 60 Hz drew 2.4 poses per frame of its own (the old timer: 16 ms for
+    every clip)."""
+    clip = biped_clip(60, rate)
+    win.doc.load(clip, None)
+    tl = win.timeline
+    tl.set_playing(True)
+    try:
+        assert tl._timer.interval() == interval
+    finally:
+        tl.set_playing(False)
+
+
+def test_one_pose_sample_per_frame_is_shared_by_the_readout_and_the_3d_view(win, qapp, bvh_clip, monkeypatch):
+    """The readout, the tripods and the rings show the primary track at the current time: one
+    ``display.sample_track`` per frame for all of them (the old code: two, plus two ``played``), and
+    what each shows is exactly what the engine plays there."""
+    from curveeditor.app import gizmo_view
+    from curveeditor.engine import display
+    from curveeditor.engine.clip import played
+
+    doc = win.doc
+    doc.load(bvh_clip, None)
+    path = bvh_clip.tracks[1].path
+    doc.select_paths([path])
+    _ticks(win, qapp, [0.0])
+    calls = {"sample_track": 0, "played": 0}
+    real_sample, real_played = display.sample_track, gizmo_view.played
+
+    def counting_sample(*a, **k):
+        calls["sample_track"] += 1
+        return real_sample(*a, **k)
+
+    def counting_played(*a, **k):
+        calls["played"] += 1
+        return real_played(*a, **k)
+
+    monkeypatch.setattr(display, "sample_track", counting_sample)
+    monkeypatch.setattr(gizmo_view, "played", counting_played)
+    times = np.linspace(0.1, 1.2, 8)
+    track = doc.clip.track(path)
+    for t in times:
+        _ticks(win, qapp, [t])
+        rot = win.gizmo.tripod_rotation()
+        want = display.rotation_matrices(display.unity_to_gl_quat(played(track, np.array([t]))))[0]
+        assert np.array_equal(rot, want)
+        alone = real_sample(track, np.array([t]))
+        assert win.gizmo._gimbal_proximity == float(np.clip(alone.gimbal[0], 0.0, 1.0))
+        e = alone.euler[0]
+        assert f"Euler ({e[0]:.2f}, {e[1]:.2f}, {e[2]:.2f})°" in win.timeline.readout.full_text()
+    assert calls == {"sample_track": len(times), "played": 0}
