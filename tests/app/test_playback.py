@@ -146,3 +146,29 @@ def test_one_pose_sample_per_frame_is_shared_by_the_readout_and_the_3d_view(win,
         e = alone.euler[0]
         assert f"Euler ({e[0]:.2f}, {e[1]:.2f}, {e[2]:.2f})°" in win.timeline.readout.full_text()
     assert calls == {"sample_track": len(times), "played": 0}
+
+
+def test_the_original_tripod_is_drawn_only_when_the_track_differs_from_the_original(win, qapp, bvh_clip):
+    """Unedited, the faint "original" tripod had the main tripod's rotation and lay under it (4 GL
+    items per frame for nothing); after an edit it shows the original's pose."""
+    from curveeditor.engine import display
+    from curveeditor.engine.clip import played
+
+    doc = win.doc
+    doc.load(bvh_clip, None)
+    path = bvh_clip.tracks[1].path
+    doc.select_paths([path])
+    _ticks(win, qapp, [0.4])
+    ghost = win.gizmo.original_tripod.group
+    assert not ghost.visible() and win.gizmo.main_tripod.group.visible()
+    tr = doc.clip.track(path)
+    edited = tr.with_curve(tr.curve.with_keys(value=tr.curve.value + np.array([30.0, 0.0, 0.0])))
+    doc.apply_clip(doc.clip.with_track(edited), "test edit")
+    _ticks(win, qapp, [0.5])
+    assert ghost.visible()
+    m = np.array(ghost.transform().data()).reshape(4, 4).T[:3, :3]
+    want = display.rotation_matrices(display.unity_to_gl_quat(played(tr, np.array([0.5]))))[0]
+    np.testing.assert_allclose(m, want, atol=1e-6)  # QMatrix4x4 holds floats
+    doc.undo_stack.undo()
+    _ticks(win, qapp, [0.6])
+    assert not ghost.visible()
