@@ -172,3 +172,21 @@ def test_the_original_tripod_is_drawn_only_when_the_track_differs_from_the_origi
     doc.undo_stack.undo()
     _ticks(win, qapp, [0.6])
     assert not ghost.visible()
+
+
+def test_the_skeleton_drawn_at_each_frame_is_the_engines_pose(win, qapp, bvh_clip):
+    """Every playback frame draws exactly ``engine.skeleton.pose`` at the current time (mirrored
+    into GL, centred and scaled), bones included."""
+    from curveeditor.engine.skeleton import pose
+
+    doc = win.doc
+    doc.load(bvh_clip, None)
+    doc.select_paths([bvh_clip.tracks[2].path])
+    layer = win.tools.skeleton
+    for t in np.linspace(0.0, 1.4, 6):
+        _ticks(win, qapp, [t])
+        p = pose(layer.skeleton, doc.clip, [t])
+        want = layer._to_scene(np.concatenate([p.positions[0], p.tips[0]]))
+        assert np.array_equal(layer._gl_points, want)
+        drawn = np.asarray(layer.bones.pos, dtype=np.float64)
+        assert np.array_equal(drawn, want[layer._segments.reshape(-1)].astype(np.float32))
