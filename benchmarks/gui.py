@@ -879,6 +879,9 @@ def playback_main(app, clips, repeat: int) -> int:
     from curveeditor.app.main_window import MainWindow
 
     print(f"Machine shared with other helpers (2 cores); load average now {os.getloadavg()[0]:.2f}.")
+    from curveeditor.app.recipe_preview import _warm_up
+
+    _warm_up(None, None)  # as the full table: the recipe ops' imports (~2 s holding the GIL) done first
     install_slot_timers()
     for src in clips:
         if src != "biped" and not Path(src).is_file():

@@ -36,15 +36,19 @@ __all__ = ["Timeline", "readout_text", "frame_text", "frame_interval_ms", "trans
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
 MAX_PLAY_HZ = 60.0  # playback ticks per second at most (see frame_interval_ms)
+PLAY_HEADROOM = 1.1  # playback ticks this much faster than the clip's frame rate
 READOUT_LIVE_MS = 250  # mid-drag refresh interval of the readout (ms); exact again at the release
 
 
 def frame_interval_ms(frame_rate: float) -> int:
-    """Playback timer interval (ms): one tick per frame of the clip, at most :data:`MAX_PLAY_HZ` per
-    second (16 ms, 62.5 Hz, for clips of 60 fps and more). A 25 fps clip ticked at 60 Hz drew 2.4
+    """Playback timer interval (ms): about one tick per frame of the clip, at most :data:`MAX_PLAY_HZ`
+    per second (16 ms, 62.5 Hz, for clips of 50 fps and more). A 25 fps clip ticked at 60 Hz drew 2.4
     interpolated poses per frame of its own, and on the 2-core machine those frames' work (~20 ms
-    each on a 165-joint rig) held it under its own 25 fps."""
-    rate = min(float(frame_rate), MAX_PLAY_HZ) if frame_rate > 0 else MAX_PLAY_HZ
+    each on a 165-joint rig) held it under its own 25 fps. The rate is :data:`PLAY_HEADROOM` above
+    the clip's: a precise Qt timer late by more than one interval drops that tick, and a stall of
+    the machine (measured: 40-180 ms gaps while another thread held the GIL) then still leaves the
+    clip's own rate."""
+    rate = min(float(frame_rate) * PLAY_HEADROOM, MAX_PLAY_HZ) if frame_rate > 0 else MAX_PLAY_HZ
     return max(int(1000.0 / rate), 1)
 
 
