@@ -5,7 +5,7 @@ What is drawn (pyqtgraph.opengl):
 * the main axis tripod (Unity X red, Y green, Z blue, with cones and labels) at ``current_time``:
   the recipe preview ("after") when one exists, else the current clip;
 * ghost tripods: the current clip ("before", when a preview exists) and the original as loaded
-  (when the track shown differs from it);
+  (when its pose differs from the one shown);
 * the trails of the forward (Unity +Z) and up (+Y) vectors over the whole clip on a wireframe unit
   sphere, with a dot at the current time, plus faint "before" trails while a preview is shown;
 * the gimbal rings of the track's rotation order (Unity's ZXY by default) from
@@ -629,14 +629,15 @@ class GizmoView(QWidget):
         # Mid-drag (only_if_moved) most steps move nothing here: the bare rotation decides, and the
         # full samples (the rings' and the readout's) are taken only when it moved.
         shared = not only_if_moved
-        # The original as loaded is the track shown (no edit, no preview): its faint tripod would
-        # lie under the main one; not drawn (4 GL items, ~0.9 ms of a ~5 ms paint under llvmpipe).
-        original = None if self._original_track is main else self._original_track
-        rots = (
-            self._rotation_at(main, t, shared),
-            self._rotation_at(self._before_track, t, shared),
-            self._rotation_at(original, t, shared),
-        )
+        main_rot = self._rotation_at(main, t, shared)
+        original_rot = self._rotation_at(self._original_track, t, shared)
+        same = original_rot is not None and main_rot is not None
+        if same and np.allclose(original_rot, main_rot, atol=1e-9):
+            # The original's pose is the one shown (no edit, or none at this time): its faint
+            # tripod would lie under the main one. Not drawn: 4 GL items, ~0.9 ms of a ~5 ms paint
+            # under llvmpipe.
+            original_rot = None
+        rots = (main_rot, self._rotation_at(self._before_track, t, shared), original_rot)
         if (
             only_if_moved
             and self._shown_rots is not None

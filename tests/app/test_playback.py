@@ -148,7 +148,7 @@ def test_one_pose_sample_per_frame_is_shared_by_the_readout_and_the_3d_view(win,
     assert calls == {"sample_track": len(times), "played": 0}
 
 
-def test_the_original_tripod_is_drawn_only_when_the_track_differs_from_the_original(win, qapp, bvh_clip):
+def test_the_original_tripod_is_drawn_only_where_its_pose_differs_from_the_shown_one(win, qapp, bvh_clip):
     """Unedited, the faint "original" tripod had the main tripod's rotation and lay under it (4 GL
     items per frame for nothing); after an edit it shows the original's pose."""
     from curveeditor.engine import display
