@@ -204,7 +204,7 @@ class SkeletonLayer(QObject):
             self.anchor.setTransform(QMatrix4x4())
             for item in self._fixed:
                 item.show()
-            self.note.setText(f"Single gizmo (no character view):<br>{html.escape(why)}.")
+            self._set_note(f"Single gizmo (no character view):<br>{html.escape(why)}.")
             g.view.update()
             self.updated.emit()
             return
@@ -273,12 +273,17 @@ class SkeletonLayer(QObject):
         else:
             self.selected_bones.hide()
             self.anchor.hide()
-        self.note.setText(
+        self._set_note(
             f"Character: {skel.n_joints} joints ({html.escape(skel.source)});<br>"
             "click a bone to select its track, F frames it."
         )
         g.view.update()
         self.updated.emit()
+
+    def _set_note(self, text: str) -> None:
+        # a label's setText re-lays out the 3D dock even for the same text: on every playback frame
+        if text != self.note.full_text():
+            self.note.setText(text)
 
     def _apply_colors(self) -> None:
         """Bones that contrast with the 3D view's background (dark and light themes)."""

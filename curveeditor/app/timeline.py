@@ -1,9 +1,11 @@
 """Timeline bar: play/pause, loop, step frame, playback speed, a scrub slider and the readout.
 
-Playback advances ``document.current_time`` by real elapsed time x speed (a 60 Hz timer, so slow
-frames never slow the clip down). The readout shows, for the primary track at the current time, what
-Unity plays there: the Euler triple (continuous, as the graphs draw it) with its equivalent triple,
-the quaternion and the angular speed — all computed by the engine.
+Playback advances ``document.current_time`` by real elapsed time x speed, one timer tick per frame
+of the clip up to 60 per second (:func:`frame_interval_ms`), so slow frames never slow the clip
+down. The readout shows, for the primary track at the current time, what Unity plays there: the
+Euler triple (continuous, as the graphs draw it) with its equivalent triple, the quaternion and the
+angular speed, all computed by the engine (sampled once per time with the 3D view,
+:mod:`.time_samples`).
 """
 
 from __future__ import annotations
@@ -24,16 +26,30 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from curveeditor.engine import display
 from curveeditor.engine.rotations import equivalent_euler
 
 from .document import ClipDocument
 from .elided import ElidedLabel
+from .time_samples import samples_at
 
-__all__ = ["Timeline", "readout_text", "frame_text", "transport_icon", "JumpSlider"]
+__all__ = ["Timeline", "readout_text", "frame_text", "frame_interval_ms", "transport_icon", "JumpSlider"]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
+MAX_PLAY_HZ = 60.0  # playback ticks per second at most (see frame_interval_ms)
+PLAY_HEADROOM = 1.1  # playback ticks this much faster than the clip's frame rate
 READOUT_LIVE_MS = 250  # mid-drag refresh interval of the readout (ms); exact again at the release
+
+
+def frame_interval_ms(frame_rate: float) -> int:
+    """Playback timer interval (ms): about one tick per frame of the clip, at most :data:`MAX_PLAY_HZ`
+    per second (16 ms, 62.5 Hz, for clips of 50 fps and more). A 25 fps clip ticked at 60 Hz drew 2.4
+    interpolated poses per frame of its own, and on the 2-core machine those frames' work (~20 ms
+    each on a 165-joint rig) held it under its own 25 fps. The rate is :data:`PLAY_HEADROOM` above
+    the clip's: a precise Qt timer late by more than one interval drops that tick, and a stall of
+    the machine (measured: 40-180 ms gaps while another thread held the GIL) then still leaves the
+    clip's own rate."""
+    rate = min(float(frame_rate) * PLAY_HEADROOM, MAX_PLAY_HZ) if frame_rate > 0 else MAX_PLAY_HZ
+    return max(int(1000.0 / rate), 1)
 
 
 def frame_text(t: float, frame_rate: float) -> str:
@@ -50,7 +66,7 @@ def readout_text(document: ClipDocument, frames_first: bool = False) -> str:
     head = f"<b>frame {ftxt}</b> · {t:.3f} s" if frames_first else f"<b>{t:.3f} s</b> · frame {ftxt}"
     if tr is None or tr.n_keys == 0:
         return head
-    s = display.sample_track(tr, np.array([t, t + 1e-3]))
+    s = samples_at(tr, t)  # shared with the 3D view's tripod and rings at this time
     e = s.euler[0]
     eq = np.asarray(equivalent_euler(e[None, :], tr.order))[0]  # e is in tr.order for both kinds
     q = s.quat[0]
@@ -133,6 +149,24 @@ class JumpSlider(QSlider):
         super().mousePressEvent(ev)
 
 
+class _FixedHost(QWidget):
+    """Holds one child at a fixed size equal to its own (no layout): a QLabel's ``setText`` calls
+    ``updateGeometry``, which invalidates the layouts above a widget unless its minimum and maximum
+    sizes are equal. The readout changes on every playback frame; in a layout it re-laid out the
+    main window (its docks with their animations) on every frame, ~2 ms of each (issue 9)."""
+
+    def __init__(self, child: QWidget):
+        super().__init__()
+        self.child = child
+        child.setParent(self)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(child.sizeHint().height())
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(ev)
+        self.child.setFixedSize(self.size())
+
+
 class Timeline(QWidget):
     """Transport controls + time slider + readout. Actions are exposed for menus and shortcuts."""
 
@@ -143,7 +177,7 @@ class Timeline(QWidget):
         self.doc = document
         self.speed = 1.0
         self._timer = QTimer(self)
-        self._timer.setInterval(16)
+        self._timer.setInterval(frame_interval_ms(document.frame_rate))
         # A coarse timer may fire up to 5 % late and is aligned with other coarse timers: playback
         # wants each frame on time.
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -223,13 +257,12 @@ class Timeline(QWidget):
         # middle, so the time at the start and the speed with its unit at the end stay readable.
         self.readout = ElidedLabel()
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.readout.setContentsMargins(8, 0, 8, 3)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addLayout(row)
-        lay.addWidget(self.readout)
-        self.readout.setContentsMargins(8, 0, 8, 3)
+        lay.addWidget(_FixedHost(self.readout))
 
         # Mid-drag the readout follows at most every READOUT_LIVE_MS (as the graphs' batched
         # tracks do), exactly at the release: sampling the pose at the cursor was ~1 ms of every
@@ -279,7 +312,7 @@ class Timeline(QWidget):
             if not start <= self.doc.current_time < end:
                 self.doc.set_time(start)
             self._clock.start()
-            self._timer.start()
+            self._timer.start(frame_interval_ms(self.doc.frame_rate))
         else:
             self._timer.stop()
         self.act_play.blockSignals(True)
@@ -330,6 +363,7 @@ class Timeline(QWidget):
                 self._readout_timer.start()
             return
         fr = self.doc.frame_rate
+        self._timer.setInterval(frame_interval_ms(fr))
         start, end = self.doc.clip.start, self.doc.clip.end
         key = (fr, start, end, self.time_in_frames)
         if key == getattr(self, "_range_key", None):

@@ -126,3 +126,19 @@ def test_anim_positions_merged_equal_per_curve_evaluation():
     for j, k in enumerate(skel.position_tracks):
         if k is not None:
             np.testing.assert_array_equal(got[:, j], evaluate(clip.other_tracks[k].curve, at)[:, :3])
+
+
+@pytest.mark.parametrize("path", BVH, ids=lambda p: p.name[:40])
+def test_one_time_pose_is_the_same_floats_as_the_many_times_pose(path):
+    """A playback frame poses one time joint by joint in Python floats (``_forward_one``); the many
+    times path goes level by level in numpy. Same products and sums in the same order: bit-equal."""
+    clip = read_clip(path)
+    skel, _ = skeleton_from_clip(clip)
+    times = np.linspace(clip.start, clip.end, 5)
+    many = pose(skel, clip, times)
+    for i, t in enumerate(times):
+        one = pose(skel, clip, [t])
+        assert one.positions.shape == (1, skel.n_joints, 3)
+        assert np.array_equal(one.positions[0], many.positions[i])
+        assert np.array_equal(one.rotations[0], many.rotations[i])
+        assert np.array_equal(one.tips[0], many.tips[i])
