@@ -9,7 +9,8 @@ Two parsers that accept exactly the same texts with the same values:
   the ``, y: `` separators at the line's commas, ``}``, the line break), checked with 8-byte
   gathers (``lexer.window``); what lies between is the key's numbers, which may only hold number
   characters. One-digit numbers and Unity's 0.33333334 weight are read directly (about half the
-  numbers of a Unity file), the rest by one ``numpy.fromstring``; infinities only in
+  numbers of a Unity file), plain decimals by an exact SWAR parse (:func:`_plain_decimals`), the
+  rest (exponents, infinities) by one ``numpy.fromstring``; infinities only in
   :data:`NUMBER`'s spellings, ``serializedVersion`` only ``2``/``3``, as the careful parser.
   Any block that is not exactly Unity's layout, or whose numbers fail a check, goes to the
   careful parser (which names the line).
@@ -634,7 +635,8 @@ def _bytes_equal(data: bytes, pos: np.ndarray, text: bytes) -> np.ndarray:
 def _numbers(data: bytes, rs: np.ndarray, re_: np.ndarray) -> np.ndarray | None:
     """The float64 numbers of the runs ``[rs, re)`` (``(K, tokens)``), or None when a run is not a
     number numpy reads (or holds a character no number has). One-digit runs and Unity's weight
-    0.33333334 are read without a parse; the rest by one ``numpy.fromstring``."""
+    0.33333334 are read without a parse, plain decimals by :func:`_plain_decimals`, the rest by
+    one ``numpy.fromstring``."""
     arr = np.frombuffer(data, dtype=np.uint8)
     n = re_ - rs
     table = np.empty(rs.shape, dtype=np.float64)
@@ -649,11 +651,18 @@ def _numbers(data: bytes, rs: np.ndarray, re_: np.ndarray) -> np.ndarray | None:
         )
         quick.ravel()[ten[third]] = True
         table.ravel()[ten[third]] = float(_THIRD)
-    rest = ~quick
-    rs_g = rs[rest]
-    n_g = n[rest] + 1  # each run and the delimiter after it (made the separator)
-    if rs_g.size == 0:
+    rest = np.flatnonzero(~quick.ravel())
+    if rest.size == 0:
         return table
+    # Plain decimals ("-0.009813714", about all the rest of a Unity file) by the exact SWAR parse;
+    # what it does not take (exponents, infinities, odd spellings) by numpy below.
+    ok, val = _plain_decimals(data, re_.ravel()[rest], n.ravel()[rest])
+    table.ravel()[rest[ok]] = val[ok]
+    rest = rest[~ok]
+    if rest.size == 0:
+        return table
+    rs_g = rs.ravel()[rest]
+    n_g = n.ravel()[rest] + 1  # each run and the delimiter after it (made the separator)
     offs = np.cumsum(n_g) - n_g
     # Byte positions of the runs: a cumulative sum of steps (1 inside a run, the jump to the next
     # run at its start), one int32 per byte (a repeat + arange took three int64s per byte).
@@ -677,8 +686,73 @@ def _numbers(data: bytes, rs: np.ndarray, re_: np.ndarray) -> np.ndarray | None:
         starts, ends = rs_g[inf].tolist(), (rs_g[inf] + n_g[inf] - 1).tolist()
         if any(NUMBER.fullmatch(data[a:b].decode()) is None for a, b in zip(starts, ends, strict=True)):
             return None
-    table[rest] = flat
+    table.ravel()[rest] = flat
     return table
+
+
+_W8 = np.uint64
+_POW10_I = 10 ** np.arange(17, dtype=np.int64)
+_POW10_F = 10.0 ** np.arange(16)  # exact: every power of ten up to 1e22 is a float64
+#: Byte masks of the columns ``>= first`` of a 16-byte frame, as two little-endian words per ``first``.
+_INSIDE_W = np.ascontiguousarray(
+    (np.arange(16)[None, :] >= np.arange(17)[:, None]).astype(np.uint8) * np.uint8(255)
+).view("<u8")
+_INSIDE_BITS = (np.uint32(0xFFFF) << np.arange(17, dtype=np.uint32)).astype(np.uint16)
+
+
+def _plain_decimals(data: bytes, re_: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(ok, values)`` of the runs of ``n`` bytes ending at ``re_`` (``(M,)`` each): ``ok`` where a run is
+    a plain decimal ``-?[0-9]+(\\.[0-9]+)?`` of at most 15 characters, ``values`` its float64, the
+    same bits as ``numpy.fromstring`` / ``float``: the digits D (< 10**15 < 2**53) and the power
+    10**F (F <= 14) are exact float64s, so D / 10**F is the correctly rounded quotient (Clinger's
+    fast path), which is what a correctly rounded strtod returns. Each run is read right-aligned in
+    a 16-byte frame (two 8-byte gathers ending at its end), its digits combined 8 at a time (SWAR).
+
+    Replaces, for these runs, the byte-by-byte gather into a joined buffer and ``numpy.fromstring``:
+    on the 100 MB CMU .anim (2.2M such numbers) gather + fromstring took ~0.30 s, this ~0.13 s."""
+    m_runs = re_.shape[0]
+    n = n.astype(np.int64)
+    ok = (n <= 15) & (re_ >= 16)
+    pos = np.where(ok, re_, 16).astype(np.int64) - 16
+    view = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+    words = np.empty((m_runs, 2), dtype="<u8")
+    words[:, 0] = view[pos]
+    words[:, 1] = view[pos + 8]
+    m = words.view(np.uint8)  # (M, 16): the run in columns first .. 15
+    first = np.clip(16 - n, 0, 16)
+    inside = _INSIDE_BITS[first]
+
+    def bits(b):  # (M, 16) bool -> (M,) uint16, bit c = column c
+        return np.packbits(b.ravel(), bitorder="little").view("<u2")
+
+    d = m - np.uint8(48)
+    dig = d < 10
+    other = ~bits(dig) & inside  # the run's non-digit columns
+    dot = bits(m == 46) & other
+    minus = bits(m == 45) & other
+    neg = minus == (np.uint16(1) << np.minimum(first, 15).astype(np.uint16))  # "-" first
+    ndot = np.bitwise_count(dot)
+    p = np.bitwise_count(dot - np.uint16(1)).astype(np.int64)  # the dot's column (16: none)
+    ok &= ((other & ~(dot | minus)) == 0) & ((minus == 0) | neg) & (ndot <= 1) & (n > neg)
+    ok &= (ndot == 0) | ((p > first + neg) & (p < 15))  # digits before and after the dot
+    d *= dig
+    w = d.view("<u8")
+    w &= _INSIDE_W[first]  # (digits left of the run are another number's)
+    w = w * _W8(10) + (w >> _W8(8))  # byte 0 is the most significant digit of its word
+    w &= _W8(0x00FF00FF00FF00FF)
+    w = w * _W8(100) + (w >> _W8(16))
+    w &= _W8(0x0000FFFF0000FFFF)
+    w = w * _W8(10000) + (w >> _W8(32))
+    w &= _W8(0xFFFFFFFF)
+    # The dot's column read as a 0 digit: D' = I * 10**(F+1) + R, the number is D = I * 10**F + R.
+    dd = (w[:, 0] * _W8(100000000) + w[:, 1]).astype(np.int64)
+    hasdot = ndot == 1
+    f = np.where(hasdot, 15 - p, 0)
+    q = dd // _POW10_I[np.where(hasdot, f + 1, 16)]
+    dd -= q * 9 * _POW10_I[f]
+    val = dd.astype(np.float64) / _POW10_F[np.minimum(f, 15)]
+    np.negative(val, out=val, where=neg)  # (-0 stays -0.0, as numpy reads it)
+    return ok, val
 
 
 _KIND_TIME, _KIND_VALUE, _KIND_SLOPE, _KIND_INT, _KIND_WMODE = 0, 1, 2, 3, 4
