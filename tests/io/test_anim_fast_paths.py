@@ -7,10 +7,12 @@ the input to it. These tests fail when a fast path changes a value, a sign of ze
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
 import numpy as np
+import pytest
 
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.rotations import euler_to_quat
@@ -18,6 +20,8 @@ from curveeditor.engine.tangents import make_curve
 from curveeditor.io.anim import anim_text, keys
 from curveeditor.io.anim.document import parse_document
 from curveeditor.io.anim.keys import _plain_decimals, parse_key_block
+from curveeditor.io.anim.lexer import Lines
+from curveeditor.io.errors import ClipReadError
 
 PLAIN = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 TRICKY = [
@@ -111,7 +115,7 @@ def _text_with(numbers: list[str]) -> str:
         ],
     )
     text = anim_text(clip)[0]
-    it = iter(numbers * 100)
+    it = itertools.cycle(numbers)
 
     def sub_vector(m):
         return m.group(1) + re.sub(r"(: )[^,}]+", lambda _: ": " + next(it), m.group(2))
@@ -156,3 +160,39 @@ def test_fast_key_parse_matches_the_careful_parser_bit_for_bit(tmp_path, monkeyp
                 n += 1
         assert n >= 2
         assert "-0" in text and "e-05" in text
+
+
+def test_lines_after8_is_the_second_window_of_every_line():
+    rng = random.Random(8)
+    for _ in range(300):
+        parts = [
+            " " * rng.choice([0, 6, 8, 9, 16]) + rng.choice(["", "- a", "time: 1", "inSlope: 2"])
+            for _ in range(6)
+        ]
+        data = "\n".join(parts).encode() + rng.choice([b"", b"\n"])
+        lines = Lines(data)
+        want = [int.from_bytes((data[s + 8 : s + 16] + bytes(8))[:8], "little") for s in lines.start[:-1]]
+        assert lines.after8.tolist() == want
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("        time: 0.5", "        tyme: 0.5"),  # in the first 8 bytes of the name (Lines.after8)
+        ("        inSlope: {", "        inSlopz: {"),
+        ("        inSlope: {", "        inSlope:{ "),  # the 9th byte (a window of its own)
+        ("        outWeight: {", "        outWeighx: {"),
+        ("        weightedMode: 0", "        weightedModa: 0"),
+        ("        tangentMode: 0", "         tangentMode: 0"),
+    ],
+)
+def test_a_field_name_wrong_in_any_byte_is_refused_as_the_careful_parser_does(tmp_path, old, new):
+    text = _text_with(["1.5"])
+    i = text.index(old, text.index(old) + 1)  # in a later key of the first block
+    bad = text[:i] + new + text[i + len(old) :]
+    p = tmp_path / "bad.anim"
+    p.write_text(bad)
+    with pytest.raises(ClipReadError) as info:
+        parse_document(p, bad.encode())
+    line = bad.count("\n", 0, i) + 1  # (an over-indented line is a continuation: the key's last)
+    assert line <= info.value.line <= line + 8
