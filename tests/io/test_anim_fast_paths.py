@@ -196,3 +196,15 @@ def test_a_field_name_wrong_in_any_byte_is_refused_as_the_careful_parser_does(tm
         parse_document(p, bad.encode())
     line = bad.count("\n", 0, i) + 1  # (an over-indented line is a continuation: the key's last)
     assert line <= info.value.line <= line + 8
+
+
+def test_a_dash_and_carriage_return_before_the_first_field_is_refused(tmp_path):
+    """Lines.dash holds "-\\r": the fast path must still compare the key's "- " byte for byte."""
+    text = _text_with(["1.5"])
+    old = "      - serializedVersion: 3\n"
+    i = text.index(old, text.index(old) + 1)
+    bad = text[:i] + "      -\rserializedVersion: 3\n" + text[i + len(old) :]
+    p = tmp_path / "bad.anim"
+    p.write_bytes(bad.encode())
+    with pytest.raises(ClipReadError):
+        parse_document(p, bad.encode())

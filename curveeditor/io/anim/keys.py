@@ -588,7 +588,14 @@ def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
         vector = f in _VECTOR_FIELDS and comps > 1
         prefix = (b" " * ind0 + b"- " if j == 0 else b" " * (ind0 + 2)) + f.encode() + b": "
         prefix += b"{x: " if vector else b""
-        if j == 0:
+        if j == 0 and ind0 == 6 and lines.after8 is not None:
+            # Unity's indent: the name's first 8 bytes are Lines.after8 (one of the four window
+            # gathers of a key's first line saved; "      - " itself is compared byte for byte:
+            # Lines.dash also holds "-\r").
+            bad |= ~_bytes_equal(data, s, prefix[:8])
+            bad |= _after8_differs(lines.after8[key_line], prefix[8:16])
+            bad |= ~_bytes_equal(data, s + 16, prefix[16:])
+        elif j == 0:
             bad |= ~_bytes_equal(data, s, prefix)
         else:
             # The indentation is known (Lines.indent: exactly ind0 + 2 spaces, then no space): only
@@ -599,10 +606,10 @@ def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
                 # Unity's indent: the first 8 bytes of the field name are Lines.after8 (an aligned
                 # gather of what Lines read anyway; the window gathers took 0.16 s of the 100 MB
                 # CMU .anim's read).
-                head = tail[:8]
-                mask = np.uint64((1 << (8 * len(head))) - 1)
-                bad |= (lines.after8[key_line + j] & mask) != np.uint64(int.from_bytes(head, "little"))
-                if len(tail) > 8:
+                bad |= _after8_differs(lines.after8[key_line + j], tail[:8])
+                if len(tail) == 9:  # ("inSlope: "...: one byte gathers faster than a window)
+                    bad |= arr[s + 16] != tail[8]
+                elif len(tail) > 8:
                     bad |= ~_bytes_equal(data, s + 16, tail[8:])
             else:
                 bad |= ~_bytes_equal(data, s + (ind0 + 2), tail)
@@ -631,6 +638,12 @@ def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
     re_a = np.stack(re_, axis=1)
     bad |= (re_a <= rs_a).any(axis=1)
     return rs_a, re_a, bad
+
+
+def _after8_differs(after8: np.ndarray, head: bytes) -> np.ndarray:
+    """Bool per line: its :attr:`Lines.after8` bytes do not start with ``head`` (<= 8 bytes)."""
+    mask = np.uint64((1 << (8 * len(head))) - 1)
+    return (after8 & mask) != np.uint64(int.from_bytes(head, "little"))
 
 
 def _bytes_equal(data: bytes, pos: np.ndarray, text: bytes) -> np.ndarray:
