@@ -20,7 +20,6 @@ from curveeditor.engine.tangents import make_curve
 from curveeditor.io.anim import anim_text, keys
 from curveeditor.io.anim.document import parse_document
 from curveeditor.io.anim.keys import _plain_decimals, parse_key_block
-from curveeditor.io.anim.lexer import Lines
 from curveeditor.io.errors import ClipReadError
 
 PLAIN = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
@@ -162,23 +161,10 @@ def test_fast_key_parse_matches_the_careful_parser_bit_for_bit(tmp_path, monkeyp
         assert "-0" in text and "e-05" in text
 
 
-def test_lines_after8_is_the_second_window_of_every_line():
-    rng = random.Random(8)
-    for _ in range(300):
-        parts = [
-            " " * rng.choice([0, 6, 8, 9, 16]) + rng.choice(["", "- a", "time: 1", "inSlope: 2"])
-            for _ in range(6)
-        ]
-        data = "\n".join(parts).encode() + rng.choice([b"", b"\n"])
-        lines = Lines(data)
-        want = [int.from_bytes((data[s + 8 : s + 16] + bytes(8))[:8], "little") for s in lines.start[:-1]]
-        assert lines.after8.tolist() == want
-
-
 @pytest.mark.parametrize(
     "old, new",
     [
-        ("        time: 0.5", "        tyme: 0.5"),  # in the first 8 bytes of the name (Lines.after8)
+        ("        time: 0.5", "        tyme: 0.5"),  # in the name's first 8 bytes (the group's window)
         ("        inSlope: {", "        inSlopz: {"),
         ("        inSlope: {", "        inSlope:{ "),  # the 9th byte (a window of its own)
         ("        outWeight: {", "        outWeighx: {"),
@@ -199,7 +185,7 @@ def test_a_field_name_wrong_in_any_byte_is_refused_as_the_careful_parser_does(tm
 
 
 def test_a_dash_and_carriage_return_before_the_first_field_is_refused(tmp_path):
-    """Lines.dash holds "-\\r": the fast path must still compare the key's "- " byte for byte."""
+    """Lines.dash holds "-\\r": the fast path must compare the key's "- " byte for byte."""
     text = _text_with(["1.5"])
     old = "      - serializedVersion: 3\n"
     i = text.index(old, text.index(old) + 1)

@@ -288,7 +288,6 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
         e.keys = ka
         e.n_keys = ka.n
         e.times = ka.time
-    lines.after8 = None  # (only the key parser reads it: 8 bytes a line less in the kept document)
     for e in entries["m_RotationCurves"]:
         _check_quaternions(path, lines, e)
     for e in entries["m_PPtrCurves"]:

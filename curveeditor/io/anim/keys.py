@@ -495,11 +495,18 @@ def _fast_group(lines: Lines, blocks, group: list[int], out: list) -> None:
         arr = np.frombuffer(lines.data, dtype=np.uint8, count=end - base, offset=base)
         commas = np.flatnonzero(arr == 44) + base
         commas = np.concatenate([commas, np.full(4, len(lines.data) + 64, dtype=np.int64)])
+    # The 8 bytes after each line's first 8 (the field name of a key line at Unity's indent 8), one
+    # gather for the group's lines: the key checks compare names from it instead of a window gather
+    # per field line (0.16 s of the 100 MB CMU .anim's read). Per group, not per file: held for the
+    # whole file (8 bytes a line) it raised that read's peak by 26 MB.
+    lo = blocks[group[0]][0]
+    hi = blocks[group[-1]][1]
+    after8 = (window(lines.data, lines.start[lo:hi] + 8, 8), lo)
     for lay, js in classes.items():
-        _fast_class(lines, blocks, js, lay, commas, out)
+        _fast_class(lines, blocks, js, lay, commas, out, after8)
 
 
-def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: list) -> None:
+def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: list, after8=None) -> None:
     """The blocks ``js``, all of layout ``lay`` (:func:`_block_layout`): every line checked against
     the layout, the numbers parsed together, checked as :func:`_validate` checks them; the blocks
     that pass get their :class:`KeyArrays` in ``out``."""
@@ -511,7 +518,7 @@ def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: li
     key_block = np.repeat(np.arange(len(js)), counts)
     first_key = np.concatenate([[0], np.cumsum(counts)[:-1]])
     key_line = k0s[key_block] + (np.arange(key_block.shape[0]) - first_key[key_block]) * per_key
-    rs, re_, bad = _layout_runs(lines, key_line, lay, commas)
+    rs, re_, bad = _layout_runs(lines, key_line, lay, commas, after8)
     unlike = np.zeros(len(js), dtype=bool)  # blocks not exactly the layout
     unlike[key_block[bad]] = True
     good = ~unlike[key_block]
@@ -567,7 +574,7 @@ def _fast_class(lines: Lines, blocks, js: list[int], lay: tuple, commas, out: li
         pos += n
 
 
-def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
+def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas, after8=None):
     """Number runs ``(rs, re)`` ``(K, tokens)`` of the keys starting at lines ``key_line`` and a bool
     ``(K,)`` of the keys whose bytes are not exactly the layout ``lay``: each line its field's prefix
     (indentation, ``- `` on the first, ``name: ``, ``{x: `` for vectors) byte for byte, then numbers
@@ -578,6 +585,7 @@ def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
     version, comps, ind0, crlf = lay
     fields = LAYOUTS[version]
     eol = 2 if crlf else 1
+    a8, a8_line0 = after8 if after8 is not None else (None, 0)  # (window at start + 8, first line)
     at = lines.start[key_line[:, None] + np.arange(len(fields) + 1)]
     bad = np.zeros(key_line.shape[0], dtype=bool)
     rs: list[np.ndarray] = []
@@ -588,12 +596,12 @@ def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
         vector = f in _VECTOR_FIELDS and comps > 1
         prefix = (b" " * ind0 + b"- " if j == 0 else b" " * (ind0 + 2)) + f.encode() + b": "
         prefix += b"{x: " if vector else b""
-        if j == 0 and ind0 == 6 and lines.after8 is not None:
-            # Unity's indent: the name's first 8 bytes are Lines.after8 (one of the four window
+        if j == 0 and ind0 == 6 and a8 is not None:
+            # Unity's indent: the name's first 8 bytes are in a8 (one of the four window
             # gathers of a key's first line saved; "      - " itself is compared byte for byte:
             # Lines.dash also holds "-\r").
             bad |= ~_bytes_equal(data, s, prefix[:8])
-            bad |= _after8_differs(lines.after8[key_line], prefix[8:16])
+            bad |= _after8_differs(a8[key_line - a8_line0], prefix[8:16])
             bad |= ~_bytes_equal(data, s + 16, prefix[16:])
         elif j == 0:
             bad |= ~_bytes_equal(data, s, prefix)
@@ -602,11 +610,10 @@ def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
             # the bytes after it are gathered (a third of the gathers of a key's lines).
             bad |= lines.indent[key_line + j] != ind0 + 2
             tail = prefix[ind0 + 2 :]
-            if ind0 + 2 == 8 and lines.after8 is not None:
-                # Unity's indent: the first 8 bytes of the field name are Lines.after8 (an aligned
-                # gather of what Lines read anyway; the window gathers took 0.16 s of the 100 MB
-                # CMU .anim's read).
-                bad |= _after8_differs(lines.after8[key_line + j], tail[:8])
+            if ind0 + 2 == 8 and a8 is not None:
+                # Unity's indent: the first 8 bytes of the field name are in a8 (an aligned gather
+                # from the group's one window gather, see _fast_group).
+                bad |= _after8_differs(a8[key_line + (j - a8_line0)], tail[:8])
                 if len(tail) == 9:  # ("inSlope: "...: one byte gathers faster than a window)
                     bad |= arr[s + 16] != tail[8]
                 elif len(tail) > 8:
@@ -641,7 +648,7 @@ def _layout_runs(lines: Lines, key_line: np.ndarray, lay: tuple, commas):
 
 
 def _after8_differs(after8: np.ndarray, head: bytes) -> np.ndarray:
-    """Bool per line: its :attr:`Lines.after8` bytes do not start with ``head`` (<= 8 bytes)."""
+    """Bool per line: its 8 bytes after the first 8 (``after8``) do not start with ``head`` (<= 8)."""
     mask = np.uint64((1 << (8 * len(head))) - 1)
     return (after8 & mask) != np.uint64(int.from_bytes(head, "little"))
 

@@ -41,11 +41,7 @@ class Lines:
         self.n = n
         self.start = start
         starts = start[:n]
-        #: ``(n,)`` uint64: the 8 bytes after each line's first 8 (:func:`window`; the field name of
-        #: a key line at indent 8, which the key parser compares without a gather of its own). Only
-        #: while the document is parsed (``parse_document`` drops it: 8 bytes a line).
-        self.after8: np.ndarray | None = np.empty(n, dtype=np.uint64)
-        ind = _leading_spaces(data, starts, self.after8)
+        ind = _leading_spaces(data, starts)
         self.indent = ind
         self.dash = np.empty(n, dtype=bool)
         self.blank = np.empty(n, dtype=bool)
@@ -121,19 +117,17 @@ def _line_starts(data: bytes) -> np.ndarray:
     return start
 
 
-def _leading_spaces(data: bytes, starts: np.ndarray, after8: np.ndarray) -> np.ndarray:
+def _leading_spaces(data: bytes, starts: np.ndarray) -> np.ndarray:
     """Number of leading spaces (int32) of every line (``starts``), 8 bytes a step (:func:`_spaces8`;
-    Unity indents by at most ~12: two steps); lines past 64 spaces (fuzzed input) are measured alone.
-    Fills ``after8`` (``(n,)`` uint64) with each line's second 8-byte window."""
+    Unity indents by at most ~12: two steps); lines past 64 spaces (fuzzed input) are measured alone."""
     ind = np.empty(starts.shape[0], dtype=np.int32)
     for a in range(0, starts.shape[0], _LINE_CHUNK):
         s = starts[a : a + _LINE_CHUNK]
         i = _spaces8(window(data, s, 8))
-        w8 = after8[a : a + _LINE_CHUNK]
-        w8[:] = window(data, s + 8, 8)
         # Key fields sit at indent 8: their ninth byte tells them from the (few) deeper lines.
-        deeper = np.flatnonzero((i == 8) & ((w8 & np.uint64(0xFF)) == np.uint64(32)))
-        i[deeper] += _spaces8(w8[deeper])  # (a copy: _spaces8 works in place)
+        eight = np.flatnonzero(i == 8)
+        deeper = eight[(window(data, s[eight] + 8, 2) & 0xFF) == 32]
+        i[deeper] += _spaces8(window(data, s[deeper] + 8, 8))
         ind[a : a + _LINE_CHUNK] = i
     active = np.flatnonzero(ind == 16)
     for _ in range(6):
