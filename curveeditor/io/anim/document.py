@@ -328,21 +328,22 @@ def _list_items(path, lines: Lines, lname: str, a: int, b: int, rest: str) -> li
         return []
     if rest != "":
         raise ClipReadError(path, a + 1, f"{lname} must be a list, got {rest!r}")
-    rng = np.arange(a + 1, b)
-    items = rng[(lines.indent[rng] == 2) & lines.dash[rng]]
-    nonblank = rng[~lines.blank[rng]]
-    if nonblank.size == 0:
+    # Slices, not an index array of the list's lines (3.6M lines on the 100 MB CMU .anim: the
+    # fancy-indexed gathers took 0.05 s).
+    body = slice(a + 1, b)
+    items = np.flatnonzero((lines.indent[body] == 2) & lines.dash[body]) + (a + 1)
+    filled = ~lines.blank[body]
+    if not filled.any():
         raise ClipReadError(path, a + 1, f"{lname} has no items and is not '[]' (truncated?)")
-    if items.size == 0 or int(items[0]) != int(nonblank[0]):
-        i = int(nonblank[0])
+    first = int(np.argmax(filled)) + a + 1
+    if items.size == 0 or int(items[0]) != first:
+        i = first
         raise ClipReadError(
             path, i + 1, f"expected a '- ' list item in {lname}, got {lines.text(i).strip()!r}"
         )
-    out = []
-    for j, s in enumerate(items):
-        e = int(items[j + 1]) if j + 1 < len(items) else b
-        out.append(Entry(lname, j, int(s), e))
-    return out
+    starts = items.tolist()
+    ends = starts[1:] + [b]
+    return [Entry(lname, j, s, e) for j, (s, e) in enumerate(zip(starts, ends, strict=True))]
 
 
 def _structure(path, lines: Lines, e: Entry, pptr: bool = False, sel=None):

@@ -20,6 +20,7 @@ Everything else becomes a read-only :class:`~curveeditor.engine.clip.OtherTrack`
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -66,10 +67,7 @@ def entry_curve(e: Entry) -> Curve:
     c = 1
     if k is None:
         comps = {"m_RotationCurves": 4, "m_EulerCurves": 3, "m_PositionCurves": 3, "m_ScaleCurves": 3}
-        c = comps.get(e.list_name, 1)
-        return Curve.make(
-            np.zeros(0), np.zeros((0, c)), pre_infinity=e.pre_infinity, post_infinity=e.post_infinity
-        )
+        return _empty_curve(comps.get(e.list_name, 1), e.pre_infinity, e.post_infinity)
     c = k.n_components
     default_w = (
         None if k.in_weight is not None and k.out_weight is not None else _frozen(np.full((k.n, c), 1 / 3))
@@ -87,6 +85,13 @@ def entry_curve(e: Entry) -> Curve:
         e.pre_infinity,
         e.post_infinity,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _empty_curve(c: int, pre: int, post: int) -> Curve:
+    """The keyless curve of ``c`` components (immutable, so shared: the 465 ``m_Curve: []`` entries
+    of the 100 MB CMU .anim took 0.05 s of ``Curve.make``)."""
+    return Curve.make(np.zeros(0), np.zeros((0, c)), pre_infinity=pre, post_infinity=post)
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
