@@ -119,9 +119,8 @@ def test_a_failing_early_check_leaves_the_check_to_the_writer(bvh, tmp_path, mon
     assert len(check.tracks) == 2 and check.failure is None
 
 
+@pytest.mark.parametrize("mode", ["process"], indirect=True)
 def test_a_child_that_dies_leaves_the_check_to_the_writer(bvh, tmp_path, monkeypatch, mode):
-    if mode != "process":
-        pytest.skip("a child process only")
     real = verify.check_written
     parent = os.getpid()
 
@@ -137,10 +136,9 @@ def test_a_child_that_dies_leaves_the_check_to_the_writer(bvh, tmp_path, monkeyp
     assert check.tracks[0].writer.max_error > 0
 
 
+@pytest.mark.parametrize("mode", ["process"], indirect=True)
 def test_a_failed_write_ends_the_child(bvh, tmp_path, monkeypatch, mode):
     """The write fails after the child started (the read-back refuses the file): no child is left."""
-    if mode != "process":
-        pytest.skip("a child process only")
     started = []
     real_start = check_ahead.CheckAhead.start
 
@@ -204,12 +202,11 @@ print(seen[:2])
 """
 
 
+@pytest.mark.parametrize("mode", ["process"], indirect=True)
 @pytest.mark.parametrize("other", ["alone", "thread"])
 def test_a_single_threaded_process_forks_another_does_not(tmp_path, mode, other):
     """By default (AHEAD_IN_PROCESS None) the child runs only in a process with one thread and no Qt:
     in a fresh interpreter it does, with a second thread alive it does not."""
-    if mode != "process":
-        pytest.skip("once")
     src = tmp_path / "wavy.bvh"
     write_bvh(src, wavy_rows(60))
     env = dict(os.environ, PYTHONPATH=ROOT)
@@ -219,10 +216,9 @@ def test_a_single_threaded_process_forks_another_does_not(tmp_path, mode, other)
     assert out.stdout.strip() == ("[True, True]" if other == "alone" else "[False, False]")
 
 
+@pytest.mark.parametrize("mode", ["process"], indirect=True)
 def test_a_small_clip_is_compared_after_the_read_back(bvh, tmp_path, monkeypatch, mode):
     """By default a clip under FORK_MIN_KEYS keys is not worth a fork: compared here, afterwards."""
-    if mode != "process":
-        pytest.skip("a child process only")
     monkeypatch.setattr(check_ahead, "AHEAD_IN_PROCESS", None)
     monkeypatch.setattr(check_ahead, "_may_fork", lambda: True)
     calls = _spy(monkeypatch)
