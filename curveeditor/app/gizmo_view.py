@@ -37,7 +37,7 @@ import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
 from pyqtgraph.opengl.GLGraphicsItem import GLOptions
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
-from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -45,6 +45,7 @@ from PySide6.QtGui import (
     QImage,
     QMatrix4x4,
     QOpenGLContext,
+    QPainter,
     QQuaternion,
     QSurfaceFormat,
     QVector3D,
@@ -192,6 +193,38 @@ class GLViewWindow(GLViewMixin, QOpenGLWindow):
         return self.grabFramebuffer()
 
 
+class _Labels(GLGraphicsItem.GLGraphicsItem):
+    """Text labels at 3D points, drawn as pyqtgraph's ``GLTextItem`` draws one each (its default
+    font, left/bottom aligned at the projected point, additive GL options), with one QPainter for
+    all: each QPainter on the GL window costs its begin/end, and the tripod's three ``GLTextItem``
+    labels took 0.5 of a 3.1 ms frame (benchmarks/gui.py --playback, Gangnam BVH, shared machine).
+    """
+
+    def __init__(self, labels: list[tuple[np.ndarray, str, QColor]], parentItem=None):  # noqa: N803
+        super().__init__(parentItem=parentItem)
+        self.setGLOptions("additive")
+        #: (position (3,) in the item's coordinates, text, colour), drawn in this order
+        self.labels = [(QVector3D(*map(float, pos)), text, QColor(c)) for pos, text, c in labels]
+        self.font = QFont("Helvetica", 16)
+
+    def paint(self) -> None:
+        if not self.labels:
+            return
+        self.setupGLState()
+        view = self.view()
+        rect = QRectF(view.rect())  # as GLTextItem.compute_projection
+        ndc_to_viewport = QMatrix4x4()
+        ndc_to_viewport.viewport(rect.left(), rect.bottom(), rect.width(), -rect.height())
+        project = ndc_to_viewport * self.mvpMatrix()
+        painter = QPainter(view)
+        painter.setFont(self.font)
+        painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        for pos, text, color in self.labels:
+            painter.setPen(color)
+            painter.drawText(project.map(pos).toPointF(), text)
+        painter.end()
+
+
 class _Tripod:
     """Axis lines, cones and (optionally) labels under one transform group item."""
 
@@ -232,13 +265,12 @@ class _Tripod:
             m.rotate(q)
             item.setTransform(m)
             self.cones.append(item)
-        self.labels = []
+        self.labels: _Labels | None = None
         if labels:
-            for i, name in enumerate("XYZ"):
-                c = QColor.fromRgbF(*colors[i])
-                self.labels.append(
-                    gl.GLTextItem(pos=axes[i] * 1.08, text=name, color=c, parentItem=self.group)
-                )
+            self.labels = _Labels(
+                [(axes[i] * 1.08, name, QColor.fromRgbF(*colors[i])) for i, name in enumerate("XYZ")],
+                parentItem=self.group,
+            )
 
     def set_rotation(self, rot3: np.ndarray | None) -> None:
         if rot3 is None:
