@@ -200,12 +200,22 @@ class _Labels(GLGraphicsItem.GLGraphicsItem):
     labels took 0.5 of a 3.1 ms frame (benchmarks/gui.py --playback, Gangnam BVH, shared machine).
     """
 
-    def __init__(self, labels: list[tuple[np.ndarray, str, QColor]], parentItem=None):  # noqa: N803
+    def __init__(
+        self,
+        labels: list[tuple[np.ndarray, str, QColor]],
+        font: QFont | None = None,
+        parentItem=None,  # noqa: N803 - pyqtgraph's keyword
+    ):
         super().__init__(parentItem=parentItem)
         self.setGLOptions("additive")
         #: (position (3,) in the item's coordinates, text, colour), drawn in this order
         self.labels = [(QVector3D(*map(float, pos)), text, QColor(c)) for pos, text, c in labels]
-        self.font = QFont("Helvetica", 16)
+        self.font = QFont("Helvetica", 16) if font is None else QFont(font)
+
+    def set_color(self, i: int, color: QColor) -> None:
+        pos, text, _old = self.labels[i]
+        self.labels[i] = (pos, text, QColor(color))
+        self.update()
 
     def paint(self) -> None:
         if not self.labels:
@@ -375,18 +385,14 @@ class GizmoView(QWidget):
             parentItem=self._scene,
         )
         self._sphere.setDepthValue(-2)
-        self._world_labels = []
-        for i, name in enumerate(("+X", "+Y up", "+Z forward")):
-            c = QColor.fromRgbF(*(AXIS_COLORS[i, :3] * 0.6 + 0.25), 0.9)
-            self._world_labels.append(
-                gl.GLTextItem(
-                    pos=_gl_axes()[i] * 1.4,
-                    text=name,
-                    color=c,
-                    font=QFont("DejaVu Sans", 9),
-                    parentItem=self._scene,
-                )
-            )
+        self._world_labels = _Labels(
+            [
+                (_gl_axes()[i] * 1.4, name, QColor.fromRgbF(*(AXIS_COLORS[i, :3] * 0.6 + 0.25), 0.9))
+                for i, name in enumerate(("+X", "+Y up", "+Z forward"))
+            ],
+            font=QFont("DejaVu Sans", 9),
+            parentItem=self._scene,
+        )
         self._world_axes = gl.GLLinePlotItem(
             pos=np.concatenate([np.zeros((3, 3)), _gl_axes() * 1.3], axis=1).reshape(6, 3),
             color=np.repeat(np.c_[AXIS_COLORS[:, :3] * 0.6 + 0.2, np.full(3, 0.35)], 2, axis=0),
@@ -738,8 +744,8 @@ class GizmoView(QWidget):
         self._trail_up_before.setData(color=(*(scheme.up * 0.7), 0.4))
         self._trail_dots.setData(color=np.array([scheme.dot, scheme.dot]))
         tint = (0.6, 0.25) if scheme is _SCHEMES[True] else (0.75, 0.0)  # darker labels on light
-        for i, label in enumerate(self._world_labels):
-            label.setData(color=QColor.fromRgbF(*(AXIS_COLORS[i, :3] * tint[0] + tint[1]), 0.9))
+        for i in range(3):
+            self._world_labels.set_color(i, QColor.fromRgbF(*(AXIS_COLORS[i, :3] * tint[0] + tint[1]), 0.9))
         self.refresh()  # trails and legend in the new colours
 
     def background_color(self) -> tuple[int, int, int]:

@@ -227,3 +227,38 @@ def test_tripod_labels_are_one_item_drawing_what_three_text_items_drew(spinning)
         it.setParentItem(None)
     group_without = view.render_to_array()
     assert np.abs(group_without.astype(int) - old.astype(int)).sum() > 0, "the labels draw pixels"
+
+
+def test_world_axis_labels_are_one_item_drawing_what_three_text_items_drew(spinning):
+    """The "+X / +Y up / +Z forward" labels (shown without a character) are one GL item too, drawn
+    at the same place among the scene's items, with the same pixels as three ``GLTextItem``s."""
+    import pyqtgraph.opengl as gl
+
+    _doc, view = spinning
+    labels = view._world_labels
+    assert labels.visible()
+    scene = labels.parentItem()
+    assert not any(isinstance(c, gl.GLTextItem) for c in scene.childItems())
+    assert [t for _p, t, _c in labels.labels] == ["+X", "+Y up", "+Z forward"]
+    from curveeditor.app.theme import LIGHT
+
+    dark_colours = [c.rgba() for _p, _t, c in labels.labels]
+    view.set_theme(LIGHT)  # the colours follow the theme (darker labels on the light background)
+    assert [c.rgba() for _p, _t, c in labels.labels] != dark_colours
+    new = view.render_to_array()
+    children = scene._GLGraphicsItem__children  # the draw order: replaced in place
+    at = children.index(labels)
+    olds = [
+        gl.GLTextItem(pos=np.array([p.x(), p.y(), p.z()], dtype=float), text=t, color=c, font=labels.font)
+        for p, t, c in labels.labels
+    ]
+    labels.setParentItem(None)
+    for k, it in enumerate(olds):
+        it.setParentItem(scene)
+        children.remove(it)
+        children.insert(at + k, it)
+    old = view.render_to_array()
+    np.testing.assert_array_equal(new, old)
+    for it in olds:
+        it.setParentItem(None)
+    assert np.abs(view.render_to_array().astype(int) - old.astype(int)).sum() > 0, "the labels draw pixels"
