@@ -37,7 +37,7 @@ import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
 from pyqtgraph.opengl.GLGraphicsItem import GLOptions
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
-from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -45,6 +45,7 @@ from PySide6.QtGui import (
     QImage,
     QMatrix4x4,
     QOpenGLContext,
+    QPainter,
     QQuaternion,
     QSurfaceFormat,
     QVector3D,
@@ -192,6 +193,49 @@ class GLViewWindow(GLViewMixin, QOpenGLWindow):
         return self.grabFramebuffer()
 
 
+class _Labels(GLGraphicsItem.GLGraphicsItem):
+    """Text labels at 3D points, drawn as pyqtgraph's ``GLTextItem`` draws one each (its default
+    font, left/bottom aligned at the projected point, additive GL options), with one QPainter for
+    all: each QPainter on the GL window costs its begin/end. Measured in one process, switching
+    every 5 frames (Gangnam BVH, shared 2-core machine): paintGL 3.45 -> 3.20 ms for the tripod's
+    labels; 3.47 -> 3.26 ms for the world axis labels of a clip without a character.
+    """
+
+    def __init__(
+        self,
+        labels: list[tuple[np.ndarray, str, QColor]],
+        font: QFont | None = None,
+        parentItem=None,  # noqa: N803 - pyqtgraph's keyword
+    ):
+        super().__init__(parentItem=parentItem)
+        self.setGLOptions("additive")
+        #: (position (3,) in the item's coordinates, text, colour), drawn in this order
+        self.labels = [(QVector3D(*map(float, pos)), text, QColor(c)) for pos, text, c in labels]
+        self.font = QFont("Helvetica", 16) if font is None else QFont(font)
+
+    def set_color(self, i: int, color: QColor) -> None:
+        pos, text, _old = self.labels[i]
+        self.labels[i] = (pos, text, QColor(color))
+        self.update()
+
+    def paint(self) -> None:
+        if not self.labels:
+            return
+        self.setupGLState()
+        view = self.view()
+        rect = QRectF(view.rect())  # as GLTextItem.compute_projection
+        ndc_to_viewport = QMatrix4x4()
+        ndc_to_viewport.viewport(rect.left(), rect.bottom(), rect.width(), -rect.height())
+        project = ndc_to_viewport * self.mvpMatrix()
+        painter = QPainter(view)
+        painter.setFont(self.font)
+        painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        for pos, text, color in self.labels:
+            painter.setPen(color)
+            painter.drawText(project.map(pos).toPointF(), text)
+        painter.end()
+
+
 class _Tripod:
     """Axis lines, cones and (optionally) labels under one transform group item."""
 
@@ -232,13 +276,12 @@ class _Tripod:
             m.rotate(q)
             item.setTransform(m)
             self.cones.append(item)
-        self.labels = []
+        self.labels: _Labels | None = None
         if labels:
-            for i, name in enumerate("XYZ"):
-                c = QColor.fromRgbF(*colors[i])
-                self.labels.append(
-                    gl.GLTextItem(pos=axes[i] * 1.08, text=name, color=c, parentItem=self.group)
-                )
+            self.labels = _Labels(
+                [(axes[i] * 1.08, name, QColor.fromRgbF(*colors[i])) for i, name in enumerate("XYZ")],
+                parentItem=self.group,
+            )
 
     def set_rotation(self, rot3: np.ndarray | None) -> None:
         if rot3 is None:
@@ -343,18 +386,14 @@ class GizmoView(QWidget):
             parentItem=self._scene,
         )
         self._sphere.setDepthValue(-2)
-        self._world_labels = []
-        for i, name in enumerate(("+X", "+Y up", "+Z forward")):
-            c = QColor.fromRgbF(*(AXIS_COLORS[i, :3] * 0.6 + 0.25), 0.9)
-            self._world_labels.append(
-                gl.GLTextItem(
-                    pos=_gl_axes()[i] * 1.4,
-                    text=name,
-                    color=c,
-                    font=QFont("DejaVu Sans", 9),
-                    parentItem=self._scene,
-                )
-            )
+        self._world_labels = _Labels(
+            [
+                (_gl_axes()[i] * 1.4, name, QColor.fromRgbF(*(AXIS_COLORS[i, :3] * 0.6 + 0.25), 0.9))
+                for i, name in enumerate(("+X", "+Y up", "+Z forward"))
+            ],
+            font=QFont("DejaVu Sans", 9),
+            parentItem=self._scene,
+        )
         self._world_axes = gl.GLLinePlotItem(
             pos=np.concatenate([np.zeros((3, 3)), _gl_axes() * 1.3], axis=1).reshape(6, 3),
             color=np.repeat(np.c_[AXIS_COLORS[:, :3] * 0.6 + 0.2, np.full(3, 0.35)], 2, axis=0),
@@ -706,8 +745,8 @@ class GizmoView(QWidget):
         self._trail_up_before.setData(color=(*(scheme.up * 0.7), 0.4))
         self._trail_dots.setData(color=np.array([scheme.dot, scheme.dot]))
         tint = (0.6, 0.25) if scheme is _SCHEMES[True] else (0.75, 0.0)  # darker labels on light
-        for i, label in enumerate(self._world_labels):
-            label.setData(color=QColor.fromRgbF(*(AXIS_COLORS[i, :3] * tint[0] + tint[1]), 0.9))
+        for i in range(3):
+            self._world_labels.set_color(i, QColor.fromRgbF(*(AXIS_COLORS[i, :3] * tint[0] + tint[1]), 0.9))
         self.refresh()  # trails and legend in the new colours
 
     def background_color(self) -> tuple[int, int, int]:

@@ -87,7 +87,7 @@ class SkeletonLayer(QObject):
             gizmo.before_tripod.group,
             gizmo.original_tripod.group,
         ]
-        self._fixed = [gizmo._world_axes, *gizmo._world_labels]
+        self._fixed = [gizmo._world_axes, gizmo._world_labels]
         for item in self._movable:
             item.setParentItem(self.anchor)
 

@@ -346,7 +346,7 @@ class Timeline(QWidget):
         """Where playback runs and loops: the playback range, else the whole clip."""
         if self.range_source is not None:
             return self.range_source.bounds()
-        return self.doc.clip.start, self.doc.clip.end
+        return self.doc.clip_bounds()
 
     def step(self, frames: int) -> None:
         """Move by whole frames, landing on the frame grid."""

@@ -116,3 +116,24 @@ def test_switching_tracks_drops_key_selection_of_unselected_tracks(doc, qtbot):
     assert doc.selected_keys == {"Root/T1": {2}}
     doc.select_keys({"Root/T0": {3}, "Root/T1": {0}})
     assert doc.selected_keys == {"Root/T1": {0}}
+
+
+def test_set_time_clamps_to_the_clip_without_rescanning_its_tracks(doc, monkeypatch):
+    """A playback tick's clamp (and the timeline's range) scan the tracks once per clip, not per
+    tick (90 us per tick on a 67-track BVH); a new clip (an edit, undo) is scanned again."""
+    scans = []
+    real_end = Clip.end
+
+    monkeypatch.setattr(Clip, "end", property(lambda c: scans.append(c) or real_end.fget(c)))
+    for i in range(20):
+        doc.set_time(i / 100.0)
+    assert doc.current_time == pytest.approx(4 / 30.0)  # clamped at the clip's last key
+    assert len(scans) <= 1
+    tr = doc.clip.track("Root/T0")
+    longer = tr.with_curve(Curve.make(np.arange(8) / 30.0, np.zeros((8, 3))))
+    doc.apply_clip(doc.clip.with_track(longer), "longer")
+    doc.set_time(1.0)
+    assert doc.current_time == pytest.approx(7 / 30.0)
+    doc.undo_stack.undo()
+    doc.set_time(1.0)
+    assert doc.current_time == pytest.approx(4 / 30.0)

@@ -198,3 +198,67 @@ def test_rings_of_a_quaternion_track_use_its_order(qtbot):
         assert np.max(np.abs(pts @ normal)) < 1e-6 * max(1.0, np.max(np.abs(ring_pts)))  # float32 pos
     assert "gimbal XYZ" in view._gimbal_label.text()
     assert view._gimbal_proximity > 0.9
+
+
+def test_tripod_labels_are_one_item_drawing_what_three_text_items_drew(spinning):
+    """The main tripod's X/Y/Z labels are one GL item with one QPainter per frame (three
+    ``GLTextItem`` each opened their own: 0.5 ms of a 3 ms playback frame), drawing the same pixels."""
+    import pyqtgraph.opengl as gl
+
+    doc, view = spinning
+    doc.set_time(0.7)  # a turned tripod: the labels away from their rest place
+    group = view.main_tripod.group
+    texts = [c for c in group.childItems() if isinstance(c, gl.GLTextItem)]
+    assert texts == [], "one label item, not a GLTextItem per axis"
+    labels = view.main_tripod.labels
+    assert [t for _p, t, _c in labels.labels] == ["X", "Y", "Z"]
+    new = view.render_to_array()
+    # pyqtgraph's own items in its place, as the tripod was built before
+    labels.setParentItem(None)
+    old_items = [
+        gl.GLTextItem(pos=np.array([p.x(), p.y(), p.z()], dtype=float), text=t, color=c, parentItem=group)
+        for p, t, c in labels.labels
+    ]
+    old = view.render_to_array()
+    assert _foreground(old).sum() > 2000
+    np.testing.assert_array_equal(view.render_to_array(), old)  # rendering is deterministic
+    np.testing.assert_array_equal(new, old)
+    for it in old_items:
+        it.setParentItem(None)
+    group_without = view.render_to_array()
+    assert np.abs(group_without.astype(int) - old.astype(int)).sum() > 0, "the labels draw pixels"
+
+
+def test_world_axis_labels_are_one_item_drawing_what_three_text_items_drew(spinning):
+    """The "+X / +Y up / +Z forward" labels (shown without a character) are one GL item too, drawn
+    at the same place among the scene's items, with the same pixels as three ``GLTextItem``s."""
+    import pyqtgraph.opengl as gl
+
+    _doc, view = spinning
+    labels = view._world_labels
+    assert labels.visible()
+    scene = labels.parentItem()
+    assert not any(isinstance(c, gl.GLTextItem) for c in scene.childItems())
+    assert [t for _p, t, _c in labels.labels] == ["+X", "+Y up", "+Z forward"]
+    from curveeditor.app.theme import LIGHT
+
+    dark_colours = [c.rgba() for _p, _t, c in labels.labels]
+    view.set_theme(LIGHT)  # the colours follow the theme (darker labels on the light background)
+    assert [c.rgba() for _p, _t, c in labels.labels] != dark_colours
+    new = view.render_to_array()
+    children = scene._GLGraphicsItem__children  # the draw order: replaced in place
+    at = children.index(labels)
+    olds = [
+        gl.GLTextItem(pos=np.array([p.x(), p.y(), p.z()], dtype=float), text=t, color=c, font=labels.font)
+        for p, t, c in labels.labels
+    ]
+    labels.setParentItem(None)
+    for k, it in enumerate(olds):
+        it.setParentItem(scene)
+        children.remove(it)
+        children.insert(at + k, it)
+    old = view.render_to_array()
+    np.testing.assert_array_equal(new, old)
+    for it in olds:
+        it.setParentItem(None)
+    assert np.abs(view.render_to_array().astype(int) - old.astype(int)).sum() > 0, "the labels draw pixels"

@@ -119,6 +119,38 @@ def test_gimbal_proximity_from_the_middle_angle():
     assert sample_track(qt, [0.0]).gimbal[0] == 0.0
 
 
+@pytest.mark.parametrize("kind", ["euler", "quaternion"])
+def test_sample_track_converts_only_the_first_key_for_the_hemisphere(kind, monkeypatch):
+    """The played quaternions take the first key's hemisphere; a per-tick sample (the readout, the
+    3D view) converts only that key, not all N (0.30 -> 0.24 ms per call on a 742-key BVH track)."""
+    import curveeditor.engine.clip as clip_mod
+    import curveeditor.engine.display as display_mod
+
+    rng = np.random.default_rng(3)
+    n = 200
+    times = np.arange(n) / 60.0
+    if kind == "euler":
+        values = np.cumsum(rng.normal(0, 5, (n, 3)), axis=0)
+    else:
+        values = Rotation.random(n, random_state=4).as_quat()
+        values *= np.where(rng.random(n) < 0.5, -1.0, 1.0)[:, None]  # mixed hemispheres
+    track = RotationTrack("t", kind, make_curve(times, values, mode="auto"))
+    t = np.array([0.31, 0.31 + 1 / 240])
+    before = sample_track(track, t)
+    q0 = key_quaternions(track)[0]
+    assert quat_dot(before.quat[0], q0) >= 0  # the first key's hemisphere
+
+    def no_full_conversion(*_a, **_k):
+        raise AssertionError("sample_track converted every key to use the first")
+
+    monkeypatch.setattr(display_mod, "key_quaternions", no_full_conversion)
+    monkeypatch.setattr(clip_mod, "key_quaternions", no_full_conversion)
+    after = sample_track(track, t)
+    np.testing.assert_array_equal(after.quat, before.quat)
+    np.testing.assert_array_equal(after.euler, before.euler)
+    np.testing.assert_array_equal(after.speed, before.speed)
+
+
 def test_sample_track_rejects_empty():
     empty = RotationTrack("e", "euler", Curve.make(np.zeros(0), np.zeros((0, 3))))
     with pytest.raises(ValueError, match="no keys"):
