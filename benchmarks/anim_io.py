@@ -218,11 +218,13 @@ def cmu_style_clip(joints: int = 31, frames: int = 2752, rate: float = 120.0):
 
 def write_cmu_style_bvh(path: Path, joints: int = 31, frames: int = 2752, rate: float = 120.0) -> None:
     """:func:`cmu_style_clip`'s motion as a BVH file (issue 8's "2 MB CMU-style BVH, 31 joints x 2,752
-    frames, ZYX channels"): chains of up to 6 joints under a root with position channels, each
-    joint's Zrotation Yrotation Xrotation channels holding the clip's x, y, z degrees at its frames."""
+    frames, ZYX channels"): a root with position channels (still) and the first track's rotation,
+    then chains of up to 6 joints under it, ``joints`` in all, each joint's Zrotation Yrotation
+    Xrotation channels holding the clip's x, y, z degrees at its frames."""
     import numpy as np
 
     clip = cmu_style_clip(joints, frames, rate)
+    root, rest = clip.tracks[0], clip.tracks[1:]
     lines = [
         "HIERARCHY",
         "ROOT Hips",
@@ -230,9 +232,9 @@ def write_cmu_style_bvh(path: Path, joints: int = 31, frames: int = 2752, rate: 
         "  OFFSET 0 0 0",
         "  CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation",
     ]
-    cols = [np.zeros((frames, 3)), clip.tracks[0].curve.value[:, ::-1] * 0.0]  # root: still
+    cols = [np.zeros((frames, 3)), root.curve.value[:, ::-1]]  # (z, y, x) per the channel order
     depth = 0
-    for j, tr in enumerate(clip.tracks):
+    for j, tr in enumerate(rest):
         if j % 6 == 0 and depth:
             lines += [
                 "  " * (depth + 1) + "End Site",
