@@ -140,9 +140,10 @@ if step in ("write", "ahead", "sequential", "render"):
             t0 = time.perf_counter()
             real_wait(self)
             split["wait"] += time.perf_counter() - t0
-            split["child_rss"] = max(split["child_rss"], self.child_peak_rss)
+            if self.child is not None:  # (beside.Beside: its peak RSS and CPU once reaped)
+                split["child_rss"] = max(split["child_rss"], self.child.peak_rss)
+                split["child_cpu"] = split.get("child_cpu", 0.0) + self.child.cpu
             split["in_process"] = split["in_process"] or self.in_process
-            split["child_cpu"] = split.get("child_cpu", 0.0) + self.child_cpu
 
         def timed_run(self):
             t0 = time.perf_counter()

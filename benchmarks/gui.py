@@ -806,51 +806,62 @@ def print_table(title: str, rows) -> None:
         print(f"{name:<{w}}  {val:>10}  {goal:>14}  {'PASS' if ok else 'FAIL':>6}  {note}")
 
 
-def real_main(app, clips) -> int:
+def _prepare_measuring() -> None:
+    """What every table measures after: no mouse-rate limit, the recipe ops' scipy imports done (the
+    window starts them on a worker thread 1 s after the first clip is drawn, ~2 s holding the GIL,
+    which would overlap the first clip's figures only), the playback slots timed."""
     pg.setConfigOptions(mouseRateLimit=-1)
-    from PySide6.QtTest import QTest
-
-    from curveeditor.app.main_window import MainWindow
-
-    print(
-        "Machine shared with other helpers (2 cores): every wall-clock figure is inflated by their load "
-        f"(load average now {os.getloadavg()[0]:.2f}); CPU = this process's CPU time for the same span."
-    )
-    # Steady state: the recipe ops' scipy imports, which the window starts on a worker thread 1 s
-    # after the first clip is drawn (~2 s holding the GIL), are done before anything is measured;
-    # otherwise they overlap the first clip's selection and drag figures only.
     from curveeditor.app.recipe_preview import _warm_up
 
     _warm_up(None, None)
     install_slot_timers()
+
+
+def _bench_window(app):
+    """A fresh main window, shown and exposed (one window at a time, as in the application)."""
+    from PySide6.QtTest import QTest
+
+    from curveeditor.app.main_window import MainWindow
+
+    win = MainWindow(autosave_folder="/tmp/curveeditor-bench-autosave")
+    win.resize(1500, 940)
+    win.show()
+    QTest.qWaitForWindowExposed(win)
+    return win
+
+
+def _close_window(app, win) -> None:
+    """Close and delete ``win``: a closed window kept alive kept its views, caches and GL scene, and
+    every later clip's figures paid for them (collector passes)."""
+    win.doc.undo_stack.setClean()
+    win.close()
+    win.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    app.processEvents()
+    import gc
+
+    gc.collect()
+
+
+def real_main(app, clips) -> int:
+    print(
+        "Machine shared with other helpers (2 cores): every wall-clock figure is inflated by their load "
+        f"(load average now {os.getloadavg()[0]:.2f}); CPU = this process's CPU time for the same span."
+    )
+    _prepare_measuring()
     for src in clips:
         if src != "biped" and not Path(src).is_file():
             print(f"\n== {src}: absent, skipped")
             continue
-        win = MainWindow(autosave_folder="/tmp/curveeditor-bench-autosave")
-        win.resize(1500, 940)
-        win.show()
-        QTest.qWaitForWindowExposed(win)
+        win = _bench_window(app)
         app.processEvents()
         r = bench_clip(app, win, src)
         if not r["drag_ok"]:
             print(f"{src}: the drag did not register")
         print_table(f"{r['name']} ({r['shape']})", clip_rows(r))
         print_breakdown(r)
-        win.doc.undo_stack.setClean()
-        win.close()
-        # One window at a time, as in the application: a closed window kept alive kept its views,
-        # caches and GL scene, and every later clip's figures paid for them (collector passes).
-        win.deleteLater()
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        app.processEvents()
-        import gc
-
-        gc.collect()
-    win = MainWindow(autosave_folder="/tmp/curveeditor-bench-autosave")
-    win.resize(1500, 940)
-    win.show()
-    QTest.qWaitForWindowExposed(win)
+        _close_window(app, win)
+    win = _bench_window(app)
     print_table("many tracks", many_tracks_rows(app, win))
     win.close()
     cold = bench_cold_start()
@@ -874,24 +885,13 @@ def playback_main(app, clips, repeat: int) -> int:
     """``--playback``: only the playback row and its breakdown, ``repeat`` runs per clip (each clip
     opened in a fresh window as in the full table, its first keyed Euler track selected, as the
     full table leaves it before playing)."""
-    pg.setConfigOptions(mouseRateLimit=-1)
-    from PySide6.QtTest import QTest
-
-    from curveeditor.app.main_window import MainWindow
-
     print(f"Machine shared with other helpers (2 cores); load average now {os.getloadavg()[0]:.2f}.")
-    from curveeditor.app.recipe_preview import _warm_up
-
-    _warm_up(None, None)  # as the full table: the recipe ops' imports (~2 s holding the GIL) done first
-    install_slot_timers()
+    _prepare_measuring()
     for src in clips:
         if src != "biped" and not Path(src).is_file():
             print(f"\n== {src}: absent, skipped")
             continue
-        win = MainWindow(autosave_folder="/tmp/curveeditor-bench-autosave")
-        win.resize(1500, 940)
-        win.show()
-        QTest.qWaitForWindowExposed(win)
+        win = _bench_window(app)
         if src == "biped":
             from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip
 
@@ -914,11 +914,7 @@ def playback_main(app, clips, repeat: int) -> int:
         print_table(f"{name} ({shape})", [playback_row(r) for r in runs])
         for r in runs:
             print_breakdown(r)
-        win.doc.undo_stack.setClean()
-        win.close()
-        win.deleteLater()
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        app.processEvents()
+        _close_window(app, win)
     return 0
 
 

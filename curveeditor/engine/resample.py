@@ -345,14 +345,8 @@ def _dot3(a: tuple, b: tuple) -> np.ndarray:
 def _cexp(r: tuple) -> tuple:
     """Component-column unit quaternions of rotation vector columns (radians); as ``quat_exp``."""
     x, y, z = r
-    angle = np.sqrt(x * x + y * y + z * z)
-    half = 0.5 * angle
-    with np.errstate(divide="ignore", invalid="ignore"):
-        k = np.sin(half) / angle
-    small = angle < 1e-6
-    if small.any():
-        k[small] = 0.5 - angle[small] ** 2 / 48.0
-    return x * k, y * k, z * k, np.cos(half)
+    k, w = _scaled_exp_factors(1.0, np.sqrt(x * x + y * y + z * z))  # (u = 1: the same floats)
+    return x * k, y * k, z * k, w
 
 
 def _cconj(q: tuple) -> tuple:

@@ -69,9 +69,9 @@ def _may_fork() -> bool:
     """Whether this write compares in a child (:data:`AHEAD_IN_PROCESS`, :func:`beside.may_fork`)."""
     from ..beside import may_fork
 
-    if AHEAD_IN_PROCESS is False or not hasattr(os, "fork"):
-        return False
-    return True if AHEAD_IN_PROCESS else may_fork()
+    if AHEAD_IN_PROCESS is None:
+        return may_fork()
+    return AHEAD_IN_PROCESS and hasattr(os, "fork")
 
 
 _STORED_F32 = ("time", "value", "in_slope", "out_slope", "in_weight", "out_weight")
@@ -122,17 +122,6 @@ class CheckAhead:
     def in_process(self) -> bool:
         """True when the comparison runs (or ran) in a child process."""
         return self.child is not None
-
-    @property
-    def child_peak_rss(self) -> int:
-        """The child's peak resident memory in bytes (its ``ru_maxrss``: the pages it shares with this
-        process count in both), 0 when no child ran or it is still running."""
-        return 0 if self.child is None else self.child.peak_rss
-
-    @property
-    def child_cpu(self) -> float:
-        """The child's CPU seconds (user + system), 0.0 when no child ran or it is still running."""
-        return 0.0 if self.child is None else self.child.cpu
 
     def start(self, tracks) -> None:
         if self.tracks is not None:

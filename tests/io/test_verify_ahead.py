@@ -189,7 +189,7 @@ real = check_ahead.CheckAhead.wait
 def wait(self):
     seen.append(self.child is not None and self.child.running)
     real(self)
-    seen.append(self.child_peak_rss > 0 and self.result is not None)
+    seen.append(self.child is not None and self.child.peak_rss > 0 and self.result is not None)
 check_ahead.CheckAhead.wait = wait
 write_checked(read_clip(sys.argv[1]), sys.argv[2])
 if sys.argv[3] == "thread":
