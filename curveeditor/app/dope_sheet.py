@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QCursor, QFont, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QToolTip, QVBoxLayout, QWidget
 
@@ -49,6 +49,7 @@ RULER_H = 22
 LABEL_W = 210
 TICK_HALF = 3  # tick half-width in pixels
 HIT_PX = 5.0  # at most; on dense keys the drawn tick's half-width + 2 px, so boxes start between
+CURSOR_BAND = 3  # px either side of the time cursor's 1.5-px line that a time step repaints
 INDENT_PX = 8  # per hierarchy level, as the track tree (12 levels = 96 px of the label column)
 #: While keys are dragged the ticks follow every mouse move (a preview, times only); the document,
 #: and with it the graphs, key table, diff and 3D view, follows when the mouse rests LIVE_REST_MS,
@@ -104,6 +105,7 @@ class DopeCanvas(QWidget):
         self.gesture: _Gesture | None = None
         self.band: QRectF | None = None
         self.paints = 0
+        self._cursor_x: float | None = None  # where the last paint drew the time cursor (px)
         self._mouse_x: float | None = None
         self.raster = TickRaster()
         self._sel_times: dict[str, tuple] = {}
@@ -159,6 +161,15 @@ class DopeCanvas(QWidget):
     # ------------------------------------------------------------------ geometry
     def px_per_s(self) -> float:
         return max(self.width() - LABEL_W, 1) / max(self.view[1] - self.view[0], 1e-9)
+
+    def time_moved(self) -> None:
+        """Repaint the bands under the old and the new time cursor only: on a playback tick the
+        rows, labels and ticks between them are unchanged (a whole repaint cost ~1.9 ms per tick
+        on the CMU clip's 165 rows)."""
+        x_new = float(self.t_to_x(self.doc.current_time))
+        for x in (self._cursor_x, x_new):
+            if x is not None and x >= LABEL_W - CURSOR_BAND:
+                self.update(QRect(int(np.floor(x)) - CURSOR_BAND, 0, 2 * CURSOR_BAND + 1, self.height()))
 
     def t_to_x(self, t):
         return LABEL_W + (np.asarray(t, dtype=np.float64) - self.view[0]) * self.px_per_s()
@@ -566,8 +577,9 @@ class DopeCanvas(QWidget):
             return True
         return super().event(ev)
 
-    def paintEvent(self, _ev) -> None:  # noqa: N802
+    def paintEvent(self, ev) -> None:  # noqa: N802
         self.paints += 1
+        region = ev.region()
         p = QPainter(self)
         th = self.theme
         p.fillRect(self.rect(), QColor(th.plot_bg))
@@ -578,6 +590,7 @@ class DopeCanvas(QWidget):
         # row backgrounds and labels
         alt = QColor(fg)
         alt.setAlpha(14)
+        labels = region.intersects(QRect(0, 0, LABEL_W, self.height()))  # a cursor band misses them
         for i in range(first, last + 1):
             r = self.rows[i]
             y = self.row_y(i)
@@ -588,6 +601,8 @@ class DopeCanvas(QWidget):
                 hc = QColor(th.highlight)
                 hc.setAlpha(60)
                 p.fillRect(QRectF(0, y, LABEL_W, ROW_H), hc)
+            if not labels:
+                continue
             p.setPen(fg)
             p.setFont(self.label_font(r))
             indent = 6 + INDENT_PX * r.depth
@@ -600,10 +615,20 @@ class DopeCanvas(QWidget):
             # one pixel line per row, stretched over the row's tick band (nearest, no smoothing):
             # a full-height RGBA image cost ~9 ms per repaint to fill and blend at 31 rows
             img = self._tick_rows(first, last)
-            w = float(img.width())
+            w = img.width()
+            # only the exposed columns (a time step exposes two cursor bands): the image maps 1:1
+            # onto the columns right of the labels, so a column range is the same pixels
+            spans = []
+            for r in region:
+                a, b = max(r.left() - LABEL_W, 0), min(r.right() + 1 - LABEL_W, w)
+                if b > a:
+                    spans.append((float(a), float(b - a)))
+            if region.rectCount() > 4 or len(spans) > 4:
+                spans = [(0.0, float(w))]
             for k in range(last - first + 1):
                 y = self.row_y(first + k)
-                p.drawImage(QRectF(LABEL_W, y + 4, w, ROW_H - 8), img, QRectF(0, k, w, 1))
+                for a, sw in spans:
+                    p.drawImage(QRectF(LABEL_W + a, y + 4, sw, ROW_H - 8), img, QRectF(a, k, sw, 1))
         # ruler: frame numbers
         p.fillRect(QRectF(0, 0, self.width(), RULER_H), QColor(th.plot_bg).darker(110))
         p.setPen(fg)
@@ -629,6 +654,7 @@ class DopeCanvas(QWidget):
             xa, xb = (float(v) for v in self.t_to_x(np.array(pr)))
             p.fillRect(QRectF(max(xa, LABEL_W), RULER_H, max(xb - max(xa, LABEL_W), 0), self.height()), c)
         x = float(self.t_to_x(self.doc.current_time))
+        self._cursor_x = x
         if x >= LABEL_W:
             p.setPen(QPen(QColor(th.cursor), 1.5))
             p.drawLine(QPointF(x, 0), QPointF(x, self.height()))
@@ -679,7 +705,7 @@ class DopeSheet(QWidget):
         document.clipChanged.connect(self._on_clip)
         document.keySelectionChanged.connect(self.canvas.update)
         document.selectionChanged.connect(self.canvas.update)
-        document.timeChanged.connect(lambda _t: self.canvas.update())
+        document.timeChanged.connect(lambda _t: self.canvas.time_moved())
         if playback is not None:
             playback.rangeChanged.connect(self.canvas.update)
         self._on_clip(frame=True)

@@ -422,3 +422,42 @@ def test_no_catch_up_while_the_cursor_moved_on_after_a_stall(sheet, qtbot, monke
     assert doc.clip is before
     qtbot.waitUntil(lambda: doc.clip is not before, timeout=20 * ds.LIVE_REST_MS)  # now it rests
     QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+
+
+def test_a_time_step_repaints_only_the_cursor_bands_with_the_same_pixels(sheet, qtbot):
+    """A playback tick repaints the strips under the old and new cursor (not every row): painting
+    just those regions over the old picture gives the picture of a whole repaint at the new time."""
+    from PySide6.QtGui import QImage, QRegion
+
+    doc, w = sheet
+    c = w.canvas
+    doc.selected_keys = {}
+    doc.set_time(0.2)
+
+    def render(img, region=None):
+        # a region is drawn with its bounding rect's corner at the target offset
+        at = QPoint(0, 0) if region is None else region.boundingRect().topLeft()
+        c.render(img, at, QRegion() if region is None else region)
+
+    size = c.size()
+    before = QImage(size, QImage.Format.Format_ARGB32)
+    render(before)
+    at_start = before.copy()
+    old_x = c._cursor_x
+    asked = []
+    c.update = lambda *a: asked.append(a[0] if a else None)  # the regions a time step asks for
+    doc.set_time(0.7)
+    assert len(asked) == 2 and all(r is not None and r.width() <= 7 for r in asked)
+    assert asked[0].contains(int(old_x), 5) and asked[1].contains(int(c.t_to_x(0.7)), 5)
+    region = QRegion(asked[0]) | QRegion(asked[1])
+    painted = c.paints
+    render(before, region)
+    assert c.paints == painted + 1
+    full = QImage(size, QImage.Format.Format_ARGB32)
+    del c.update
+    render(full)
+    a = np.frombuffer(before.constBits(), np.uint8).reshape(size.height(), -1)
+    b = np.frombuffer(full.constBits(), np.uint8).reshape(size.height(), -1)
+    assert np.array_equal(a, b)
+    s = np.frombuffer(at_start.constBits(), np.uint8).reshape(size.height(), -1)
+    assert not np.array_equal(s, b)  # the cursor did move
