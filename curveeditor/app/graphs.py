@@ -37,6 +37,7 @@ from .graph_strips import Strip, export_scene
 from .graph_tracks import FULL_TRACKS, LIVE_BATCH_MS, MAX_DRAWN_TRACKS, TrackDrawer, TrackItems
 from .problems import ProblemIndex
 from .theme import LIGHT, Theme
+from .wheel_zoom import WheelZoom
 
 __all__ = [
     "GraphPanel",
@@ -101,6 +102,7 @@ class GraphPanel(QWidget):
         self.marks = Marks(self)  # what is drawn over them
         self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
         no_hover_while_buttons_down(self.glw.scene())
+        self.wheel = WheelZoom(self.glw, lambda: (s.vb for s in self.strips))
         self._build_plots()
         self._connect_document()
         self.rebuild()
@@ -402,8 +404,8 @@ class GraphPanel(QWidget):
         self._on_time(self.doc.current_time)
 
     def _on_mouse_moved(self, scene_pos) -> None:
-        if self.input.drag is not None or self.doc.in_live_edit():
-            return  # mid-drag the curves are partial samples: no hover work on the drag's hot path
+        if self.input.drag is not None or self.doc.in_live_edit() or any(s.vb.panning for s in self.strips):
+            return  # mid-drag the curves are partial samples, mid-pan they move: no hover work then
         for s in self.strips:
             if s.vb.sceneBoundingRect().contains(scene_pos):
                 text = self.input.hover(s.vb, scene_pos)

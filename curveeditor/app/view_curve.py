@@ -91,6 +91,16 @@ class ViewCurve(pg.PlotDataItem):
         self.lean_updates = 0  # view changes that re-set the curve through the lean path (tests)
         self.lean_skips = 0  # view changes that found the same points shown (tests)
         super().__init__(*args, **kwargs)
+        if self.opts["symbol"] is None:
+            # no symbols: the scatter child draws nothing, yet in the view box it took two view
+            # signals per step (its viewTransformChanged a prepareGeometryChange); out of the scene
+            # until a symbol is set (updateItems)
+            self.scatter.setParentItem(None)
+
+    def updateItems(self, styleUpdate: bool = True):  # noqa: N802,N803 - pyqtgraph API
+        if self.opts["symbol"] is not None and self.scatter.parentItem() is None:
+            self.scatter.setParentItem(self)
+        super().updateItems(styleUpdate)
 
     def _lean_ok(self) -> bool:
         o = self.opts

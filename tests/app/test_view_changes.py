@@ -164,3 +164,86 @@ def test_the_extrapolation_layer_skips_view_steps_inside_the_keys_and_draws_past
     assert layer.redraws > redraws
     drawn = [it for _p, it in layer.items]
     assert drawn and all(it.getData()[0].max() >= end + 0.5 for it in drawn)
+
+
+def _wheel(widget, pos, delta: int) -> None:
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    ev = QWheelEvent(
+        QPointF(pos),
+        QPointF(widget.mapToGlobal(pos)),
+        QPoint(0, 0),
+        QPoint(0, delta),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(widget, ev)
+
+
+def test_a_wheel_turn_over_a_plot_zooms_as_qts_scene_dispatch_does(win, qtbot):
+    """The wheel goes straight to the view box under the mouse (no scene item look-up): the same
+    ranges in every plot as Qt's own dispatch gives; over a value axis only that axis zooms."""
+    doc, graphs = win.doc, win.graphs
+    clip = _clip()
+    doc.load(clip, None)
+    doc.select_paths([clip.tracks[0].path])
+    first = graphs.strips[0]
+    glw, vp = graphs.glw, graphs.glw.viewport()
+    start = [(s.vb.viewRange()[0][:], s.vb.viewRange()[1][:]) for s in graphs.strips]
+
+    def restore():
+        for s, (xr, yr) in zip(graphs.strips, start, strict=True):
+            s.vb.setRange(xRange=xr, yRange=yr, padding=0)
+
+    def turns(pos):
+        for delta in (120, 120, -240, 360):
+            _wheel(vp, pos, delta)
+        return [tuple(map(tuple, s.vb.viewRange())) for s in graphs.strips]
+
+    inside = glw.mapFromScene(first.vb.mapViewToScene(first.vb.viewRect().center()))
+    axis = glw.mapFromScene(first.plot.getAxis("left").sceneBoundingRect().center())
+    delivered = graphs.wheel.delivered
+    ours = turns(inside)
+    assert graphs.wheel.delivered == delivered + 4
+    restore()
+    ours_axis = turns(axis)
+    assert graphs.wheel.delivered == delivered + 4  # axes: Qt's path
+    restore()
+    vp.removeEventFilter(graphs.wheel)
+    try:
+        qts = turns(inside)
+        restore()
+        qts_axis = turns(axis)
+        restore()
+    finally:
+        vp.installEventFilter(graphs.wheel)
+    np.testing.assert_allclose(ours, qts, rtol=1e-12)  # (restoring a range may move its last bit)
+    np.testing.assert_allclose(ours_axis, qts_axis, rtol=1e-12)
+    assert ours[0] != tuple(map(tuple, start[0]))  # it zoomed, X linked across the plots
+    assert all(r[0] == ours[0][0] for r in ours)
+    assert ours_axis[0][0] == tuple(start[0][0]) and ours_axis[0][1] != tuple(start[0][1])
+
+
+def test_linked_plots_take_the_zoomed_plots_time_range_exactly(win, qtbot, monkeypatch):
+    """A zoom / pan on any plot reaches every plot with the same time range, copied (the plots share
+    their left edge and width) instead of lined up through screen rectangles per linked plot."""
+    doc, graphs = win.doc, win.graphs
+    clip = _clip()
+    doc.load(clip, None)
+    doc.select_paths([clip.tracks[0].path])
+    qtbot.wait(10)
+    lined_up = []
+    real = pg.ViewBox.screenGeometry
+    monkeypatch.setattr(pg.ViewBox, "screenGeometry", lambda self: (lined_up.append(self), real(self))[1])
+    for s in (graphs.strips[0], graphs.strips[2], graphs.strips[-1]):
+        s.vb.scaleBy(x=0.8, y=0.9)
+        s.vb.translateBy(x=0.07)
+        xr = s.vb.viewRange()[0]
+        assert all(o.vb.viewRange()[0] == xr for o in graphs.strips)
+    assert lined_up == []
+    y_ranges = [o.vb.viewRange()[1] for o in graphs.strips]
+    assert len({tuple(r) for r in y_ranges}) == len(y_ranges)  # values stay per plot
