@@ -73,7 +73,6 @@ class CurveViewBox(pg.ViewBox):
         self.role = role
         self._gesture: str | None = None
         self._band: QGraphicsRectItem | None = None
-        self.panning = False  # a middle / Alt drag pans this view (the panel skips hovering then)
 
     def channels(self) -> range | list[int]:
         return range(3) if self.role[1] is None else [self.role[1]]
@@ -129,7 +128,6 @@ class CurveViewBox(pg.ViewBox):
                 # Pan: pyqtgraph pans with the left button in its default mode.
                 ev_button = ev.button
                 ev.button = lambda: Qt.MouseButton.LeftButton  # noqa: B023
-                self.panning = not ev.isFinish()
                 try:
                     super().mouseDragEvent(ev, axis)
                 finally:

@@ -404,8 +404,8 @@ class GraphPanel(QWidget):
         self._on_time(self.doc.current_time)
 
     def _on_mouse_moved(self, scene_pos) -> None:
-        if self.input.drag is not None or self.doc.in_live_edit() or any(s.vb.panning for s in self.strips):
-            return  # mid-drag the curves are partial samples, mid-pan they move: no hover work then
+        if self.input.drag is not None or self.doc.in_live_edit():
+            return  # mid-drag the curves are partial samples: no hover work on the drag's hot path
         for s in self.strips:
             if s.vb.sceneBoundingRect().contains(scene_pos):
                 text = self.input.hover(s.vb, scene_pos)
