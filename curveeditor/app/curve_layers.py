@@ -21,6 +21,8 @@ from curveeditor.engine import display
 from curveeditor.engine.clip import EULER
 from curveeditor.engine.curves import WRAP_PINGPONG, WRAP_REPEAT
 
+from .graph_items import BoldCurve
+
 __all__ = ["CurveLayer", "InfinityLayer", "PlaybackRangeLayer", "EXTRAPOLATION_SAMPLES"]
 
 #: Samples drawn on each side past a curve's ends (per channel).
@@ -221,7 +223,10 @@ class InfinityLayer(CurveLayer):
                         if prev[1] != c.rgba():
                             item.setPen(pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine))
                     else:
-                        item = pg.PlotCurveItem(
+                        # BoldCurve (drawn by pyqtgraph for a dashed pen) keeps its data bounds across
+                        # zoom / pan steps: a PlotCurveItem recomputes them (nanmin / nanmax, pixelVectors)
+                        # after every view change
+                        item = BoldCurve(
                             x, y, connect="finite", pen=pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine)
                         )
                         item.setZValue(4)
