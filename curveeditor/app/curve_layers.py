@@ -21,6 +21,8 @@ from curveeditor.engine import display
 from curveeditor.engine.clip import EULER
 from curveeditor.engine.curves import WRAP_PINGPONG, WRAP_REPEAT
 
+from .graph_items import BoldCurve
+
 __all__ = ["CurveLayer", "InfinityLayer", "PlaybackRangeLayer", "EXTRAPOLATION_SAMPLES"]
 
 #: Samples drawn on each side past a curve's ends (per channel).
@@ -53,8 +55,19 @@ class CurveLayer(QObject):
         for p in self.panel.plots:
             vb = p.getViewBox()
             if vb not in self._watched:
-                vb.sigXRangeChanged.connect(self.schedule)
+                vb.sigXRangeChanged.connect(self.view_changed)
                 self._watched.append(vb)
+
+    def view_changed(self, _vb=None, x_range=None) -> None:
+        """A plot's X range changed (every plot, every zoom / pan step): redraw unless
+        :meth:`idle_for` says the redraw would draw what is drawn."""
+        if x_range is not None and self.idle_for(*x_range):
+            return
+        self.schedule()
+
+    def idle_for(self, x0: float, x1: float) -> bool:
+        """True when a redraw for the view ``[x0, x1]`` would change nothing (subclasses say)."""
+        return False
 
     #: during a live edit (a drag) the layer redraws at most this often (ms); at once otherwise
     live_interval_ms = 250
@@ -121,6 +134,9 @@ class InfinityLayer(CurveLayer):
         return out
 
     def __init__(self, panel, parent: QObject | None = None):
+        #: (clip, drawn paths, latest first key time, earliest last key time) of the last draw that
+        #: drew nothing: views inside those times have no extrapolated part (see idle_for)
+        self._idle: tuple | None = None
         super().__init__(panel, parent)
         #: path -> (track, span start, span end, parts): a track is extrapolated again only when it
         #: changed (by identity) or the view left the sampled span (a drag of one track of 31 re-sampled
@@ -160,15 +176,20 @@ class InfinityLayer(CurveLayer):
             del self._parts[path]
         live = self.doc.in_live_edit()
         groups: dict[tuple, list] = {}
+        spans = []  # (first, last key time) of each drawn track
         for n, path in enumerate(drawn):
             try:
                 track = self.doc.clip.track(path)
             except KeyError:
                 continue
             end = track.curve.end
+            spans.append((track.curve.start, end))
             for t, e in self._cached_parts(track, x0, x1, stale_ok=live and n > 0):
                 side = "post" if t[0] >= end else "pre"
                 groups.setdefault((n == 0, side), []).append((t, e))
+        self._idle = None
+        if not groups and spans and len(spans) == len(drawn):
+            self._idle = (self.doc.clip, tuple(drawn), max(a for a, _b in spans), min(b for _a, b in spans))
         old, self._shown = self._shown, {}
         for plot in self.panel.euler_plots:
             for ch in _channels(plot):
@@ -202,7 +223,10 @@ class InfinityLayer(CurveLayer):
                         if prev[1] != c.rgba():
                             item.setPen(pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine))
                     else:
-                        item = pg.PlotCurveItem(
+                        # BoldCurve (drawn by pyqtgraph for a dashed pen) keeps its data bounds across
+                        # zoom / pan steps: a PlotCurveItem recomputes them (nanmin / nanmax, pixelVectors)
+                        # after every view change
+                        item = BoldCurve(
                             x, y, connect="finite", pen=pg.mkPen(c, width=1.0, style=Qt.PenStyle.DashLine)
                         )
                         item.setZValue(4)
@@ -216,6 +240,20 @@ class InfinityLayer(CurveLayer):
     def clear(self) -> None:
         """Forget the list only: :meth:`draw` re-fills its kept items and removes the unused ones."""
         self.items = []
+
+    def idle_for(self, x0: float, x1: float) -> bool:
+        """The last draw drew no extrapolation and the view ``[x0, x1]`` lies inside every drawn
+        track's keys (same clip, same tracks): a zoom / pan there draws nothing either (the redraw
+        and its timer event were ~0.1 ms of every zoom / pan step on the Gangnam BVH)."""
+        idle = self._idle
+        return (
+            idle is not None
+            and idle[0] is self.doc.clip
+            and idle[2] <= x0
+            and x1 <= idle[3]
+            and not self._timer.isActive()
+            and idle[1] == tuple(self.panel.drawn_paths())
+        )
 
 
 def _same_parts(a: list, b: list) -> bool:

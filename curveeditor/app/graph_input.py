@@ -89,6 +89,28 @@ class CurveViewBox(pg.ViewBox):
             self._viewPixelSizeCache = (px.length(), py.length())
         return self._viewPixelSizeCache
 
+    def linkedViewChanged(self, view, axis):  # noqa: N802 - pyqtgraph API
+        """Follow ``view``'s X range (the plots share time). pyqtgraph lines the two views up through
+        their integer screen rectangles (``screenGeometry`` twice, ``Point`` maths) and re-disables
+        auto-range (emitting ``sigStateChanged`` again) for each of the 3 linked plots on every zoom /
+        pan step; the stacked plots have the same left edge and width in the scene, where its
+        alignment is a copy of the range, so copy it. Anything else goes to pyqtgraph."""
+        if axis != self.XAxis or self.linksBlocked or view is None or self.getViewWidget() is None:
+            super().linkedViewChanged(view, axis)
+            return
+        mine, theirs = self.sceneBoundingRect(), view.sceneBoundingRect()
+        if mine.width() <= 0 or mine.left() != theirs.left() or mine.width() != theirs.width():
+            super().linkedViewChanged(view, axis)
+            return
+        x0, x1 = view.viewRange()[0]
+        view.blockLink(True)
+        try:
+            if self.state["autoRange"][0] is not False:
+                self.enableAutoRange(self.XAxis, False)
+            self.setXRange(x0, x1, padding=0)
+        finally:
+            view.blockLink(False)
+
     def mouseClickEvent(self, ev):  # noqa: N802
         if ev.button() == Qt.MouseButton.LeftButton:
             ev.accept()

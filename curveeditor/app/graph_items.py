@@ -20,6 +20,8 @@ from PySide6.QtCore import QLineF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
+from .view_curve import ViewCurve
+
 __all__ = [
     "curve_item",
     "set_if_changed",
@@ -144,7 +146,8 @@ def curve_item(**kw) -> pg.PlotDataItem:
     # Peak downsampling to one min/max pair per pixel column (pyqtgraph's default keeps 5 samples
     # per pixel): the same envelope on screen with fewer points to stroke.
     kw.setdefault("autoDownsampleFactor", 1.0)
-    item = pg.PlotDataItem(skipFiniteCheck=True, **kw)
+    # ViewCurve: pyqtgraph's item with a lean zoom / pan path (same points; see view_curve.py)
+    item = ViewCurve(skipFiniteCheck=True, **kw)
     _use_bold_curve(item)
     set_curve_cache(item, True)
     return item
