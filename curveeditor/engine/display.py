@@ -19,7 +19,7 @@ import numpy as np
 
 from .analysis import angular_speed
 from .clip import EULER, RotationTrack, key_quaternions, played
-from .curves import evaluate
+from .curves import changed_span, evaluate
 from .rotations import (
     _extrinsic_axes,
     euler_to_quat,
@@ -35,6 +35,7 @@ __all__ = [
     "TrackSamples",
     "GimbalRing",
     "sample_track",
+    "resample_edited",
     "key_euler",
     "gimbal_proximity",
     "unity_to_gl_quat",
@@ -173,6 +174,80 @@ def sample_track(track: RotationTrack, times) -> TrackSamples:
         speed=angular_speed(t, q),
         gimbal=gimbal_proximity(euler[:, mid]),
     )
+
+
+def resample_edited(
+    old_track: RotationTrack, old: TrackSamples, track: RotationTrack, times
+) -> TrackSamples | None:
+    """``sample_track(track, times)`` bit for bit, computed from ``old`` (the samples of
+    ``old_track``, an earlier state of the same track) by re-sampling only around the keys that
+    changed; ``None`` when that does not apply (then call :func:`sample_track`).
+
+    For a key drag step: moving one key of a 742-key mocap track changes the samples of the two
+    segments beside it (four with its neighbours' automatic slopes), a few dozen of ~6,000.
+    Euler tracks only (a quaternion track's display Euler follows the keys' continuous
+    decomposition, which one key can change everywhere after it); ``times (M,)`` seconds must have
+    ``old.times``' length and differ from them only where the keys changed (``dense_times`` of
+    the same key count). The quaternions stay hemisphere-continuous: samples after the re-sampled
+    ones keep or flip their sign as a whole, as :func:`sample_track` would have chosen.
+    """
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    m = t.shape[0]
+    if (
+        track.kind != EULER
+        or old_track.kind != EULER
+        or track.order != old_track.order
+        or track.n_keys < 2
+        or m < 2
+        or old.times.shape != t.shape
+    ):
+        return None
+    span = changed_span(old_track.curve, track.curve)
+    if span is None:
+        return None
+    moved = np.flatnonzero(t != old.times)
+    if not moved.size:
+        t = old.times  # the same object: views drawing the samples see unchanged x data at once
+    a = int(np.searchsorted(t, span[0], side="left"))
+    b = int(np.searchsorted(t, span[1], side="right"))
+    if moved.size:  # samples whose times moved (a key moved in time) are re-sampled too
+        a, b = min(a, int(moved[0])), max(b, int(moved[-1]) + 1)
+    if b <= a:
+        return TrackSamples(times=t, euler=old.euler, quat=old.quat, speed=old.speed, gimbal=old.gimbal)
+    if 2 * (b - a) > m:
+        return None  # most of the track changed: sampling it whole is as fast
+    # Re-sample [a, b) plus one unchanged sample on each side (the sign chain and the speeds
+    # between the changed samples and their neighbours).
+    a0, b1 = max(a - 1, 0), min(b + 1, m)
+    seg_euler = evaluate(track.curve, t[a:b])
+    raw = euler_to_quat(
+        np.concatenate([old.euler[a0:a], seg_euler, old.euler[b:b1]]) if (a0 < a or b < b1) else seg_euler,
+        track.order,
+    )
+    # sample_track's signs: hemisphere_continuous flips at each negative neighbour dot, then the
+    # whole array is negated if it starts on the other side of the first key.
+    neg = quat_dot(raw[1:], raw[:-1]) < 0
+    parity = np.concatenate([[0], np.cumsum(neg)]) % 2
+    if a0 < a:  # the sign the kept sample before the window carries
+        start = 1.0 if np.array_equal(old.quat[a0], raw[0]) else -1.0
+    else:
+        start = -1.0 if quat_dot(raw[0], _first_key_quaternion(track)) < 0 else 1.0
+    sign = np.where(parity == 1, -start, start)
+    q_win = raw * sign[:, None]
+    quat = np.array(old.quat, copy=True)
+    if b < b1:  # samples after the window keep their sign, or all flip
+        if not np.array_equal(old.quat[b], q_win[-1]):
+            quat[b:] *= -1.0
+    quat[a:b] = q_win[a - a0 : a - a0 + (b - a)]
+    euler = np.array(old.euler, copy=True)
+    euler[a:b] = seg_euler
+    speed = np.array(old.speed, copy=True)
+    # pairs (j, j + 1) for j in [a0, b1 - 1): their geodesic steps, as angular_speed computes them
+    speed[a0 : b1 - 1] = angular_speed(t[a0:b1], quat[a0:b1])[:-1]
+    speed[-1] = speed[-2]
+    gimbal = np.array(old.gimbal, copy=True)
+    gimbal[a:b] = gimbal_proximity(seg_euler[:, _extrinsic_axes(track.order)[1]])
+    return TrackSamples(times=t, euler=euler, quat=quat, speed=speed, gimbal=gimbal)
 
 
 def unity_to_gl_quat(q) -> np.ndarray:
