@@ -55,6 +55,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 
 from curveeditor.engine import display
 from curveeditor.engine.clip import played
+from curveeditor.engine.curves import changed_span
 from curveeditor.engine.rotations import UNITY_ORDER
 
 from .elided import ELIDE_PATH, ElidedLabel
@@ -574,10 +575,16 @@ class GizmoView(QWidget):
         if live and main is not None and old is not None and main.path == old.path and main.n_keys:
             # Mid-drag on the shown track: trails (5000 samples) at most every _LIVE_TRAIL_MS and once
             # after the drag; the tripod and rings now, and the GL view repaints only if they moved.
+            others_same = before is self._before_track and original is self._original_track
             self._main_track, self._before_track, self._original_track = main, before, original
             self._trails_stale = True
             if not self._trail_timer.isActive():
                 self._trail_timer.start()
+            # A key dragged away from the current time changes nothing the tripod shows: the
+            # engine says where the two states may play differently (0.5 ms a step otherwise).
+            span = changed_span(old.curve, main.curve) if others_same else None
+            if span is not None and not (span[0] <= self.document.current_time <= span[1]):
+                return
             self._on_time(None, only_if_moved=True)
             return
         self.refresh()
