@@ -13,6 +13,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from curveeditor.app.graph_input import Drag
 from curveeditor.app.graph_sampling import COARSE_BUDGET, FULL_BUDGET, dense_times
 from curveeditor.app.main_window import MainWindow
 from curveeditor.app.settings import Settings
@@ -172,3 +173,37 @@ def test_3d_view_does_no_pose_work_for_a_key_dragged_away_from_the_time(win, qap
     assert calls.count(None) >= 5
     _send(vp, QEvent.Type.MouseButtonRelease, start + QPoint(0, -30), LEFT, NONE)
     qapp.processEvents()
+
+
+def test_value_drag_in_one_channel_leaves_the_other_plots_markers_alone(win, qapp, monkeypatch):
+    """A key dragged in value on X: the Y and Z plots' selected-key markers and tangent handles
+    are not set again (each set repaints its plot), while X's follow the key."""
+    clip = many_tracks_clip(2, 300, 60.0)
+    doc, g = win.doc, win.graphs
+    doc.load(clip, None)
+    path = clip.tracks[0].path
+    doc.select_paths([path])
+    doc.select_keys({path: {150}})
+    qapp.processEvents()
+    strips = [s for s in g.strips if s.is_euler]
+    assert len(strips) == 3  # stacked X / Y / Z plots
+    sets = {id(s): 0 for s in strips}
+    for s in strips:
+        for item in (s.selected, s.handle_pts, s.handle_line):
+            real = item.setData
+
+            def counted(*a, _real=real, _s=s, **k):
+                sets[id(_s)] += 1
+                return _real(*a, **k)
+
+            monkeypatch.setattr(item, "setData", counted)
+    drag = Drag("keys", strips[0].vb, doc.clip, {path: {150}}, channel=0, path=path, index=150)
+    doc.begin_live_edit()
+    for k in range(1, 6):
+        g.input.move_selection(drag, 0.0, 2.0 * k)
+        qapp.processEvents()
+        x_sel = strips[0].selected.getData()[1]
+        assert x_sel[0] == pytest.approx(float(clip.track(path).curve.value[150, 0]) + 2.0 * k)
+    doc.end_live_edit("Move keys")
+    assert sets[id(strips[0])] >= 5 * 2  # X: the selected marker and its handles follow
+    assert sets[id(strips[1])] == 0 and sets[id(strips[2])] == 0
