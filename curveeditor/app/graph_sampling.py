@@ -139,7 +139,10 @@ class SampleCache:
             or prev.track.n_keys != track.n_keys
         ):
             return None
-        times = dense_times(track, COARSE_BUDGET if coarse else FULL_BUDGET)
+        if track.curve.time is prev.track.curve.time:  # a value-only edit shares its key times
+            times = prev.samples.times
+        else:
+            times = dense_times(track, COARSE_BUDGET if coarse else FULL_BUDGET)
         s = display.resample_edited(prev.track, prev.samples, track, times)
         if s is None:
             return None
