@@ -383,17 +383,19 @@ class GraphInput:
         if dt:
             dt = self.doc.snap_time(d.t0 + dt) - d.t0
         gap = 1.0 / fr if dt else 0.0
-        if d.moving is None:
-            d.moving = {}
+        moving = getattr(d, "moving", None)  # (GraphPanel.move_selection takes any drag-like object)
+        if moving is None:
+            moving = {}
             for path, idx in d.sel.items():
                 tr = base.track(path)
                 mask = np.zeros(tr.n_keys, dtype=bool)
                 mask[np.fromiter(idx, dtype=np.int64)] = True
-                d.moving[path] = (tr, mask, _min_step(tr))
+                moving[path] = (tr, mask, _min_step(tr))
+            d.moving = moving
         if dt:
-            for tr, mask, step in d.moving.values():
+            for tr, mask, step in moving.values():
                 dt = ed.clamp_time_shift(np.asarray(tr.times), mask, dt, min(gap, 0.5 * step))
-        tracks = {p: ed.move_keys(tr, d.sel[p], dt, d.channel, dv) for p, (tr, *_) in d.moving.items()}
+        tracks = {p: ed.move_keys(tr, d.sel[p], dt, d.channel, dv) for p, (tr, *_) in moving.items()}
         new = base.with_tracks(tracks.get(t.path, t) for t in base.tracks)
         self.doc.update_live(new, tracks.keys())
         tlabel = f"Δt {dt:+.4f} s ({dt * fr:+.1f} f)" if dt else ""
