@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from curveeditor.engine import display
-from curveeditor.engine.clip import EULER, RotationTrack
+from curveeditor.engine.clip import RotationTrack
 
 __all__ = ["Sampled", "SampleCache", "dense_times", "dense_times_of", "normalize_scale"]
 
@@ -75,9 +75,9 @@ class SampleCache:
     selection plus their previews and originals).
 
     ``get(track)`` samples the whole track; ``get(track, window=(t0, t1))`` is a drag in progress:
-    coarse samples (``COARSE_BUDGET``), of the visible part only where they cannot be spliced (the
-    end of the drag samples the whole track fully); ``keys(track)`` gives the key arrays without
-    sampling anything.
+    coarse samples (``COARSE_BUDGET``) of the whole track, so that the next step can splice into
+    them (of the visible part only for a track of one key); the end of the drag samples the whole
+    track fully. ``keys(track)`` gives the key arrays without sampling anything.
 
     An edited track (a new object of a cached track's path, e.g. a key drag step) is sampled by
     splicing: ``display.resample_edited`` re-samples only around the keys that changed, bit-equal
@@ -116,7 +116,7 @@ class SampleCache:
         spliced = self._splice(track, coarse)
         if spliced is not None:
             return spliced
-        if track.kind == EULER and track.n_keys > 1:
+        if track.n_keys > 1:
             window = None  # sampled whole, so that the next drag step can splice into it
         times = dense_times(track, COARSE_BUDGET if coarse else FULL_BUDGET)
         if window is not None:
@@ -148,7 +148,7 @@ class SampleCache:
             return None
         self.resplices += 1
         if prev.derived and coarse:  # an intermediate drag state nobody asks for again
-            self._d.pop(id(prev.track), None)
+            del self._d[id(prev.track)]
         kt, kv = self.keys(track)
         return self._store(Sampled(track, s, kt, kv, coarse=coarse, derived=True))
 
@@ -158,7 +158,10 @@ class SampleCache:
         if not out.partial:
             self._latest[(out.track.path, out.coarse)] = out
         while len(self._d) > self.size:
-            self._d.popitem(last=False)
+            _k, gone = self._d.popitem(last=False)
+            key = (gone.track.path, gone.coarse)
+            if self._latest.get(key) is gone:  # not kept alive past the LRU
+                del self._latest[key]
         return out
 
     def keys(self, track: RotationTrack) -> tuple[np.ndarray, np.ndarray]:

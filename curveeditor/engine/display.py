@@ -185,17 +185,17 @@ def resample_edited(
 
     For a key drag step: moving one key of a 742-key mocap track changes the samples of the two
     segments beside it (four with its neighbours' automatic slopes), a few dozen of ~6,000.
-    Euler tracks only (a quaternion track's display Euler follows the keys' continuous
-    decomposition, which one key can change everywhere after it); ``times (M,)`` seconds must have
-    ``old.times``' length and differ from them only where the keys changed (``dense_times`` of
-    the same key count). The quaternions stay hemisphere-continuous: samples after the re-sampled
-    ones keep or flip their sign as a whole, as :func:`sample_track` would have chosen.
+    ``times (M,)`` seconds must have ``old.times``' length and differ from them only where the keys
+    changed (``dense_times`` of the same key count). Quaternion tracks also re-sample where their
+    display Euler keys (:func:`key_euler`, a continuous decomposition of all keys) changed. The
+    quaternions stay hemisphere-continuous: samples after the re-sampled ones keep or flip their
+    sign as a whole, as :func:`sample_track` would have chosen. ``None`` when over 4/5 of the
+    samples change (a short track: sampling it whole is then as fast).
     """
     t = np.asarray(times, dtype=np.float64).reshape(-1)
     m = t.shape[0]
     if (
-        track.kind != EULER
-        or old_track.kind != EULER
+        track.kind != old_track.kind
         or track.order != old_track.order
         or track.n_keys < 2
         or m < 2
@@ -205,6 +205,15 @@ def resample_edited(
     span = changed_span(old_track.curve, track.curve)
     if span is None:
         return None
+    ke = None
+    if track.kind != EULER:  # the reference the samples' Euler follows: the keys' decomposition
+        ke = key_euler(track)
+        rows = np.flatnonzero(np.any(key_euler(old_track) != ke, axis=1))
+        if rows.size:
+            kt, kt_old, n = track.curve.time, old_track.curve.time, track.n_keys
+            lo = -np.inf if rows[0] == 0 else float(min(kt[rows[0] - 1], kt_old[rows[0] - 1]))
+            hi = np.inf if rows[-1] == n - 1 else float(max(kt[rows[-1] + 1], kt_old[rows[-1] + 1]))
+            span = (min(span[0], lo), max(span[1], hi))
     moved = np.flatnonzero(t != old.times)
     if not moved.size:
         t = old.times  # the same object: views drawing the samples see unchanged x data at once
@@ -214,31 +223,42 @@ def resample_edited(
         a, b = min(a, int(moved[0])), max(b, int(moved[-1]) + 1)
     if b <= a:
         return TrackSamples(times=t, euler=old.euler, quat=old.quat, speed=old.speed, gimbal=old.gimbal)
-    if 2 * (b - a) > m:
-        return None  # most of the track changed: sampling it whole is as fast
+    if 5 * (b - a) > 4 * m:
+        return None
     # Re-sample [a, b) plus one unchanged sample on each side (the sign chain and the speeds
-    # between the changed samples and their neighbours).
+    # between the changed samples and their neighbours): what ``played`` gives there.
     a0, b1 = max(a - 1, 0), min(b + 1, m)
-    seg_euler = evaluate(track.curve, t[a:b])
-    raw = euler_to_quat(
-        np.concatenate([old.euler[a0:a], seg_euler, old.euler[b:b1]]) if (a0 < a or b < b1) else seg_euler,
-        track.order,
-    )
+    inner = slice(a - a0, b - a0)
+    values = evaluate(track.curve, t[a0:b1])
+    raw = euler_to_quat(values, track.order) if ke is None else quat_normalize(values)
     # sample_track's signs: hemisphere_continuous flips at each negative neighbour dot, then the
     # whole array is negated if it starts on the other side of the first key.
     neg = quat_dot(raw[1:], raw[:-1]) < 0
     parity = np.concatenate([[0], np.cumsum(neg)]) % 2
     if a0 < a:  # the sign the kept sample before the window carries
-        start = 1.0 if np.array_equal(old.quat[a0], raw[0]) else -1.0
+        start = _same_or_negated(old.quat[a0], raw[0])
+        if start is None:
+            return None  # (the kept samples are not this track's: sample it whole)
     else:
         start = -1.0 if quat_dot(raw[0], _first_key_quaternion(track)) < 0 else 1.0
     sign = np.where(parity == 1, -start, start)
     q_win = raw * sign[:, None]
     quat = np.array(old.quat, copy=True)
     if b < b1:  # samples after the window keep their sign, or all flip
-        if not np.array_equal(old.quat[b], q_win[-1]):
+        tail = _same_or_negated(old.quat[b], q_win[-1])
+        if tail is None:
+            return None
+        if tail < 0:
             quat[b:] *= -1.0
-    quat[a:b] = q_win[a - a0 : a - a0 + (b - a)]
+    quat[a:b] = q_win[inner]
+    if ke is None:
+        seg_euler = values[inner]
+    else:
+        from .resample import euler_following
+
+        tw = t[a:b]
+        ref = np.stack([np.interp(tw, track.curve.time, ke[:, c]) for c in range(3)], axis=1)
+        seg_euler = euler_following(q_win[inner], track.order, ref, smooth_lock=False)
     euler = np.array(old.euler, copy=True)
     euler[a:b] = seg_euler
     speed = np.array(old.speed, copy=True)
@@ -248,6 +268,13 @@ def resample_edited(
     gimbal = np.array(old.gimbal, copy=True)
     gimbal[a:b] = gimbal_proximity(seg_euler[:, _extrinsic_axes(track.order)[1]])
     return TrackSamples(times=t, euler=euler, quat=quat, speed=speed, gimbal=gimbal)
+
+
+def _same_or_negated(kept: np.ndarray, q: np.ndarray) -> float | None:
+    """1.0 when ``kept`` is exactly ``q``, -1.0 when exactly ``-q``, else ``None``."""
+    if np.array_equal(kept, q):
+        return 1.0
+    return -1.0 if np.array_equal(kept, -q) else None
 
 
 def unity_to_gl_quat(q) -> np.ndarray:

@@ -116,6 +116,10 @@ def test_key_drag_splices_samples_and_ends_on_the_whole_track_samples(win, qapp,
     want = real(final, dense_times(final, FULL_BUDGET))
     assert np.array_equal(x, want.times) and np.array_equal(y, want.euler[:, 0])
     assert len(sampled) <= 1  # the end spliced the final track into the samples from before the drag
+    # the drag's intermediate states did not pile up in the cache: the track before the drag
+    # (full), its last coarse state and the final track (full)
+    kept = [e for e in win.graphs.cache._d.values() if e.track.path == path]
+    assert len(kept) <= 3
     speed = win.graphs.tracks.items[path].speed
     if speed is not None and getattr(speed, "_ce_xy", None) is not None:
         assert np.array_equal(speed._ce_xy[1], want.speed)
