@@ -211,3 +211,72 @@ def test_value_drag_in_one_channel_leaves_the_other_plots_markers_alone(win, qap
     doc.end_live_edit("Move keys")
     assert sets[id(strips[0])] >= 5 * 2  # X: the selected marker and its handles follow
     assert sets[id(strips[1])] == 0 and sets[id(strips[2])] == 0
+
+
+def test_closed_3d_view_does_no_work_during_a_drag_and_is_exact_when_shown(win, qapp, monkeypatch):
+    clip = many_tracks_clip(2, 600, 60.0)
+    doc, gizmo = win.doc, win.gizmo
+    doc.load(clip, None)
+    path = clip.tracks[0].path
+    assert gizmo.isVisible()
+    dock = win.docks["3D view"]
+    dock.hide()
+    qapp.processEvents()
+    assert not gizmo.isVisible()
+    placed, trails = [], gizmo.trail_updates
+    real = gizmo._rotation_at
+
+    def counted(*a, **k):
+        placed.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(gizmo, "_rotation_at", counted)
+    doc.set_time(float(clip.track(path).times[301]))  # under the dragged key's span
+    vp, start = _start_drag(win, qapp, path, 300, half=0.2)
+    for k in range(1, 9):
+        _send(vp, QEvent.Type.MouseMove, start + QPoint(0, -6 * k), NONE, LEFT)
+        qapp.processEvents()
+    QTest.qWait(300)  # past the trail refresh interval
+    _send(vp, QEvent.Type.MouseButtonRelease, start + QPoint(0, -48), LEFT, NONE)
+    qapp.processEvents()
+    assert doc.clip.track(path) is not clip.track(path)
+    assert placed == [] and gizmo.trail_updates == trails  # nothing computed for a closed view
+    dock.show()
+    qapp.processEvents()
+    assert gizmo.trail_updates == trails + 1  # shown: brought up to date at once
+    q = played(doc.clip.track(path), np.array([doc.current_time]))
+    np.testing.assert_allclose(
+        gizmo.tripod_rotation(), display.rotation_matrices(display.unity_to_gl_quat(q))[0], atol=1e-9
+    )
+
+
+def test_closed_3d_view_poses_no_skeleton_and_is_exact_when_shown(win, qapp, tmp_path, monkeypatch):
+    from curveeditor.app import skeleton_view
+    from curveeditor.engine import edit as ed
+    from curveeditor.engine.skeleton import pose
+    from curveeditor.io import read_clip
+    from tests.app.test_edit_hot_paths import _chain_bvh
+
+    _chain_bvh(tmp_path / "chain.bvh")
+    clip = read_clip(tmp_path / "chain.bvh")
+    doc, layer = win.doc, win.tools.skeleton
+    doc.load(clip, None)
+    assert layer.active()
+    dock = win.docks["3D view"]
+    dock.hide()
+    qapp.processEvents()
+    posed = []
+    monkeypatch.setattr(skeleton_view, "pose", lambda *a, **k: (posed.append(1), pose(*a, **k))[1])
+    tr = clip.tracks[2]
+    doc.begin_live_edit()
+    for k in range(1, 6):
+        doc.update_live(clip.with_track(ed.move_keys(tr, list(range(tr.n_keys)), 0.0, 0, 3.0 * k)), [tr.path])
+        QTest.qWait(30)
+    doc.end_live_edit("bend")
+    qapp.processEvents()
+    assert posed == []  # no forward kinematics for a closed view
+    dock.show()
+    qapp.processEvents()
+    assert posed  # shown: posed at once, on the final clip
+    want = pose(layer.skeleton, doc.clip, [doc.current_time])
+    np.testing.assert_allclose(layer.joint_scene_positions(), layer._to_scene(want.positions[0]), atol=1e-9)
