@@ -55,6 +55,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 
 from curveeditor.engine import display
 from curveeditor.engine.clip import played
+from curveeditor.engine.curves import changed_span
 from curveeditor.engine.rotations import UNITY_ORDER
 
 from .elided import ELIDE_PATH, ElidedLabel
@@ -351,6 +352,7 @@ class GizmoView(QWidget):
         self._shown_rots: tuple | None = None
         self._gimbal_proximity = 0.0
         self._trails_stale = False
+        self._unseen_stale = False  # work skipped while unseen, done on the next showEvent
         self._trail_timer = QTimer(self)
         self._trail_timer.setSingleShot(True)
         self._trail_timer.setInterval(_LIVE_TRAIL_MS)
@@ -560,7 +562,23 @@ class GizmoView(QWidget):
             return find(doc.preview), track, find(doc.original)
         return track, None, find(doc.original)
 
+    def _unseen(self) -> bool:
+        """The window is shown but this view is not (its dock closed, or tabbed behind another):
+        its work waits for :meth:`showEvent` (a key drag step, a playback tick did it for nobody)."""
+        if self.isVisible() or not self.window().isVisible():
+            return False
+        self._unseen_stale = True
+        return True
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._unseen_stale:
+            self._unseen_stale = False
+            self.refresh()
+
     def _on_data_changed(self) -> None:
+        if self._unseen():
+            return
         # Tracks are immutable and edits replace only the tracks they change: when the three tracks
         # drawn are the same objects (a drag on another track), there is nothing to redraw.
         main, before, original = self._tracks()
@@ -574,10 +592,16 @@ class GizmoView(QWidget):
         if live and main is not None and old is not None and main.path == old.path and main.n_keys:
             # Mid-drag on the shown track: trails (5000 samples) at most every _LIVE_TRAIL_MS and once
             # after the drag; the tripod and rings now, and the GL view repaints only if they moved.
+            others_same = before is self._before_track and original is self._original_track
             self._main_track, self._before_track, self._original_track = main, before, original
             self._trails_stale = True
             if not self._trail_timer.isActive():
                 self._trail_timer.start()
+            # A key dragged away from the current time changes nothing the tripod shows: the
+            # engine says where the two states may play differently (0.5 ms a step otherwise).
+            span = changed_span(old.curve, main.curve) if others_same else None
+            if span is not None and not (span[0] <= self.document.current_time <= span[1]):
+                return
             self._on_time(None, only_if_moved=True)
             return
         self.refresh()
@@ -585,6 +609,8 @@ class GizmoView(QWidget):
     def refresh(self) -> None:
         """Recompute everything that depends on the clip, preview or selection."""
         self._trail_timer.stop()
+        if self._unseen():
+            return
         self._trails_stale = False
         main, before, original = self._tracks()
         self._main_track, self._before_track, self._original_track = main, before, original
@@ -661,6 +687,8 @@ class GizmoView(QWidget):
 
         ``only_if_moved``: skip everything (no GL repaint) when no tripod rotation changed, e.g. a key
         dragged far from the current time."""
+        if self._unseen():
+            return
         t = float(self.document.current_time if t is None else t)
         main = self._main_track
         if main is None or main.n_keys == 0:

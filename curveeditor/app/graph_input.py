@@ -178,6 +178,9 @@ class Drag:
     side: str = ""
     t0: float = 0.0
     v0: float = 0.0
+    #: per selected track: (track at drag start, selected-key mask, smallest key interval s),
+    #: worked out at the first step (the same for every step of the drag)
+    moving: dict | None = None
 
 
 def _min_step(track: RotationTrack) -> float:
@@ -402,14 +405,19 @@ class GraphInput:
         if dt:
             dt = self.doc.snap_time(d.t0 + dt) - d.t0
         gap = 1.0 / fr if dt else 0.0
-        tracks = {}
-        for path, idx in d.sel.items():
-            tr = base.track(path)
-            mask = np.zeros(tr.n_keys, dtype=bool)
-            mask[np.fromiter(idx, dtype=np.int64)] = True
-            dt = ed.clamp_time_shift(np.asarray(tr.times), mask, dt, min(gap, 0.5 * _min_step(tr)))
-        for path, idx in d.sel.items():
-            tracks[path] = ed.move_keys(base.track(path), idx, dt, d.channel, dv)
+        moving = getattr(d, "moving", None)  # (GraphPanel.move_selection takes any drag-like object)
+        if moving is None:
+            moving = {}
+            for path, idx in d.sel.items():
+                tr = base.track(path)
+                mask = np.zeros(tr.n_keys, dtype=bool)
+                mask[np.fromiter(idx, dtype=np.int64)] = True
+                moving[path] = (tr, mask, _min_step(tr))
+            d.moving = moving
+        if dt:
+            for tr, mask, step in moving.values():
+                dt = ed.clamp_time_shift(np.asarray(tr.times), mask, dt, min(gap, 0.5 * step))
+        tracks = {p: ed.move_keys(tr, d.sel[p], dt, d.channel, dv) for p, (tr, *_) in moving.items()}
         new = base.with_tracks(tracks.get(t.path, t) for t in base.tracks)
         self.doc.update_live(new, tracks.keys())
         tlabel = f"Δt {dt:+.4f} s ({dt * fr:+.1f} f)" if dt else ""

@@ -45,6 +45,13 @@ def _marker_item(kind: str) -> pg.PlotDataItem:
     return item
 
 
+def _set_markers(item, x: np.ndarray, y: np.ndarray) -> None:
+    """``item.setData(x, y)`` (a :class:`~.graph_items.KeyMarkers`) unless it shows exactly these."""
+    old_x, old_y = item.getData()
+    if not (np.array_equal(old_x, x) and np.array_equal(old_y, y)):
+        item.setData(x, y)
+
+
 class Marks:
     """Selection, handles, problem marks and legend of a :class:`~.graphs.GraphPanel`."""
 
@@ -170,9 +177,9 @@ class Marks:
             if xs:
                 x, y = np.concatenate(xs), np.concatenate(ys)
                 order = np.argsort(x, kind="stable")
-                s.selected.setData(x[order], y[order])
+                _set_markers(s.selected, x[order], y[order])
             else:
-                s.selected.clear()
+                _set_markers(s.selected, np.zeros(0), np.zeros(0))
         self.update_handles()
 
     def update_handles(self) -> None:
@@ -222,10 +229,15 @@ class Marks:
             if not s.is_euler:
                 continue
             xs, ys, hx, hy = per_vb[id(s.vb)]
-            if xs or (s.handle_line.xData is not None and len(s.handle_line.xData)):
-                s.handle_line.setData(np.array(xs, dtype=float), np.array(ys, dtype=float), connect="pairs")
-            if hx or s.handle_pts.getData()[0].size:  # nothing to draw before or after: no repaint
-                s.handle_pts.setData(np.array(hx, dtype=float), np.array(hy, dtype=float))
+            # Items whose data did not change are not set again (no repaint): a key dragged in
+            # one channel leaves the other plots' markers and handles where they are, and those
+            # plots unpainted (Gangnam BVH: 4 plots repainted per drag step, now 2).
+            x, y = np.array(xs, dtype=float), np.array(ys, dtype=float)
+            old_x, old_y = s.handle_line.xData, s.handle_line.yData
+            if old_x is None or not (np.array_equal(old_x, x) and np.array_equal(old_y, y)):
+                if xs or (old_x is not None and len(old_x)):
+                    s.handle_line.setData(x, y, connect="pairs")
+            _set_markers(s.handle_pts, np.array(hx, dtype=float), np.array(hy, dtype=float))
 
     @staticmethod
     def handle_end(c, i, ch, side, px, py, v=None, factor=1.0):

@@ -213,7 +213,8 @@ class TrackDrawer:
 
     def window(self) -> tuple[float, float] | None:
         if self.doc.in_live_edit() and self.strips:
-            # mid-drag: sample only what is visible (+ a margin); the drag's end resamples it all
+            # mid-drag: coarse samples, spliced from the previous step's (SampleCache; only what is
+            # visible, + a margin, for a one-key track); the drag's end has the full samples
             x0, x1 = self.strips[0].vb.viewRange()[0]
             pad = 0.25 * (x1 - x0)
             return (x0 - pad, x1 + pad)

@@ -122,6 +122,7 @@ class SkeletonLayer(QObject):
         self.note.setFixedHeight(2 * self.note.fontMetrics().lineSpacing() + 2)
         gizmo.layout().insertWidget(1, self.note)
         gizmo.view.installEventFilter(self)
+        self._pose_stale = False  # a pose skipped while the 3D view was not visible
         self._live_timer = QTimer(self)
         self._live_timer.setSingleShot(True)
         self._live_timer.setInterval(LIVE_POSE_MS)
@@ -188,6 +189,9 @@ class SkeletonLayer(QObject):
     # ------------------------------------------------------------------ drawing
     def update_pose(self) -> None:
         g = self.gizmo
+        if g._unseen():  # the 3D view is closed or tabbed away: posed when it shows again
+            self._pose_stale = True
+            return
         if not self.active():
             why = self.reason if self.skeleton is None else "the character view is off"
             if getattr(self, "_drawn", None) == ("off", why):
@@ -304,6 +308,9 @@ class SkeletonLayer(QObject):
         return self._to_scene(np.concatenate([g.positions[0], g.tips[0]]))
 
     def _after_gizmo(self) -> None:
+        if self._pose_stale:  # the view was shown again (GizmoView.showEvent refreshed it)
+            self._pose_stale = False
+            self.update_pose()
         # The gizmo re-shows its items when its track changes; keep the world axes hidden meanwhile.
         if self.active():
             for item in self._fixed:

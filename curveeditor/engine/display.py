@@ -19,7 +19,7 @@ import numpy as np
 
 from .analysis import angular_speed
 from .clip import EULER, RotationTrack, key_quaternions, played
-from .curves import evaluate
+from .curves import changed_span, evaluate
 from .rotations import (
     _extrinsic_axes,
     euler_to_quat,
@@ -35,6 +35,7 @@ __all__ = [
     "TrackSamples",
     "GimbalRing",
     "sample_track",
+    "resample_edited",
     "key_euler",
     "gimbal_proximity",
     "unity_to_gl_quat",
@@ -173,6 +174,107 @@ def sample_track(track: RotationTrack, times) -> TrackSamples:
         speed=angular_speed(t, q),
         gimbal=gimbal_proximity(euler[:, mid]),
     )
+
+
+def resample_edited(
+    old_track: RotationTrack, old: TrackSamples, track: RotationTrack, times
+) -> TrackSamples | None:
+    """``sample_track(track, times)`` bit for bit, computed from ``old`` (the samples of
+    ``old_track``, an earlier state of the same track) by re-sampling only around the keys that
+    changed; ``None`` when that does not apply (then call :func:`sample_track`).
+
+    For a key drag step: moving one key of a 742-key mocap track changes the samples of the two
+    segments beside it (four with its neighbours' automatic slopes), a few dozen of ~6,000.
+    ``times (M,)`` seconds must have ``old.times``' length and differ from them only where the keys
+    changed (``dense_times`` of the same key count). Quaternion tracks also re-sample where their
+    display Euler keys (:func:`key_euler`, a continuous decomposition of all keys) changed. The
+    quaternions stay hemisphere-continuous: samples after the re-sampled ones keep or flip their
+    sign as a whole, as :func:`sample_track` would have chosen. ``None`` when over 4/5 of the
+    samples change (a short track: sampling it whole is then as fast).
+    """
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    m = t.shape[0]
+    if (
+        track.kind != old_track.kind
+        or track.order != old_track.order
+        or track.n_keys < 2
+        or m < 2
+        or old.times.shape != t.shape
+    ):
+        return None
+    span = changed_span(old_track.curve, track.curve)
+    if span is None:
+        return None
+    ke = None
+    if track.kind != EULER:  # the reference the samples' Euler follows: the keys' decomposition
+        ke = key_euler(track)
+        rows = np.flatnonzero(np.any(key_euler(old_track) != ke, axis=1))
+        if rows.size:
+            kt, kt_old, n = track.curve.time, old_track.curve.time, track.n_keys
+            lo = -np.inf if rows[0] == 0 else float(min(kt[rows[0] - 1], kt_old[rows[0] - 1]))
+            hi = np.inf if rows[-1] == n - 1 else float(max(kt[rows[-1] + 1], kt_old[rows[-1] + 1]))
+            span = (min(span[0], lo), max(span[1], hi))
+    moved = np.flatnonzero(t != old.times)
+    if not moved.size:
+        t = old.times  # the same object: views drawing the samples see unchanged x data at once
+    a = int(np.searchsorted(t, span[0], side="left"))
+    b = int(np.searchsorted(t, span[1], side="right"))
+    if moved.size:  # samples whose times moved (a key moved in time) are re-sampled too
+        a, b = min(a, int(moved[0])), max(b, int(moved[-1]) + 1)
+    if b <= a:
+        return TrackSamples(times=t, euler=old.euler, quat=old.quat, speed=old.speed, gimbal=old.gimbal)
+    if 5 * (b - a) > 4 * m:
+        return None
+    # Re-sample [a, b) plus one unchanged sample on each side (the sign chain and the speeds
+    # between the changed samples and their neighbours): what ``played`` gives there.
+    a0, b1 = max(a - 1, 0), min(b + 1, m)
+    inner = slice(a - a0, b - a0)
+    values = evaluate(track.curve, t[a0:b1])
+    raw = euler_to_quat(values, track.order) if ke is None else quat_normalize(values)
+    # sample_track's signs: hemisphere_continuous flips at each negative neighbour dot, then the
+    # whole array is negated if it starts on the other side of the first key.
+    neg = quat_dot(raw[1:], raw[:-1]) < 0
+    parity = np.concatenate([[0], np.cumsum(neg)]) % 2
+    if a0 < a:  # the sign the kept sample before the window carries
+        start = _same_or_negated(old.quat[a0], raw[0])
+        if start is None:
+            return None  # (the kept samples are not this track's: sample it whole)
+    else:
+        start = -1.0 if quat_dot(raw[0], _first_key_quaternion(track)) < 0 else 1.0
+    sign = np.where(parity == 1, -start, start)
+    q_win = raw * sign[:, None]
+    quat = np.array(old.quat, copy=True)
+    if b < b1:  # samples after the window keep their sign, or all flip
+        tail = _same_or_negated(old.quat[b], q_win[-1])
+        if tail is None:
+            return None
+        if tail < 0:
+            quat[b:] *= -1.0
+    quat[a:b] = q_win[inner]
+    if ke is None:
+        seg_euler = values[inner]
+    else:
+        from .resample import euler_following
+
+        tw = t[a:b]
+        ref = np.stack([np.interp(tw, track.curve.time, ke[:, c]) for c in range(3)], axis=1)
+        seg_euler = euler_following(q_win[inner], track.order, ref, smooth_lock=False)
+    euler = np.array(old.euler, copy=True)
+    euler[a:b] = seg_euler
+    speed = np.array(old.speed, copy=True)
+    # pairs (j, j + 1) for j in [a0, b1 - 1): their geodesic steps, as angular_speed computes them
+    speed[a0 : b1 - 1] = angular_speed(t[a0:b1], quat[a0:b1])[:-1]
+    speed[-1] = speed[-2]
+    gimbal = np.array(old.gimbal, copy=True)
+    gimbal[a:b] = gimbal_proximity(seg_euler[:, _extrinsic_axes(track.order)[1]])
+    return TrackSamples(times=t, euler=euler, quat=quat, speed=speed, gimbal=gimbal)
+
+
+def _same_or_negated(kept: np.ndarray, q: np.ndarray) -> float | None:
+    """1.0 when ``kept`` is exactly ``q``, -1.0 when exactly ``-q``, else ``None``."""
+    if np.array_equal(kept, q):
+        return 1.0
+    return -1.0 if np.array_equal(kept, -q) else None
 
 
 def unity_to_gl_quat(q) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 from .clip import RotationTrack
 from .curves import KEY_FIELDS, Curve, TangentMode, evaluate, tangent_mode_bits, tangent_mode_sides
 from .rotations import euler_to_quat
-from .tangents import recompute_tangents
+from .tangents import recompute_tangents, recomputed_slopes
 
 __all__ = [
     "clamp_time_shift",
@@ -77,14 +77,15 @@ def move_keys(track: RotationTrack, idx, dt: float, channel: int | None, dv: flo
     sel = _mask(c.n_keys, idx)
     if not np.any(sel):
         return track
-    time = np.array(c.time)
-    value = np.array(c.value)
+    time, value = c.time, c.value  # unchanged arrays are shared with the new curve
     if dt:
+        time = np.array(c.time)
         time[sel] += dt
     if channel is not None and dv:
-        value = _shift_values(track, sel, channel, dv, value)
-    curve = c.with_keys(time=time, value=value)
-    return track.with_curve(recompute_tangents(curve, sel))
+        value = _shift_values(track, sel, channel, dv, np.array(c.value))
+    # the slopes first, then one new curve (validated once: this is every key drag step)
+    ins, outs = recomputed_slopes(time, value, c.in_slope, c.out_slope, c.tangent_mode, sel)
+    return track.with_curve(c.with_keys(time=time, value=value, in_slope=ins, out_slope=outs))
 
 
 def _shift_values(track: RotationTrack, sel: np.ndarray, channel: int, dv: float, value: np.ndarray):
