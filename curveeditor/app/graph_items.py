@@ -17,11 +17,22 @@ from math import floor
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRect, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap, QTransform
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmap,
+    QTransform,
+)
+from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
 __all__ = [
     "curve_item",
+    "ViewCurve",
     "set_if_changed",
     "set_curve_cache",
     "KeyMarkers",
@@ -56,7 +67,136 @@ def view_of(item) -> tuple[QRectF | None, float, float]:
     return vb.viewRect(), px, py
 
 
-class BoldCurve(pg.PlotCurveItem):
+class ViewCurve(pg.PlotCurveItem):
+    """pyqtgraph's curve item with cheaper bounds and a shorter paint for a view box's curves
+    (untransformed in the view box: their coordinates are view coordinates).
+
+    Bounds: the data bounds are kept across view changes (pyqtgraph recomputes them on every zoom
+    and pan step) and found with two NaN-ignoring reductions per axis; the pixel padding comes from
+    the view box's pixel size (:func:`view_of`). Paint: a plain 1-px or thinner solid-pen curve (a
+    tangent handle's pairs of points, dashed ghosts) is the one ``drawPath`` pyqtgraph's paint
+    ends in, without its profiler, OpenGL and fill tests (~25 us a paint)."""
+
+    def boundingRect(self):  # noqa: N802 - Qt API
+        """pyqtgraph's bounds (data bounds + pixel padding), the padding from the view box's pixel
+        size (:func:`view_of`, kept per view change) instead of ``pixelVectors`` per curve: the
+        curves sit untransformed in the view box, so their coordinates are view coordinates.
+        ~20 curve bounds per zoom step, 4 of them after new data (the plot clips and downsamples
+        to each new view): :meth:`_data_rect` finds those data bounds."""
+        if self._boundingRect is None:
+            d = self._data_rect()
+            if d is None:
+                return QRectF()
+            xmn, xmx, ymn, ymx = d
+            _vr, px, py = view_of(self)
+            pad = self.pixelPadding()
+            px, py = px * pad, py * pad
+            self._boundingRect = QRectF(xmn - px, ymn - py, (2 * px) + xmx - xmn, (2 * py) + ymx - ymn)
+        return self._boundingRect
+
+    def _data_rect(self) -> tuple[float, float, float, float] | None:
+        """``(xmin, xmax, ymin, ymax)`` of the data, NaNs ignored (None: no finite data), as
+        ``dataBounds(0)`` / ``dataBounds(1)`` give them, kept until the data or pen change.
+
+        ``np.fmin.reduce`` / ``fmax.reduce`` (NaN-ignoring, no warnings) on the plain case, a
+        cosmetic pen and no fill level; pyqtgraph's ``dataBounds`` (a ``warnings`` context, nanmin,
+        nanmax, percentile options) elsewhere and where a bound is infinite: ~40 us a call, two
+        per curve and view change."""
+        x, y = self.xData, self.yData
+        hit = self.__dict__.get("_data_rect_cache")
+        if hit is not None and hit[0] is x and hit[1] is y:  # (``clear()`` drops the data only)
+            return hit[2]
+        pen = self.opts["pen"]
+        out = None
+        if x is not None and y is not None and len(x) and len(y):
+            plain = (
+                self.opts["fillLevel"] is None
+                and (pen is None or pen.isCosmetic() or pen.style() == Qt.PenStyle.NoPen)
+                and self.opts["shadowPen"] is None
+                and x.dtype.kind == "f"
+                and y.dtype.kind == "f"
+            )
+            if plain:
+                b = (float(np.fmin.reduce(x)), float(np.fmax.reduce(x)))
+                b += (float(np.fmin.reduce(y)), float(np.fmax.reduce(y)))
+                if all(np.isfinite(b)):
+                    out = b
+                elif any(np.isinf(b)):
+                    plain = False
+            if not plain:
+                xmn, xmx = self.dataBounds(ax=0)
+                ymn, ymx = self.dataBounds(ax=1)
+                if None not in (xmn, xmx, ymn, ymx) and all(np.isfinite((xmn, xmx, ymn, ymx))):
+                    out = (xmn, xmx, ymn, ymx)
+        self.__dict__["_data_rect_cache"] = (x, y, out)
+        return out
+
+    def invalidateBounds(self):  # noqa: N802 - pyqtgraph hook (new data, new pen)
+        super().invalidateBounds()
+        self.__dict__.pop("_data_rect_cache", None)
+
+    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph hook
+        # pyqtgraph drops the data bounds too (nanmin / nanmax of both arrays per curve per zoom
+        # step); they depend on the data and pen only, which clear them when they change.
+        self._boundingRect = None
+        self.prepareGeometryChange()
+
+    def _plain_pen(self):
+        """The pen when pyqtgraph's paint would be one ``drawPath`` of it (else None)."""
+        pen = self.opts["pen"]
+        if (
+            pen is None
+            or pen.style() == Qt.PenStyle.NoPen
+            or self.opts["shadowPen"] is not None
+            or self.opts["fillLevel"] is not None
+            or self.opts["compositionMode"] is not None
+            or self.opts["stepMode"]
+            or self._exportOpts is not False
+            or self._shouldUseDrawLineSegments(pen)
+        ):
+            return None
+        return pen
+
+    def paint(self, p, opt, widget):
+        pen = self._plain_pen()
+        if pen is None or isinstance(widget, QOpenGLWidget):
+            super().paint(p, opt, widget)
+            return
+        if self.xData is None or len(self.xData) == 0:
+            return
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, bool(self.opts["antialias"]))
+        p.setPen(pen)
+        lines = self._pair_lines()
+        if lines is None:
+            p.drawPath(self.getPath())
+        else:
+            p.drawLines(lines)
+
+    def _pair_lines(self) -> list[QLineF] | None:
+        """``connect="pairs"`` data (tangent handles: a few segments) as lines, kept until the
+        data change: the segments pyqtgraph's path holds (points 0-1, 2-3, ...; an odd last point
+        alone), without its ``QDataStream`` path build (~50 us per handle item and zoom step).
+        None for other data (drawn through the path)."""
+        x, y = self.xData, self.yData
+        hit = self.__dict__.get("_pairs_cache")
+        if hit is not None and hit[0] is x and hit[1] is y:
+            return hit[2]
+        lines = None
+        if (
+            self.opts["connect"] == "pairs"
+            and x is not None
+            and y is not None
+            and len(x) == len(y) <= 64
+            and np.isfinite(x).all()
+            and np.isfinite(y).all()
+        ):
+            xy = np.column_stack([x, y])[: len(x) // 2 * 2].reshape(-1, 4).tolist()
+            lines = [QLineF(x0, y0, x1, y1) for x0, y0, x1, y1 in xy]
+        self.__dict__["_pairs_cache"] = (x, y, lines)
+        return lines
+
+
+class BoldCurve(ViewCurve):
     """A curve whose wide solid cosmetic pen (the primary track's 1.6 px) is drawn as three 1-px
     strokes of its path, the copies one device pixel right and down: a 2-px line. Qt's raster engine
     strokes 1-px cosmetic lines on its fast path; wider ones go through ``QStroker`` (pyqtgraph then
@@ -92,6 +232,7 @@ class BoldCurve(pg.PlotCurveItem):
             return
         p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         p.setPen(thin)
+        # (drawPolyline of the same points is no faster and joins segments on other pixels)
         path = self.getPath()
         tr = p.transform()
         for dx, dy in self._OFFSETS:
@@ -101,30 +242,6 @@ class BoldCurve(pg.PlotCurveItem):
 
     def pixelPadding(self):  # noqa: N802 - pyqtgraph API
         return max(super().pixelPadding(), 2.0)
-
-    def boundingRect(self):  # noqa: N802 - Qt API
-        """pyqtgraph's bounds (data bounds + pixel padding), the padding from the view box's pixel
-        size (:func:`view_of`, kept per view change) instead of ``pixelVectors`` per curve: the
-        curves sit untransformed in the view box, so their coordinates are view coordinates.
-        ~30 curve bounds per zoom step, ~1/3 of them recomputed."""
-        if self._boundingRect is None:
-            xmn, xmx = self.dataBounds(ax=0)
-            if xmn is None or xmx is None:
-                return QRectF()
-            ymn, ymx = self.dataBounds(ax=1)
-            if ymn is None or ymx is None:
-                return QRectF()
-            _vr, px, py = view_of(self)
-            pad = self.pixelPadding()
-            px, py = px * pad, py * pad
-            self._boundingRect = QRectF(xmn - px, ymn - py, (2 * px) + xmx - xmn, (2 * py) + ymx - ymn)
-        return self._boundingRect
-
-    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph hook
-        # pyqtgraph drops the data bounds too (nanmin / nanmax of both arrays per curve per zoom
-        # step); they depend on the data and pen only, which clear them when they change.
-        self._boundingRect = None
-        self.prepareGeometryChange()
 
 
 def _use_bold_curve(item: pg.PlotDataItem) -> None:
@@ -558,6 +675,8 @@ class GridLines(pg.GraphicsObject):
         self._plot = weakref.ref(plot)
         self.major = QColor("#dddddd")
         self.minor = QColor("#eeeeee")
+        #: ``(view key, [(colour, pen or None, rects or lines)])`` of the last paint
+        self._lines: tuple | None = None
         self.setZValue(-100)
 
     def set_colours(self, bg: str, fg: str, alpha: float) -> None:
@@ -596,44 +715,54 @@ class GridLines(pg.GraphicsObject):
             return []
         ax = plot.getAxis(name)
         lo, hi = ax.range
-        key = (lo, hi, size, getattr(ax, "frames", None), getattr(ax, "frame_rate", None))
-        cache = self.__dict__.setdefault("_tick_cache", {})
-        hit = cache.get(name)
-        if hit is not None and hit[0] == key:
-            return hit[1]
         levels = ax.tickValues(lo, hi, size) if hi != lo else []
-        out = [np.asarray(v, dtype=float) for _spacing, v in levels[:2]]
-        cache[name] = (key, out)
-        return out
+        return [np.asarray(v, dtype=float) for _spacing, v in levels[:2]]
+
+    def _view_key(self, tr, dpr: float) -> tuple | None:
+        """What the drawn lines depend on: the painter's transform, both axes' ranges (the grid's
+        ticks are the axes' ticks for them), the time axis' seconds/frames mode, the colours."""
+        plot = self._plot()
+        if plot is None:
+            return None
+        bottom, left = plot.getAxis("bottom"), plot.getAxis("left")
+        (x0, x1), (y0, y1) = bottom.range, left.range
+        return (
+            tr.m11(), tr.m12(), tr.m21(), tr.m22(), tr.dx(), tr.dy(), x0, x1, y0, y1, dpr,
+            getattr(bottom, "frames", None), getattr(bottom, "frame_rate", None),
+            self.major.rgba(), self.minor.rgba(),
+        )  # fmt: skip
 
     def paint(self, painter, *args) -> None:
-        vr = view_of(self)[0]
-        if vr is None or not vr.isValid():
-            return
         tr = painter.transform()
-        dev = tr.mapRect(vr)
-        xs = self._ticks("bottom", dev.width() + 2.0)
-        ys = self._ticks("left", dev.height() + 2.0)
         dev_obj = painter.device()
         dpr = float(dev_obj.devicePixelRatioF()) if dev_obj is not None else 1.0
         # The same lines are drawn again by every repaint of a view that did not move (each drag
         # step repaints the plot under the curves): built once per view, colours and ticks.
-        key = (
-            tr.m11(), tr.m12(), tr.m21(), tr.m22(), tr.dx(), tr.dy(),
-            vr.left(), vr.top(), vr.width(), vr.height(), dpr,
-            self.major.rgba(), self.minor.rgba(),
-            tuple(a.tobytes() for a in xs), tuple(a.tobytes() for a in ys),
-        )  # fmt: skip
-        hit = getattr(self, "_lines", None)
+        key = self._view_key(tr, dpr)
+        hit = self._lines
         if hit is None or hit[0] != key:
+            vb = self.getViewBox()
+            if not isinstance(vb, pg.ViewBox):
+                return
+            vr = vb.viewRect()
+            if not vr.isValid():
+                return
+            dev = tr.mapRect(vr)
+            xs = self._ticks("bottom", dev.width() + 2.0)
+            ys = self._ticks("left", dev.height() + 2.0)
             hit = self._lines = (key, self._build_lines(tr, vr, dev, xs, ys, dpr == 1.0))
+        if not hit[1]:
+            return
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         for colour, pen, shapes in hit[1]:
             if pen is None:
+                # one fillRect per line: Qt's drawRects of the same rects rasterises ~30 % slower
+                # (a QVectorPath per rect), and the rects are built once per view
+                fill = painter.fillRect
                 for r in shapes:
-                    painter.fillRect(r, colour)
+                    fill(r, colour)
             else:
                 painter.setPen(pen)
                 painter.drawLines(shapes)

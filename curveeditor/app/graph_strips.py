@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from .graph_input import CHANNEL_NAMES, CurveViewBox, GraphInput
-from .graph_items import GridLines, KeyMarkers, LegendOverlay, MultiCurveItem
+from .graph_items import GridLines, KeyMarkers, LegendOverlay, MultiCurveItem, ViewCurve
 from .theme import Theme
 
 __all__ = ["Strip", "FastAxis", "TimeAxis", "export_scene"]
@@ -375,7 +375,7 @@ class Strip:
         self.selected = KeyMarkers(6, "#e08e00", "#000000")
         self.selected.setZValue(30)
         p.addItem(self.selected, ignoreBounds=True)
-        self.handle_line = pg.PlotCurveItem(connect="pairs")
+        self.handle_line = ViewCurve(connect="pairs")
         self.handle_line.setZValue(25)
         self.handle_pts = KeyMarkers(6, "#ffffff", "#404040")
         self.handle_pts.setZValue(26)

@@ -1,0 +1,118 @@
+"""The graphs' paint-side shortcuts (issue 9 speed) draw the pixels of the plain paths they replace:
+curves as polylines, tangent handles as lines, the grid, key markers, axes; items that draw nothing
+are hidden so Qt skips them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
+
+from curveeditor.app import graph_items as gi  # noqa: E402
+from curveeditor.app.document import ClipDocument  # noqa: E402
+from curveeditor.app.graphs import GraphPanel  # noqa: E402
+from curveeditor.engine.clip import Clip, RotationTrack  # noqa: E402
+from curveeditor.engine.tangents import make_curve  # noqa: E402
+
+#: (x range, y range) views: wide, zoomed on a few keys, fractional edges, a tiny range
+VIEWS = [((0.0, 4.0), (-40.0, 60.0)), ((1.1, 1.6), (-5.0, 25.0)), ((0.1234, 3.77), (-13.3, 41.7)), ((2.0, 2.01), (3.3, 3.31))]
+
+
+def _panel(qtbot, n_tracks=1):
+    t = np.arange(120) / 30.0
+    tracks = []
+    for k in range(n_tracks):
+        e = np.column_stack([35 * np.sin(t + k) + 15, 20 * np.cos(2 * t + k), 10 * t - k])
+        tracks.append(RotationTrack(f"Root/Bone{k}", "euler", make_curve(t, e)))
+    doc = ClipDocument()
+    doc.load(Clip("c", 30.0, tracks), None)
+    doc.select_paths([tr.path for tr in tracks])
+    doc.select_keys({"Root/Bone0": {40, 41}})
+    g = GraphPanel(doc)
+    qtbot.addWidget(g)
+    g.resize(900, 700)
+    g.show()
+    qtbot.waitExposed(g)
+    return doc, g
+
+
+def _render(g) -> QImage:
+    img = QImage(g.glw.size(), QImage.Format.Format_RGB32)
+    img.fill(QColor("white"))
+    p = QPainter(img)
+    g.glw.render(p)
+    p.end()
+    return img
+
+
+def _set_view(g, xr, yr):
+    for s in g.strips:
+        if s.is_euler:
+            s.plot.setYRange(*yr, padding=0)
+    g.strips[0].plot.setXRange(*xr, padding=0)
+
+
+def _shots_with_and_without(g, monkeypatch, patches):
+    """Images of every view drawn with the shortcut and with ``patches`` ((owner, name, value))
+    applied (the plain path)."""
+    out = []
+    for xr, yr in VIEWS:
+        _set_view(g, xr, yr)
+        fast = _render(g)
+        with monkeypatch.context() as m:
+            for owner, name, value in patches:
+                m.setattr(owner, name, value)
+            for s in g.strips:
+                for it in s.plot.items:
+                    it.update()
+            plain = _render(g)
+        out.append((fast, plain))
+    return out
+
+
+def test_handle_lines_as_lines_paint_the_pixels_of_their_path(qtbot, monkeypatch):
+    """Tangent handles (connect="pairs") drawn as QLineFs give the pixels of pyqtgraph's path."""
+    _doc, g = _panel(qtbot)
+    lines = [s.handle_line for s in g.strips if s.is_euler]
+    assert all(isinstance(h, gi.ViewCurve) for h in lines)
+    assert sum(len(h._pair_lines() or ()) for h in lines) >= 6  # two keys, two handles each, 3 plots
+    for fast, plain in _shots_with_and_without(g, monkeypatch, [(gi.ViewCurve, "_pair_lines", lambda self: None)]):
+        assert fast == plain
+
+
+def test_view_curve_paint_is_pyqtgraphs_paint(qtbot, monkeypatch):
+    """ViewCurve's short paint (one drawPath) and its bounds give pyqtgraph's pixels."""
+    import pyqtgraph as pg
+
+    _doc, g = _panel(qtbot, n_tracks=1)
+    patches = [
+        (gi.ViewCurve, "paint", pg.PlotCurveItem.paint),
+        (gi.ViewCurve, "boundingRect", pg.PlotCurveItem.boundingRect),
+        (gi.ViewCurve, "viewTransformChanged", pg.PlotCurveItem.viewTransformChanged),
+    ]
+    for fast, plain in _shots_with_and_without(g, monkeypatch, patches):
+        assert fast == plain
+
+
+def test_view_curve_bounds_are_pyqtgraphs_bounds(qtbot):
+    """The kept data bounds equal pyqtgraph's dataBounds, NaNs ignored, and follow new data."""
+    _doc, g = _panel(qtbot)
+    s = g.strips[0]
+    c = gi.ViewCurve()
+    s.plot.addItem(c)
+    for x, y in [
+        (np.linspace(0, 4, 50), np.sin(np.linspace(0, 4, 50))),
+        (np.array([1.0, 2.0, np.nan, 3.0]), np.array([5.0, np.nan, -2.0, 1.0])),
+        (np.array([0.0, 1.0]), np.array([np.inf, 1.0])),
+    ]:
+        c.setData(x, y)
+        xb, yb = c.dataBounds(0), c.dataBounds(1)
+        d = c._data_rect()
+        assert d == (xb[0], xb[1], yb[0], yb[1])
+        br = c.boundingRect()
+        assert br.left() < xb[0] and br.right() > xb[1]
+    c.setData(np.array([np.nan]), np.array([np.nan]))
+    assert c._data_rect() is None and c.boundingRect().isNull()
