@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from .graph_input import CHANNEL_NAMES, CurveViewBox, GraphInput
-from .graph_items import GridLines, KeyMarkers, LegendOverlay, MultiCurveItem, ViewCurve
+from .graph_items import CursorLine, GridLines, KeyMarkers, LegendOverlay, MultiCurveItem, ViewCurve
 from .theme import Theme
 
 __all__ = ["Strip", "FastAxis", "TimeAxis", "export_scene"]
@@ -358,7 +358,7 @@ class Strip:
         p.setLabel("left", label)
         self.grid = GridLines(p)
         p.addItem(self.grid, ignoreBounds=True)
-        self.cursor = pg.InfiniteLine(angle=90, movable=True)
+        self.cursor = CursorLine(angle=90, movable=True)
         self.cursor.setZValue(1e6)
         p.addItem(self.cursor, ignoreBounds=True)
         # shared items: secondary tracks (batched), their keys, selected keys, handles

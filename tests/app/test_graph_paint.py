@@ -55,6 +55,14 @@ def _set_view(g, xr, yr):
     g.strips[0].plot.setXRange(*xr, padding=0)
 
 
+def _refresh(g) -> None:
+    """Every item drops what it keeps per view (bounds, end points) and repaints."""
+    for it in g.glw.scene().items():
+        if hasattr(it, "viewTransformChanged"):
+            it.viewTransformChanged()
+        it.update()
+
+
 def _shots_with_and_without(g, monkeypatch, patches):
     """Images of every view drawn with the shortcut and with ``patches`` ((owner, name, value))
     applied (the plain path)."""
@@ -65,10 +73,9 @@ def _shots_with_and_without(g, monkeypatch, patches):
         with monkeypatch.context() as m:
             for owner, name, value in patches:
                 m.setattr(owner, name, value)
-            for s in g.strips:
-                for it in s.plot.items:
-                    it.update()
+            _refresh(g)
             plain = _render(g)
+        _refresh(g)
         out.append((fast, plain))
     return out
 
@@ -116,3 +123,41 @@ def test_view_curve_bounds_are_pyqtgraphs_bounds(qtbot):
         assert br.left() < xb[0] and br.right() > xb[1]
     c.setData(np.array([np.nan]), np.array([np.nan]))
     assert c._data_rect() is None and c.boundingRect().isNull()
+
+
+def test_cursor_bounds_are_pyqtgraphs_bounds(qtbot):
+    """CursorLine's bounds and end points (from the view box's rect and pixel size) are pyqtgraph's
+    InfiniteLine ones (through viewRect / pixelVectors), for cursors inside and outside the view."""
+    import pyqtgraph as pg
+
+    doc, g = _panel(qtbot)
+    n = 0
+    for xr, yr in VIEWS:
+        _set_view(g, xr, yr)
+        for t in (0.0, 1.3, 2.005, 3.9):
+            doc.set_time(t)
+            for s in g.strips:
+                c = s.cursor
+                assert isinstance(c, gi.CursorLine)
+                c.viewTransformChanged()
+                mine = c.boundingRect()
+                ends = tuple(c._endPoints)
+                c.viewTransformChanged()
+                theirs = pg.InfiniteLine._computeBoundingRect(c)
+                for a, b in [(mine.left(), theirs.left()), (mine.right(), theirs.right())]:
+                    assert a == pytest.approx(b, rel=1e-9, abs=1e-9 * abs(mine.width()))
+                for a, b in [(mine.top(), theirs.top()), (mine.bottom(), theirs.bottom())]:
+                    assert a == pytest.approx(b, rel=1e-6, abs=1e-12)
+                assert ends == pytest.approx(tuple(c._endPoints), rel=1e-9)
+                n += 1
+    assert n == len(VIEWS) * 4 * len(g.strips)
+
+
+def test_cursor_paints_pyqtgraphs_pixels(qtbot, monkeypatch):
+    import pyqtgraph as pg
+
+    doc, g = _panel(qtbot)
+    doc.set_time(1.3)
+    patches = [(gi.CursorLine, "_computeBoundingRect", pg.InfiniteLine._computeBoundingRect)]
+    for fast, plain in _shots_with_and_without(g, monkeypatch, patches):
+        assert fast == plain
