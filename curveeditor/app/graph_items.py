@@ -16,6 +16,7 @@ from math import floor
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QLineF, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
@@ -340,6 +341,9 @@ class KeyMarkers(pg.GraphicsObject):
     draws the visible ones (keys are sorted in time, so the visible slice is two ``searchsorted``).
     """
 
+    #: up to this many keys are drawn whole (Qt clips them), more are cut to the visible slice
+    WHOLE = 64
+
     def __init__(self, size: float, fill: str, outline: str | None = None):
         super().__init__()
         self._x = np.zeros(0)
@@ -351,7 +355,10 @@ class KeyMarkers(pg.GraphicsObject):
         self.outline = QColor(outline) if outline else None
         self._sprite_pm: QPixmap | None = None
         self._sprite_key: tuple | None = None
-        self._frags = pg.Qt.internals.PrimitiveArray(QPainter.PixmapFragment, 10)
+        # PixmapFragment rows (x, y, source x, y, w, h, scale x, y, rotation, opacity): _fragments
+        self._frag_buf = np.empty((0, 10))
+        self._frag_ptr = None
+        self._frag_look: tuple | None = None
         #: draw nothing when more than this many keys per pixel column are visible (None = always)
         self.max_per_px: float | None = None
         self.setVisible(False)  # no keys yet
@@ -434,32 +441,42 @@ class KeyMarkers(pg.GraphicsObject):
             self._sprite_pm, self._sprite_key = pm, key
         return self._sprite_pm
 
-    def paint(self, painter, option=None, *args) -> None:
+    def _visible(self, option) -> tuple[np.ndarray, np.ndarray] | None:
+        """The keys to draw: those in the visible time range (and the exposed band), none when
+        denser than :attr:`max_per_px`. A few keys (a selection, a key's handles) are drawn
+        whole without looking at the view: Qt clips them, and the view look-ups, searches and
+        slices cost more than the blits (~25 us per paint of a 1-2 key item, 6 per zoom step)."""
         n = self._x.size
-        if n == 0:
-            return
+        if n <= self.WHOLE and self.max_per_px is None:
+            return self._x, self._y
         vr, px, _py = view_of(self)
         lo, hi = 0, n
-        if vr is not None and n > 64:
+        if vr is not None and n > self.WHOLE:
             lo = max(int(np.searchsorted(self._x, vr.left(), side="left")) - 1, 0)
             hi = int(np.searchsorted(self._x, vr.right(), side="right")) + 1
         if hi <= lo:
-            return
+            return None
         if self.max_per_px is not None and vr is not None:
             if px > 0 and (min(hi, n) - lo) > self.max_per_px * vr.width() / px:
-                return
-        ex = getattr(option, "exposedRect", None)
-        if ex is not None and ex.isValid() and vr is not None and n > 64 and px > 0:
+                return None
+        ex = getattr(option, "exposedRect", None) if n > self.WHOLE else None
+        if ex is not None and ex.isValid() and vr is not None and px > 0:
             # Only the exposed band (a playback step exposes the two cursor lines): the density
             # test above still looks at everything visible, so what is drawn does not change.
             pad = 2 * self.size * px
             lo = max(lo, int(np.searchsorted(self._x, ex.left() - pad, side="left")) - 1)
             hi = min(hi, int(np.searchsorted(self._x, ex.right() + pad, side="right")) + 1)
             if hi <= lo:
-                return
-        x, y = self._x[lo:hi], self._y[lo:hi]
-        if x.size == 0:
+                return None
+        return self._x[lo:hi], self._y[lo:hi]
+
+    def paint(self, painter, option=None, *args) -> None:
+        if self._x.size == 0:
             return
+        keys = self._visible(option)
+        if keys is None or keys[0].size == 0:
+            return
+        x, y = keys
         # One pre-rendered sprite blitted per key (drawPixmapFragments), in device pixels: stroking
         # wide square-capped points cost ~0.13 ms per call, twice per item, ~2 ms per drag step.
         dev = painter.device()
@@ -476,7 +493,9 @@ class KeyMarkers(pg.GraphicsObject):
             xy[1] += tr.dy()
         else:
             xy = pg.functions.transformCoordinates(tr, np.vstack([x, y]))
-        np.clip(xy, -(2.0**30), 2.0**30, out=xy)
+        # |coords| <= 2**30 (ufuncs: np.clip's Python wrapper cost more than the clip of a few keys)
+        np.minimum(xy, 2.0**30, out=xy)
+        np.maximum(xy, -(2.0**30), out=xy)
         if xy.shape[1] > DEDUPE_MARKERS:
             # Thousands of markers (a 10,000-key dope-sheet selection) overlap: one sprite per
             # occupied device pixel draws the same picture with 3-10x fewer blits; past 4x that
@@ -487,15 +506,31 @@ class KeyMarkers(pg.GraphicsObject):
                 xy = xy[:, keep]
                 if xy.shape[1] <= 4 * DEDUPE_MARKERS:
                     break
-        painter.save()
-        painter.resetTransform()
-        self._frags.resize(xy.shape[1])
-        frags = self._frags.ndarray()
+        k = xy.shape[1]
+        frags, ptr = self._fragments(k, pm, dpr)
         frags[:, 0:2] = xy.T
-        frags[:, 2:6] = (0.0, 0.0, pm.width(), pm.height())
-        frags[:, 6:10] = (1.0 / dpr, 1.0 / dpr, 0.0, 1.0)
-        painter.drawPixmapFragments(*self._frags.drawargs(), pm)
-        painter.restore()
+        # the fragments are in device pixels; drawPixmapFragments changes no other painter state
+        # (a save / restore copies all of it)
+        painter.resetTransform()
+        painter.drawPixmapFragments(ptr, k, pm)
+        painter.setTransform(tr)
+
+    def _fragments(self, k: int, pm: QPixmap, dpr: float):
+        """``(rows (k, 10) of the PixmapFragment buffer, its C++ pointer)``; the source rect, scale,
+        rotation and opacity columns are filled when the buffer or the sprite changes. The buffer
+        and its pointer wrapper are kept: pyqtgraph's ``PrimitiveArray.drawargs`` wraps the
+        pointer again per call (``ndarray.ctypes`` + ``shiboken.wrapInstance``, ~8 us a paint)."""
+        buf = self._frag_buf
+        look = (pm.width(), pm.height(), dpr)
+        if buf.shape[0] < k:
+            buf = self._frag_buf = np.empty((max(k, 2 * buf.shape[0], 16), 10))
+            self._frag_ptr = shiboken6.wrapInstance(buf.ctypes.data, QPainter.PixmapFragment)
+            self._frag_look = None
+        if self._frag_look != look:
+            buf[:, 2:6] = (0.0, 0.0, look[0], look[1])
+            buf[:, 6:10] = (1.0 / dpr, 1.0 / dpr, 0.0, 1.0)
+            self._frag_look = look
+        return buf[:k], self._frag_ptr
 
 
 class MultiCurveItem(pg.GraphicsObject):

@@ -161,3 +161,13 @@ def test_cursor_paints_pyqtgraphs_pixels(qtbot, monkeypatch):
     patches = [(gi.CursorLine, "_computeBoundingRect", pg.InfiniteLine._computeBoundingRect)]
     for fast, plain in _shots_with_and_without(g, monkeypatch, patches):
         assert fast == plain
+
+
+def test_few_key_markers_drawn_whole_paint_as_the_visible_slice(qtbot, monkeypatch):
+    """Marker items of a few keys (selection, handles) are drawn whole, without the view look-up:
+    the pixels equal the visible-slice paint, with keys inside, across and outside the view."""
+    _doc, g = _panel(qtbot, n_tracks=3)
+    small = [it for s in g.strips for it in (s.selected, s.handle_pts) if it.isVisible()]
+    assert len(small) >= 6 and all(it._x.size <= gi.KeyMarkers.WHOLE for it in small)
+    for fast, plain in _shots_with_and_without(g, monkeypatch, [(gi.KeyMarkers, "WHOLE", -1)]):
+        assert fast == plain
