@@ -498,7 +498,7 @@ class Strip:
         self.selected = KeyMarkers(6, "#e08e00", "#000000")
         self.selected.setZValue(30)
         p.addItem(self.selected, ignoreBounds=True)
-        self.handle_line = ViewCurve(connect="pairs")
+        self.handle_line = ViewCurve(connect="pairs", hide_empty=True)
         self.handle_line.setZValue(25)
         self.handle_pts = KeyMarkers(6, "#ffffff", "#404040")
         self.handle_pts.setZValue(26)
@@ -514,6 +514,7 @@ class Strip:
         self.hover_label.setZValue(1e8)
         self.hover_label.setVisible(False)
         p.addItem(self.hover_label, ignoreBounds=True)
+        self._skip_empty_items(glw)
         self.fixed = {
             self.grid,
             self.cursor,
@@ -525,6 +526,23 @@ class Strip:
             self.handle_pts,
             self.hover_label,
         }
+
+    def _skip_empty_items(self, glw: pg.GraphicsLayoutWidget) -> None:
+        """Items of pyqtgraph's plot that draw nothing here are hidden or flagged as having no
+        contents, so Qt asks neither their bounds (Python for pyqtgraph's widgets) nor their paint
+        on each repaint: the view box's and the layout cell's border rects (no pen), the plot and
+        the layout (QGraphicsWidgets painting nothing; they still take events and lay out their
+        children). Not the view box: it clips its children, and Qt skips a clipping item's
+        subtree outside the repainted region only when the item itself has contents."""
+        no_pen = Qt.PenStyle.NoPen
+        if self.vb.borderRect.pen().style() == no_pen:
+            self.vb.borderRect.setVisible(False)
+        cell = glw.ci.itemBorders.get(self.plot)
+        if cell is not None and cell.pen().style() == no_pen:
+            cell.setVisible(False)
+        no_contents = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+        self.plot.setFlag(no_contents, True)
+        glw.ci.setFlag(no_contents, True)
 
     @property
     def is_euler(self) -> bool:

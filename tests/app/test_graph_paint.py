@@ -18,7 +18,12 @@ from curveeditor.engine.clip import Clip, RotationTrack  # noqa: E402
 from curveeditor.engine.tangents import make_curve  # noqa: E402
 
 #: (x range, y range) views: wide, zoomed on a few keys, fractional edges, a tiny range
-VIEWS = [((0.0, 4.0), (-40.0, 60.0)), ((1.1, 1.6), (-5.0, 25.0)), ((0.1234, 3.77), (-13.3, 41.7)), ((2.0, 2.01), (3.3, 3.31))]
+VIEWS = [
+    ((0.0, 4.0), (-40.0, 60.0)),
+    ((1.1, 1.6), (-5.0, 25.0)),
+    ((0.1234, 3.77), (-13.3, 41.7)),
+    ((2.0, 2.01), (3.3, 3.31)),
+]
 
 
 def _panel(qtbot, n_tracks=1):
@@ -86,7 +91,8 @@ def test_handle_lines_as_lines_paint_the_pixels_of_their_path(qtbot, monkeypatch
     lines = [s.handle_line for s in g.strips if s.is_euler]
     assert all(isinstance(h, gi.ViewCurve) for h in lines)
     assert sum(len(h._pair_lines() or ()) for h in lines) >= 6  # two keys, two handles each, 3 plots
-    for fast, plain in _shots_with_and_without(g, monkeypatch, [(gi.ViewCurve, "_pair_lines", lambda self: None)]):
+    patches = [(gi.ViewCurve, "_pair_lines", lambda self: None)]
+    for fast, plain in _shots_with_and_without(g, monkeypatch, patches):
         assert fast == plain
 
 
@@ -171,3 +177,35 @@ def test_few_key_markers_drawn_whole_paint_as_the_visible_slice(qtbot, monkeypat
     assert len(small) >= 6 and all(it._x.size <= gi.KeyMarkers.WHOLE for it in small)
     for fast, plain in _shots_with_and_without(g, monkeypatch, [(gi.KeyMarkers, "WHOLE", -1)]):
         assert fast == plain
+
+
+def test_items_that_draw_nothing_are_hidden(qtbot):
+    """Qt skips hidden items and asks no-content ones for neither bounds nor paint: the view boxes'
+    and layout cells' pen-less border rects are hidden, plots and the layout have no contents, an
+    empty handle line is hidden (shown again with data); the picture is the same as with them all
+    drawn."""
+    from PySide6.QtWidgets import QGraphicsItem
+
+    doc, g = _panel(qtbot)
+    no_contents = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+    speed = next(s for s in g.strips if not s.is_euler)
+    assert not speed.handle_line.isVisible()  # no handles in the speed strip
+    assert all(s.handle_line.isVisible() for s in g.strips if s.is_euler)  # two selected keys
+    borders = []
+    for s in g.strips:
+        assert not s.vb.borderRect.isVisible() and s.plot.flags() & no_contents
+        borders.append(g.glw.ci.itemBorders[s.plot])
+    assert g.glw.ci.flags() & no_contents and not any(b.isVisible() for b in borders)
+    assert not s.vb.flags() & no_contents  # it clips: Qt culls its subtree by its own bounds
+    hidden = _render(g)
+    for s in g.strips:
+        s.vb.borderRect.setVisible(True)
+        s.plot.setFlag(no_contents, False)
+    for b in borders:
+        b.setVisible(True)
+    g.glw.ci.setFlag(no_contents, False)
+    assert _render(g) == hidden
+    doc.select_keys({})
+    qtbot.waitUntil(lambda: not any(s.handle_line.isVisible() for s in g.strips))
+    doc.select_keys({"Root/Bone0": {40}})
+    qtbot.waitUntil(lambda: all(s.handle_line.isVisible() for s in g.strips if s.is_euler))
