@@ -234,8 +234,13 @@ class BoldCurve(ViewCurve):
             or self._exportOpts is not False
         ):
             return None
+        # the 1-px copy, kept while the pen stays equal (setPen gives a new pen object)
+        hit = self.__dict__.get("_thin_pen")
+        if hit is not None and hit[0] is pen and hit[1] == pen:
+            return hit[2]
         thin = QPen(pen)
         thin.setWidthF(1.0)
+        self._thin_pen = (pen, QPen(pen), thin)
         return thin
 
     def paint(self, p, opt, widget):
