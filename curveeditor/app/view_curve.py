@@ -11,8 +11,8 @@ same points, and
 
 * skips the step when the slice and factor are the ones already shown (a Y-only change, a pan below
   one sample);
-* hands the curve only the new arrays (its style did not change) and their bounds, known from the
-  slice (x sorted: its ends; y: the bins' max / min).
+* hands the curve only the new arrays (its style did not change); its bounds are kept by the
+  curve child itself (``graph_items.SteadyCurve``, one NaN-ignoring reduction per axis after new data).
 
 Anything else pyqtgraph's path handles (symbols, connect arrays, other downsampling methods, the
 dynamic range limit actually clipping at extreme Y zoom) goes to pyqtgraph's own path.
@@ -187,28 +187,5 @@ class ViewCurve(pg.PlotDataItem):
         self.lean_updates += 1
         curve = self.curve
         curve.updateData(x=xd, y=yd)  # the style is the curve's already
-        self._seed_bounds(curve, xd, yd, ds)
         if self.opts["pen"] is not None and not curve.isVisible():
             curve.show()
-
-    @staticmethod
-    def _seed_bounds(curve: pg.PlotCurveItem, x: np.ndarray, y: np.ndarray, ds: int) -> None:
-        """Give the curve its data bounds (what ``PlotCurveItem.dataBounds`` would compute) from the
-        slice: x is increasing, so its ends; y from the bins' max (even) and min (odd) entries."""
-        o = curve.opts
-        pen, spen = o["pen"], o["shadowPen"]
-        if (
-            len(x) == 0
-            or o["fillLevel"] is not None
-            or (pen is not None and not pen.isCosmetic())
-            or (spen is not None and not spen.isCosmetic())
-        ):
-            return
-        if ds > 1:
-            lo, hi = float(y[1::2].min()), float(y[0::2].max())
-        else:
-            lo, hi = float(y.min()), float(y.max())
-        xb = (float(x[0]), float(x[-1]))
-        if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(xb[0]) and math.isfinite(xb[1])):
-            return  # NaN / inf: let pyqtgraph's nan-aware bounds decide
-        curve._boundsCache = [[(1.0, None), xb], [(1.0, None), (lo, hi)]]
