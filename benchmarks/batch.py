@@ -36,7 +36,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from curveeditor.batch import run_batch  # noqa: E402
+from curveeditor.batch.runner import run_batch  # noqa: E402
 from curveeditor.engine.recipe import Recipe  # noqa: E402
 
 DEFAULT_RECIPE = {"version": 1, "steps": [{"op": "unwrap"}, {"op": "reduce", "max_error": 0.5}]}

@@ -604,7 +604,7 @@ def cmd_convert(args) -> int:
 
     _check_output(args.output, [args.file])
     clip = _read(args.file, args.order)
-    from .beside import Beside, may_fork
+    from .io.beside import Beside, may_fork
 
     # The reduce hint needs only the source: computed in a child beside the write when it may fork
     # (CMU_Sample_05_01: 1.4 s of reduction off the command's path).
@@ -755,8 +755,8 @@ def cmd_batch(args) -> int:
     import json
 
     try:
-        from .batch import BatchCancelled, BatchError, run_batch
-        from .batch_progress import choose_progress
+        from .batch.progress import choose_progress
+        from .batch.runner import BatchCancelled, BatchError, run_batch
     except ImportError as exc:
         raise CliError(f"batch processing is not available in this build ({exc})") from None
     from .engine.recipe import Recipe

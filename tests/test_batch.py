@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from curveeditor.batch import BatchError, expand_inputs, output_name, run_batch, stderr_progress
+from curveeditor.batch.runner import BatchError, expand_inputs, output_name, run_batch, stderr_progress
 from curveeditor.engine.clip import key_quaternions
 from curveeditor.engine.recipe import Recipe, RecipeError
 from curveeditor.engine.rotations import geodesic_angle
@@ -248,7 +248,7 @@ def test_bvh_inputs_to_bvh_and_a_csv_input_refused(tmp_path):
 
 
 def test_stderr_progress_line_for_failures(capsys):
-    from curveeditor.batch import FileResult
+    from curveeditor.batch.runner import FileResult
 
     stderr_progress(3, 7, FileResult("x/bad.anim", None, error="x/bad.anim:4: truncated"))
     assert capsys.readouterr().err == "[3/7] bad.anim failed: x/bad.anim:4: truncated\n"
@@ -258,7 +258,7 @@ def test_spawned_workers_give_the_same_results(inputs, tmp_path, monkeypatch):
     """The worker is spawn-safe (the start method on Windows): same outputs as in-process."""
     import multiprocessing
 
-    import curveeditor.batch as batch
+    import curveeditor.batch.runner as batch
 
     monkeypatch.setattr(batch, "_pool_context", lambda: multiprocessing.get_context("spawn"))
     files = [str(inputs / "clip1.csv"), str(inputs / "bad.csv"), str(inputs / "clip2.csv")]
@@ -315,8 +315,8 @@ def _run_cli(*args, **kw):
 def test_progress_bar_shows_rate_and_eta():
     import io
 
-    from curveeditor.batch import FileResult
-    from curveeditor.batch_progress import ProgressBar, format_duration
+    from curveeditor.batch.progress import ProgressBar, format_duration
+    from curveeditor.batch.runner import FileResult
 
     now = [100.0]
     out = io.StringIO()
@@ -346,7 +346,7 @@ def test_progress_auto_is_a_bar_on_a_terminal_and_lines_otherwise(inputs, tmp_pa
     import subprocess
     import sys
 
-    from curveeditor.batch_progress import ProgressBar, choose_progress
+    from curveeditor.batch.progress import ProgressBar, choose_progress
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -415,7 +415,7 @@ def test_json_summary_for_pipelines(inputs, tmp_path):
 
 
 def test_ctrl_c_in_process_cancels_the_rest(inputs, tmp_path):
-    from curveeditor.batch import BatchCancelled
+    from curveeditor.batch.runner import BatchCancelled
 
     def progress(done, total, result):
         if done == 2:
@@ -440,7 +440,7 @@ def test_scheduler_without_dask_says_how_to_install_it(inputs, tmp_path, monkeyp
 
     # Simulate an install without the cluster extra: importing distributed fails.
     monkeypatch.setitem(sys.modules, "distributed", None)
-    monkeypatch.delitem(sys.modules, "curveeditor.batch_dask", raising=False)
+    monkeypatch.delitem(sys.modules, "curveeditor.batch.dask_engine", raising=False)
     recipe = tmp_path / "r.json"
     RECIPE.save(recipe)
     for sched in ("local:2", "tcp://127.0.0.1:8786"):
@@ -466,7 +466,8 @@ def test_dask_is_imported_only_for_a_scheduler(inputs, tmp_path):
         "import sys; from curveeditor.cli import main; "
         f"rc = main(['batch', {str(inputs / 'clip0.csv')!r}, '-o', {str(tmp_path / 'o')!r}, "
         f"'--recipe', {str(recipe)!r}, '--progress', 'none']); "
-        "print(rc, sorted(m for m in ('dask', 'distributed', 'curveeditor.batch_dask') if m in sys.modules))"
+        "print(rc, sorted(m for m in ('dask', 'distributed', 'curveeditor.batch.dask_engine')"
+        " if m in sys.modules))"
     )
     env = dict(__import__("os").environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
@@ -492,7 +493,7 @@ def test_cli_flag_conflicts(inputs, tmp_path, capsys):
 
 def test_unreachable_scheduler_is_one_line_and_writes_nothing(inputs, tmp_path, monkeypatch):
     pytest.importorskip("distributed")
-    import curveeditor.batch_dask as bd
+    import curveeditor.batch.dask_engine as bd
 
     monkeypatch.setattr(bd, "CONNECT_TIMEOUT", 1.0)
     with pytest.raises(BatchError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:9: "):

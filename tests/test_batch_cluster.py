@@ -29,8 +29,8 @@ else:
 from distributed import Client  # noqa: E402
 from test_batch import SUMMARY_SCHEMA  # noqa: E402  (the one spelled-out --json schema)
 
-from curveeditor.batch import BatchError, run_batch  # noqa: E402
-from curveeditor.batch_dask import parse_scheduler  # noqa: E402
+from curveeditor.batch.dask_engine import parse_scheduler  # noqa: E402
+from curveeditor.batch.runner import BatchError, run_batch  # noqa: E402
 from curveeditor.engine.recipe import Recipe  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -239,7 +239,7 @@ def test_auto_ships_when_a_worker_does_not_see_an_input(cluster, tmp_path, monke
     with another modification time (another machine's copy) makes the batch ship the bytes."""
     from types import SimpleNamespace
 
-    import curveeditor.batch_dask as bd
+    import curveeditor.batch.dask_engine as bd
 
     src = make_inputs(tmp_path / "in", n=2)
 
@@ -261,7 +261,7 @@ def test_auto_ships_when_a_worker_does_not_see_an_input(cluster, tmp_path, monke
 
 
 def test_workers_with_other_code_are_refused(cluster, tmp_path, monkeypatch):
-    import curveeditor.batch_dask as bd
+    import curveeditor.batch.dask_engine as bd
 
     src = make_inputs(tmp_path / "in", n=1)
     monkeypatch.setattr(bd, "code_fingerprint", lambda: "0123456789ab")

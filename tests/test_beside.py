@@ -1,4 +1,4 @@
-"""curveeditor.beside: work computed in a forked child, its result or a clean failure."""
+"""curveeditor.io.beside: work computed in a forked child, its result or a clean failure."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import signal
 import numpy as np
 import pytest
 
-from curveeditor.beside import Beside
+from curveeditor.io.beside import Beside
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork only")
 
@@ -61,7 +61,8 @@ def test_the_child_computes_under_the_callers_numpy_error_state():
 
 def test_convert_prints_the_reduce_hint_when_its_child_fails(tmp_path, monkeypatch, capsys):
     """The hint computed beside the write, or here when that child failed: the same line."""
-    from curveeditor import beside, cli
+    from curveeditor import cli
+    from curveeditor.io import beside
     from tests.io.test_frame_samples import wavy_rows, write_bvh
 
     src = tmp_path / "wavy.bvh"

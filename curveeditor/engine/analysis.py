@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .clip import EULER, Clip, RotationTrack, key_quaternions
+from .display import key_euler
 from .rotations import (
     euler_to_quat,
     geodesic_angle,
@@ -47,6 +48,7 @@ from .rotations import (
     quat_normalize,
     quat_to_euler,
 )
+from .speed import angular_speed, step_speeds
 from .unwrap import _choose, wrap180
 
 __all__ = [
@@ -63,7 +65,6 @@ __all__ = [
     "inspect_track",
     "find_problems",
     "inspect_clip",
-    "angular_speed",
     "default_spike_speed",
     "spike_mask",
     "key_euler_values",
@@ -130,31 +131,6 @@ class Problem:
     detail: str
 
 
-def _speeds(t: np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """Per-key speeds ``(N,)`` (deg/s) from the ``(N-1,)`` geodesic steps (degrees)."""
-    out = np.zeros(t.shape[0])
-    if t.shape[0] < 2:
-        return out
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sp = np.where(steps > 0, steps / np.diff(t), 0.0)
-    out[:-1] = sp
-    out[-1] = sp[-1]
-    return out
-
-
-def angular_speed(times, quats) -> np.ndarray:
-    """Angular speed ``(N,)`` in deg/s of each key's step to the next (the last key repeats the previous).
-
-    ``times (N,)`` seconds, ``quats (N, 4)`` (x, y, z, w). Geodesic angle / dt; 0 for one key;
-    ``inf`` where dt is 0 and the rotation changes.
-    """
-    t = np.asarray(times, dtype=np.float64).reshape(-1)
-    q = np.asarray(quats, dtype=np.float64)
-    if t.shape[0] < 2:
-        return np.zeros(t.shape[0])
-    return _speeds(t, geodesic_angle(q[:-1], q[1:]))
-
-
 def _auto_bound(speeds: np.ndarray) -> float:
     sp = speeds[:-1]
     sp = sp[np.isfinite(sp)]
@@ -191,7 +167,7 @@ def _spikes(
         return starts, mask
     size = geodesic_angle(q[:-1], q[1:]) if steps is None else steps
     if speed is None:
-        speed = _auto_bound(_speeds(t, size))
+        speed = _auto_bound(step_speeds(t, size))
     with np.errstate(divide="ignore", invalid="ignore"):
         fast = (size > 0) & (size > speed * np.diff(t))
     cand = np.nonzero(fast)[0]  # few: only these need the return test
@@ -231,9 +207,6 @@ def key_euler_values(track: RotationTrack) -> tuple[np.ndarray, str]:
     quaternion track's continuous decomposition as the graphs draw it (``display.key_euler``)."""
     if track.kind == EULER:
         return np.asarray(track.curve.value), track.order
-    # display imports this module (angular_speed): imported here.
-    from .display import key_euler
-
     return key_euler(track), track.order
 
 
@@ -320,7 +293,7 @@ class _Findings(_Steps):
             else:
                 v = np.asarray(track.curve.value)
                 self.hemi = np.einsum("ij,ij->i", v[:-1], v[1:]) < 0
-            self.speed = _speeds(t, self.geo)
+            self.speed = step_speeds(t, self.geo)
         else:
             self.wrap = self.hemi = np.zeros(0, dtype=bool)
             self.speed = np.zeros(n)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import angular_speed
 from .clip import EULER, RotationTrack, key_quaternions, played
 from .curves import changed_span, evaluate
 from .rotations import (
@@ -29,6 +28,7 @@ from .rotations import (
     quat_to_euler,
     quat_to_matrix,
 )
+from .speed import angular_speed
 
 __all__ = [
     "GIMBAL_WARN_DEG",

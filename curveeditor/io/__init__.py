@@ -6,20 +6,20 @@ same write returning the read-back figures. Every write reads its temp file back
 and compares what it plays with the clip (and the promise) before the rename: a file that does not
 read back, or misses its bound, is never put in place.
 Formats: ``.csv`` (read and write, :mod:`.csv_io`), ``.anim`` (Unity, read and write, :mod:`.anim`),
-``.bvh`` (read :mod:`.bvh`, write :mod:`.bvh_writer`: a clip with a BVH skeleton). Format modules are
-imported on first use so importing this package stays cheap. Every failure is a :class:`ClipError`
-(``FILE:LINE: REASON``); writes are atomic and can protect the input file.
+``.bvh`` (read :mod:`.bvh`, write :mod:`.bvh_writer`: a clip with a BVH skeleton). The format table and
+its loader are :mod:`.formats` (modules imported on first use, so importing this package stays
+cheap). Every failure is a :class:`ClipError` (``FILE:LINE: REASON``); writes are atomic and can
+protect the input file.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import stat
 from collections.abc import Iterable
-from pathlib import Path
 
 from .errors import ClipError, ClipReadError, ClipWriteError
+from .formats import READ_FORMATS, SAMPLE_FORMATS, WRITE_FORMATS, extension, load_format
 
 __all__ = [
     "read_clip",
@@ -36,12 +36,6 @@ __all__ = [
     "ClipWriteError",
 ]
 
-#: extension -> (module, reader function)
-READ_FORMATS = {
-    ".csv": ("curveeditor.io.csv_io", "read_csv"),
-    ".anim": ("curveeditor.io.anim", "read_anim"),
-    ".bvh": ("curveeditor.io.bvh", "read_bvh"),
-}
 #: Largest clip file read (bytes). The largest real clips are a few MB; a file past this is almost
 #: certainly not an animation clip (or needs splitting), and reading it would take minutes and many GB
 #: (the .anim parser holds ~4x the file size while it works). Override: $CURVEEDITOR_MAX_CLIP_BYTES.
@@ -60,35 +54,6 @@ def _size_text(n: int) -> str:
     if n < 1 << 20:
         return f"{n / 1024:.1f} KB"
     return f"{n / (1 << 20):.1f} MB" if n < (1 << 30) else f"{n / (1 << 30):.2f} GB"
-
-
-#: extension -> (module, writer function)
-WRITE_FORMATS = {
-    ".csv": ("curveeditor.io.csv_io", "write_csv"),
-    ".anim": ("curveeditor.io.anim", "write_anim"),
-    ".bvh": ("curveeditor.io.bvh_writer", "write_bvh"),
-}
-#: Formats that hold poses at frames only (no curves between them): the written file is checked
-#: against the clip at its frames (``io.verify``; :mod:`.bvh_writer` explains why that suffices).
-SAMPLE_FORMATS = frozenset({".bvh"})
-
-
-def _extension(path: str | os.PathLike) -> str:
-    return Path(path).suffix.lower()
-
-
-def _load(path: str, table: dict, what: str, error: type[ClipError]):
-    ext = _extension(path)
-    if ext not in table:
-        known = ", ".join(sorted(table))
-        shown = f"'{ext}'" if ext else "no extension"
-        raise error(path, None, f"cannot {what} {shown} files (supported: {known})")
-    module_name, func_name = table[ext]
-    try:
-        module = importlib.import_module(module_name)
-        return getattr(module, func_name)
-    except (ImportError, AttributeError) as exc:
-        raise error(path, None, f"{what}ing {ext} files is not available in this build ({exc})") from exc
 
 
 def _file_kind(mode: int) -> str:
@@ -111,7 +76,7 @@ def read_clip(path: str | os.PathLike, order: str | None = None):
     missing reader, a missing file or bad content; never another exception type for bad input.
     """
     fname = os.fspath(path)
-    reader = _load(fname, READ_FORMATS, "read", ClipReadError)
+    reader = load_format(fname, READ_FORMATS, "read", ClipReadError)
     try:
         st = os.stat(fname)
     except FileNotFoundError:
@@ -131,7 +96,7 @@ def read_clip(path: str | os.PathLike, order: str | None = None):
             f"file is {_size_text(size)}, over the {_size_text(limit)} limit for one clip "
             "(set CURVEEDITOR_MAX_CLIP_BYTES to raise it)",
         )
-    kwargs = {"order": order} if order is not None and _extension(fname) == ".csv" else {}
+    kwargs = {"order": order} if order is not None and extension(fname) == ".csv" else {}
     try:
         clip = reader(fname, **kwargs)
     except ClipError:

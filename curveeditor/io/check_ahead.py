@@ -67,7 +67,7 @@ def check_ahead() -> bool:
 
 def _may_fork() -> bool:
     """Whether this write compares in a child (:data:`AHEAD_IN_PROCESS`, :func:`beside.may_fork`)."""
-    from ..beside import may_fork
+    from .beside import may_fork
 
     if AHEAD_IN_PROCESS is None:
         return may_fork()
@@ -111,8 +111,12 @@ class CheckAhead:
     :class:`~curveeditor.io.verify.WriteCheck` when that clip plays exactly what was compared, else
     None; :meth:`close` ends a child still running (a write that failed first)."""
 
-    def __init__(self, clip, promise, ext: str, path: str):
-        self.clip, self.promise, self.ext, self.path = clip, promise, ext, path
+    def __init__(self, clip, compare):
+        self.clip = clip
+        #: ``compare(tracks) -> WriteCheck``: the write check of ``clip`` against ``tracks`` (path ->
+        #: the track handed to the writer, compared as the file stores it), passed down by
+        #: :func:`~curveeditor.io.verify.write_checked` so this module needs nothing of the checks.
+        self.compare = compare
         self.tracks: dict | None = None
         self.result = None
         self.thread: threading.Thread | None = None
@@ -129,7 +133,7 @@ class CheckAhead:
         self.tracks = {t.path: t for t in tracks}
         if _may_fork():
             if AHEAD_IN_PROCESS or sum(t.n_keys for t in tracks) >= FORK_MIN_KEYS:
-                from ..beside import Beside
+                from .beside import Beside
 
                 self.child = Beside(self._check)
             return  # (a small clip: compared after the read-back, result_for gives None)
@@ -146,28 +150,7 @@ class CheckAhead:
         self.thread.start()
 
     def _check(self):
-        """:func:`~curveeditor.io.verify.check_written` track by track (the float32 copies exist one
-        at a time), joined as one call over the clip would return it (checks in track order, the
-        first failure)."""
-        from ..engine.clip import Clip
-        from .verify import Promise, WriteCheck, check_written
-
-        clip = self.clip
-        checks: list = []
-        failure = None
-        for t in clip.tracks:
-            w = self.tracks.get(t.path)
-            stored = [] if w is None else [as_stored(w)]
-            one = check_written(
-                Clip(clip.name, clip.frame_rate, [t]),
-                Clip(clip.name, clip.frame_rate, stored),
-                self.promise,
-                self.ext,
-                self.path,
-            )
-            checks += one.tracks
-            failure = failure or one.failure
-        return WriteCheck(self.path, tuple(checks), (), failure, (self.promise or Promise()).what)
+        return self.compare(self.tracks)
 
     def wait(self) -> None:
         """Until the comparison is done (the child's result read and the child reaped)."""

@@ -816,8 +816,8 @@ def track_rows(track: RotationTrack) -> TrackRows:
     tracks) along what the track plays, normalized hemisphere-continuous quaternions and the angular
     speed (deg/s) to the next key. The Euler values follow the played path, so a turn of more than
     180 deg between keys keeps its winding (``export_checks.csv_track``)."""
-    from ..engine.analysis import angular_speed
     from ..engine.export_checks import csv_track
+    from ..engine.speed import angular_speed
 
     keyed = csv_track(track)
     quats = hemisphere_continuous(key_quaternions(keyed))
@@ -838,7 +838,7 @@ def clip_rows(tracks: Sequence[RotationTrack]) -> list[TrackRows]:
     seams, ``hemisphere_continuous`` may flip a whole block (undone by restoring each block's first
     sign: negation is exact) and ``angular_speed`` sees one bogus step per block (overwritten by the
     block's last-key rule)."""
-    from ..engine.analysis import angular_speed
+    from ..engine.speed import angular_speed
 
     out: list[TrackRows | None] = [None] * len(tracks)
     groups: dict[tuple, list[int]] = {}

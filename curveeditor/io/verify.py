@@ -34,8 +34,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .atomic import check_before_replace, check_not_protected
-from .check_ahead import CheckAhead, check_ahead
+from .check_ahead import CheckAhead, as_stored, check_ahead
 from .errors import ClipError, ClipWriteError
+from .formats import READ_FORMATS, SAMPLE_FORMATS, WRITE_FORMATS, extension, load_format
 
 __all__ = [
     "Promise",
@@ -240,7 +241,6 @@ def prepare_samples(
     keys are the frames themselves, so they read back exactly)."""
     from ..engine.clip import EULER
     from ..engine.reorder import is_frame_samples, sampled_tracks
-    from . import SAMPLE_FORMATS
 
     if ext in SAMPLE_FORMATS:
         return clip  # a file of samples: its writer samples every track at the frames itself
@@ -375,13 +375,36 @@ def _reasons(given, written, ext: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def check_tracks_one_by_one(clip, to_write: dict, promise: Promise | None, ext: str, path: str) -> WriteCheck:
+    """:func:`check_written` of ``clip`` against ``to_write`` (path -> the track handed to the
+    writer) as the file stores it (:func:`~curveeditor.io.check_ahead.as_stored`), track by track
+    (the float32 copies exist one at a time), joined as one call over the clip would return it
+    (checks in track order, the first failure): what :class:`~curveeditor.io.check_ahead.CheckAhead`
+    runs beside the write."""
+    from ..engine.clip import Clip
+
+    checks: list = []
+    failure = None
+    for t in clip.tracks:
+        w = to_write.get(t.path)
+        one = check_written(
+            Clip(clip.name, clip.frame_rate, [t]),
+            Clip(clip.name, clip.frame_rate, [] if w is None else [as_stored(w)]),
+            promise,
+            ext,
+            path,
+        )
+        checks += one.tracks
+        failure = failure or one.failure
+    return WriteCheck(path, tuple(checks), (), failure, (promise or Promise()).what)
+
+
 def check_written(
     clip, written, promise: Promise | None = None, ext: str = ".anim", path: str = ""
 ) -> WriteCheck:
     """Compare ``written`` (the clip read back) with ``clip`` (handed to the writer) and with the
     ``promise``; returns the :class:`WriteCheck` with ``failure`` set when a bound is missed or a
     track did not come back."""
-    from . import SAMPLE_FORMATS
 
     promise = promise or Promise()
     at_frames = ext in SAMPLE_FORMATS
@@ -452,12 +475,11 @@ def _read_back(tmp: str, target: str, clip, order: str | None = None):
     """The temp file ``tmp`` read with the reader of ``target``'s extension (CSV: in the order the
     writer used, which a CSV does not record)."""
     from ..engine.clip import EULER
-    from . import READ_FORMATS, _extension, _load
 
-    ext = _extension(target)
+    ext = extension(target)
     if ext not in READ_FORMATS:
         raise ClipWriteError(target, None, f"no reader for {ext} files to check the written file")
-    reader = _load(target, READ_FORMATS, "read", ClipWriteError)
+    reader = load_format(target, READ_FORMATS, "read", ClipWriteError)
     kwargs = {}
     if ext == ".csv":
         orders = {t.order for t in clip.tracks if t.kind == EULER} if clip is not None else {order}
@@ -530,12 +552,11 @@ def write_checked(
     ``confirm(check) -> bool``, if given, is called with the passed :class:`WriteCheck` (read-back
     figures, no warnings yet) before the rename; False raises :class:`WriteCancelled` and nothing is
     written (the editor's export dialog shows the written file's figures this way)."""
-    from . import WRITE_FORMATS, _extension, _load
 
     fname = os.fspath(path)
-    writer = _load(fname, WRITE_FORMATS, "write", ClipWriteError)
+    writer = load_format(fname, WRITE_FORMATS, "write", ClipWriteError)
     check_not_protected(fname, protect)
-    ext = _extension(fname)
+    ext = extension(fname)
     box: dict = {}
     if tolerance is not None:
         if not (np.isfinite(tolerance) and tolerance > 0):
@@ -544,7 +565,9 @@ def write_checked(
             )
         promise = replace(promise or Promise(), between_bound_deg=float(tolerance))
     to_write = prepare_samples(clip, ext, opts.get("mode"), tolerance, bool(opts.get("keep_order")))
-    ahead = CheckAhead(clip, promise, ext, fname) if ext == ".anim" and check_ahead() else None
+    ahead = None
+    if ext == ".anim" and check_ahead():
+        ahead = CheckAhead(clip, lambda tracks: check_tracks_one_by_one(clip, tracks, promise, ext, fname))
 
     def check(tmp: str, target: str) -> None:
         if ahead is not None and not ahead.in_process:

@@ -7,7 +7,6 @@ import pytest
 
 from curveeditor.engine.analysis import (
     TrackReport,
-    angular_speed,
     default_spike_speed,
     find_problems,
     inspect_clip,
@@ -17,6 +16,7 @@ from curveeditor.engine.analysis import (
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import Curve
 from curveeditor.engine.rotations import axis_angle_quat, euler_to_quat, quat_mul
+from curveeditor.engine.speed import angular_speed
 from curveeditor.engine.tangents import make_curve
 from tests.conftest import INSPECT_TRACK_KEYS, corpus_files
 

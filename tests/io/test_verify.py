@@ -177,7 +177,7 @@ def test_unity_plays_the_csv_the_same_at_keys(tmp_path):
 
 
 def test_batch_writes_are_read_back_against_the_input(spin_anim, tmp_path):
-    from curveeditor.batch import run_batch
+    from curveeditor.batch.runner import run_batch
     from curveeditor.engine.recipe import Recipe
 
     out = tmp_path / "o"

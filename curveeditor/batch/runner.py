@@ -5,7 +5,7 @@
 one output per input into ``out_dir`` and returns a :class:`BatchReport`:
 
 * ``jobs=1``: in this process; ``jobs=N``: ``N`` worker processes on this machine;
-* ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`curveeditor.batch_dask`, needs the
+* ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`curveeditor.batch.dask_engine`, needs the
   ``cluster`` extra); ``scheduler="local"`` or ``"local:N"`` starts a Dask ``LocalCluster`` of ``N``
   single-threaded worker processes on this machine for the batch.
 
@@ -44,15 +44,11 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import hashlib
 import json
-import math
 import multiprocessing
 import os
 import signal
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -60,6 +56,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .jobs import BatchError, failed_fields, interrupt_deferred, largest_first, process_file, write_output
 
 __all__ = [
     "CLIP_EXTENSIONS",
@@ -71,10 +69,8 @@ __all__ = [
     "BatchReport",
     "expand_inputs",
     "output_name",
-    "process_file",
     "run_batch",
     "stderr_progress",
-    "write_output",
 ]
 
 #: Files a batch picks up.
@@ -92,10 +88,6 @@ REPORT_VERSION = 1
 SUMMARY_VERSION = 1
 #: Exit status of a batch cancelled by Ctrl+C (128 + SIGINT, what shells report).
 CANCELLED_STATUS = 130
-
-
-class BatchError(ValueError):
-    """The batch cannot start (bad arguments, output folder containing inputs); nothing was written."""
 
 
 class BatchCancelled(KeyboardInterrupt):
@@ -242,7 +234,7 @@ class BatchReport:
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the JSON report atomically, refusing to replace any input of the batch."""
-        from .io.atomic import atomic_write_text
+        from ..io.atomic import atomic_write_text
 
         atomic_write_text(path, self.to_json(), protect=[f.input for f in self.files if f.output])
 
@@ -294,201 +286,12 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-# ------------------------------------------------------------------------------------------- worker
-
-
-def process_file(job: dict[str, Any]) -> dict[str, Any]:
-    """Read, run the recipe, render the output: the one worker function of every engine.
-
-    ``job``: ``input`` (the path as the user gave it, used in messages), ``output``, ``recipe`` (dict),
-    and optionally ``read_path`` (where this worker finds the input: an absolute path on a cluster)
-    or ``data`` (the input's bytes, shipped by the client). Returns the :class:`FileResult` fields as
-    a dict plus ``data``, the output file's bytes (ok files only), and ``worker`` (where it ran).
-    Never raises for a bad file; error messages name ``input`` and ``output`` whatever path the
-    worker used, so reports are identical on every engine. Top level so any worker can import it.
-    """
-    from .engine.recipe import Recipe, RecipeError
-    from .io import read_clip
-    from .io.errors import ClipError
-    from .io.verify import recipe_promise
-
-    res: dict[str, Any] = {"input": job["input"], "output": job["output"], "status": "failed"}
-    with tempfile.TemporaryDirectory(prefix="curveeditor-batch-") as tmp:
-        renames = {_rendered_path(tmp, job["output"]): job["output"]}
-        try:
-            read_path = _input_for_worker(job, tmp)
-            renames[read_path] = job["input"]
-            recipe = Recipe.from_dict(job["recipe"])
-            clip = read_clip(read_path)
-            result = _run(clip, recipe)
-            # Read back before the bytes leave the worker, checked against the input (the recipe's
-            # bound, if any): the client writes exactly the bytes that passed.
-            data, check = render_output(result.clip, recipe, job["output"], tmp, recipe_promise(clip, recipe))
-        except (ClipError, RecipeError) as e:
-            res["error"] = _renamed(str(e), renames)
-            return res
-        except Exception as e:  # keep going past anything a file can trigger; name the failure
-            res["error"] = _renamed(f"{job['input']}: internal error: {type(e).__name__}: {e}", renames)
-            return res
-    res.update(_stats(clip, result, check))
-    res["warnings"] = [_renamed(str(w), renames) for w in check.warnings]
-    res["status"] = "ok"
-    res["data"] = data
-    return res
-
-
-def _input_for_worker(job: dict[str, Any], tmp: str) -> str:
-    """The path this worker reads: the shipped bytes saved under the input's own file name (readers
-    and writers see the same name as on the client), else ``read_path`` or ``input``."""
-    if job.get("data") is not None:
-        folder = os.path.join(tmp, "in")
-        os.mkdir(folder)
-        path = os.path.join(folder, os.path.basename(job["input"]))
-        with open(path, "wb") as f:
-            f.write(job["data"])
-        return path
-    return job.get("read_path") or job["input"]
-
-
-def _rendered_path(tmp: str, output: str) -> str:
-    return os.path.join(tmp, "out", os.path.basename(output))
-
-
-def render_output(clip, recipe, output: str, tmp: str, promise=None):
-    """The output file's bytes for ``output``, written by the regular checked writer
-    (``io.write_checked``, chosen by the extension: read back and compared with ``promise`` before it
-    is put in place) into the private folder ``tmp`` under the output's own name, then read.
-    Returns ``(bytes, io.verify.WriteCheck)``; the client writes the bytes with :func:`write_output`."""
-    from .engine.recipe import write_options
-    from .io import write_checked
-
-    rendered = _rendered_path(tmp, output)
-    os.makedirs(os.path.dirname(rendered), exist_ok=True)
-    check = write_checked(clip, rendered, promise=promise, **write_options(recipe, output))
-    with open(rendered, "rb") as f:
-        return f.read(), check
-
-
-def write_output(fields: dict[str, Any]) -> dict[str, Any]:
-    """The batch's one write: a worker's output bytes (``fields["data"]``) to ``fields["output"]``,
-    atomically (temp file, fsync, rename), refusing to replace the input. Runs in the client for
-    every engine. Returns the fields without ``data``; a write failure turns them into a failed
-    entry with the one-line ``ClipWriteError``."""
-    from .io.atomic import atomic_write_bytes
-    from .io.errors import ClipWriteError
-
-    fields = dict(fields)
-    data = fields.pop("data", None)
-    fields.pop("worker", None)
-    if fields.get("status") != "ok":
-        return fields
-    try:
-        with _interrupt_deferred():  # Ctrl+C lands before or after a whole file, never in the rename
-            atomic_write_bytes(fields["output"], data, protect=fields["input"])
-    except ClipWriteError as e:
-        return {"input": fields["input"], "output": fields["output"], "status": "failed", "error": str(e)}
-    return fields
-
-
-@contextlib.contextmanager
-def _interrupt_deferred():
-    """Hold a SIGINT that arrives inside the block and raise its ``KeyboardInterrupt`` after it (main
-    thread only; elsewhere signals cannot be handled and the block just runs)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught = []
-    previous = signal.signal(signal.SIGINT, lambda *a: caught.append(a))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
-
-
-def _renamed(text: str, renames: dict[str, str]) -> str:
-    for worker_path, shown in renames.items():
-        if worker_path != shown:
-            text = text.replace(worker_path, shown)
-    return text
-
-
-def _run(clip, recipe):
-    from .engine.recipe import run_recipe
-
-    # The report's figures are the written file's (render_output's read-back check).
-    return run_recipe(clip, recipe, diffs=False)
-
-
-def _stats(clip, result, check=None) -> dict[str, Any]:
-    """Per-track figures; with ``check`` (the read-back ``io.verify.WriteCheck``) the errors are the
-    written file's against the input, and ``keys_written`` its key count."""
-    before = {t.path: t for t in clip.tracks}
-    after = {t.path: t for t in result.clip.tracks}
-    written = {t.path: t for t in check.tracks} if check is not None else {}
-    details = []
-    for path, changes in result.changes.items():
-        w = written.get(path)
-        fig = w.figures if w is not None else None  # no keys: nothing played, nothing off
-        details.append(
-            {
-                "path": path,
-                "keys_before": before[path].n_keys,
-                "keys_after": after[path].n_keys,
-                "keys_written": w.keys_written if w is not None else after[path].n_keys,
-                "max_error": float(fig.max_error) if fig is not None else 0.0,
-                "rms_error": float(fig.rms_error) if fig is not None else 0.0,
-                "changes": list(changes),
-            }
-        )
-    rms = [t["rms_error"] for t in details]
-    return {
-        "tracks": len(details),
-        "keys_before": sum(t["keys_before"] for t in details),
-        "keys_after": sum(t["keys_after"] for t in details),
-        "max_error": max((t["max_error"] for t in details), default=0.0),
-        "rms_error": math.sqrt(sum(r * r for r in rms) / len(rms)) if rms else 0.0,
-        "track_details": details,
-    }
-
-
-def failed_fields(job: dict[str, Any], reason: str) -> dict[str, Any]:
-    """A failed entry for ``job`` whose worker never returned (process died, cluster gave up)."""
-    return {"input": job["input"], "output": job["output"], "status": "failed", "error": reason}
-
-
-def code_fingerprint() -> str:
-    """SHA-256 (12 hex digits) of this curveeditor's engine, I/O and batch sources: a Dask batch
-    refuses workers whose fingerprint differs, since their outputs would not match ``--jobs``."""
-    return _fingerprint_of(str(Path(__file__).resolve().parent))
-
-
-_FINGERPRINTS: dict[str, str] = {}
-
-
-def _fingerprint_of(package_dir: str) -> str:
-    if package_dir not in _FINGERPRINTS:
-        h = hashlib.sha256()
-        root = Path(package_dir)
-        files = (
-            [root / "batch.py"]
-            + sorted((root / "engine").rglob("*.py"))
-            + sorted((root / "io").rglob("*.py"))
-        )
-        for p in files:
-            h.update(p.relative_to(root).as_posix().encode() + b"\0")
-            h.update(p.read_bytes())
-        _FINGERPRINTS[package_dir] = h.hexdigest()[:12]
-    return _FINGERPRINTS[package_dir]
-
-
 # ------------------------------------------------------------------------------------------- runner
 
 #: Modules a forkserver imports once, so workers start without importing numpy/scipy/ops again
 #: (a spawned worker spent 1.35 s importing them, 0.73 s of it scipy.signal via the ops).
 _PRELOAD = [
-    "curveeditor.batch",
+    "curveeditor.batch.jobs",
     "curveeditor.io",
     "curveeditor.io.csv_io",
     "curveeditor.io.bvh",
@@ -528,22 +331,9 @@ def _pool_task(index: int, job: dict[str, Any]) -> dict[str, Any]:
     return process_file(job)
 
 
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
-def largest_first(todo: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
-    """Biggest files first so one large clip does not start last and leave a worker idle at the end;
-    the report keeps input order whatever the completion order."""
-    return sorted(todo, key=lambda ij: -_size(ij[1]["input"]))
-
-
 def stderr_progress(done: int, total: int, result: FileResult) -> None:
     """The default progress line: ``[12/40] walk.anim ok`` (or ``failed: reason``) on stderr."""
-    from .batch_progress import progress_line
+    from .progress import progress_line
 
     print(progress_line(done, total, result), file=sys.stderr, flush=True)
 
@@ -645,11 +435,11 @@ MISSING_DASK = (
 
 
 def _dask_backend():
-    """:mod:`curveeditor.batch_dask`, imported only when a scheduler is asked for."""
+    """:mod:`curveeditor.batch.dask_engine`, imported only when a scheduler is asked for."""
     import importlib
 
     try:
-        batch_dask = importlib.import_module(".batch_dask", __package__)
+        batch_dask = importlib.import_module(".dask_engine", __package__)
     except ImportError as exc:
         if (
             "distributed" in str(exc)
@@ -686,7 +476,7 @@ def run_batch(
     cluster, ``RecipeError`` for an invalid recipe, :class:`BatchCancelled` on Ctrl+C; per-file
     problems are reported, not raised.
     """
-    from .engine.recipe import Recipe
+    from ..engine.recipe import Recipe
 
     t_start = time.perf_counter()
     if isinstance(recipe, Recipe):
@@ -767,8 +557,8 @@ def _plan(inputs, out_s: str, ext: str | None, rec, report_path):
         # The report is written last: it would replace that clip's output.
         raise BatchError(f"report path {os.fspath(report_path)} is one of the outputs")
     if report_path is not None:
-        from .io.atomic import check_target
-        from .io.errors import ClipWriteError
+        from ..io.atomic import check_target
+        from ..io.errors import ClipWriteError
 
         # Fail before the clips are written, not after. The output folder may not exist yet: the
         # report's own folder must.
@@ -828,7 +618,7 @@ def _execute(results, jobs_todo, rec, out_s, jobs, session, ship, report_path, p
         }
     report = BatchReport(files=results, recipe=rec.to_dict(), out_dir=out_s, exit_status=status)
     if report_path is not None:
-        with _interrupt_deferred():
+        with interrupt_deferred():
             report.write(report_path)
     report.run = {"engine": engine, "seconds": time.perf_counter() - t_start}
     if cancelled:

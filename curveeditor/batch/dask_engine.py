@@ -1,23 +1,23 @@
-"""The Dask engine of :func:`curveeditor.batch.run_batch` (``curveeditor-cli batch --scheduler``).
+"""The Dask engine of :func:`curveeditor.batch.runner.run_batch` (``curveeditor-cli batch --scheduler``).
 
 Imported only when a scheduler is asked for: it needs ``dask.distributed`` (the ``cluster`` extra,
-``pip install 'curveeditor[cluster]'``); without it :mod:`curveeditor.batch` turns the ImportError
-into a one-line :class:`~curveeditor.batch.BatchError` saying so.
+``pip install 'curveeditor[cluster]'``); without it :mod:`curveeditor.batch.runner` turns the ImportError
+into a one-line :class:`~curveeditor.batch.jobs.BatchError` saying so.
 
 * ``tcp://HOST:PORT`` (or ``HOST:PORT``, ``tls://...``): an existing cluster (``dask scheduler`` and
   ``dask worker`` processes on a farm). Every worker must run the same curveeditor code as this client
-  (checked: :func:`~curveeditor.batch.code_fingerprint` of the engine, I/O and batch sources), since
+  (checked: :func:`~curveeditor.batch.jobs.code_fingerprint` of the engine, I/O and batch sources), since
   outputs must match ``--jobs`` byte for byte.
 * ``local`` / ``local:N``: a ``LocalCluster`` of ``N`` (default: CPU count) single-threaded worker
   processes on 127.0.0.1, closed at the end of the batch.
 
-Each file is one task running :func:`curveeditor.batch.process_file`; at most ``2 x threads + 2``
+Each file is one task running :func:`curveeditor.batch.jobs.process_file`; at most ``2 x threads + 2``
 tasks are queued at once, so shipped inputs never pile up in memory. Inputs reach the workers in one
 of two ways (``ship``): ``shared`` (the task carries the absolute path: the farm mounts the same
 storage at the same path) or ``ship`` (the client reads each file and sends its bytes with the task).
 ``auto`` asks every worker to stat every input and uses the shared path only when all of them see
 each file with the client's size and modification time. Outputs always come back as bytes and are
-written by the client (:func:`curveeditor.batch.write_output`), so workers need no access to the
+written by the client (:func:`curveeditor.batch.jobs.write_output`), so workers need no access to the
 output folder.
 
 A worker that dies while running a file (crash, OOM kill, machine lost): the scheduler re-runs the
@@ -46,8 +46,8 @@ import dask
 from distributed import Client, LocalCluster, as_completed, get_worker
 from distributed.scheduler import KilledWorker
 
-from .batch import BatchError, code_fingerprint, failed_fields, largest_first, process_file
-from .io import max_clip_bytes
+from ..io import max_clip_bytes
+from .jobs import BatchError, code_fingerprint, failed_fields, largest_first, process_file
 
 __all__ = ["parse_scheduler", "DaskSession", "open_session"]
 

@@ -1,6 +1,6 @@
 """Progress display of a batch: a one-line bar with rate and ETA on a terminal, one line per file
 otherwise (logs, CI, pipes). Both are ``progress(done, total, result)`` callables for
-:func:`curveeditor.batch.run_batch`; no Qt, standard library only.
+:func:`curveeditor.batch.runner.run_batch`; no Qt, standard library only.
 """
 
 from __future__ import annotations
