@@ -241,9 +241,9 @@ def batched_paint(app, sheet, n: int = 10) -> float:
 
 
 def skeleton_playback(app, clip, frames: int = 120) -> dict:
-    from curveeditor.app.document import ClipDocument
-    from curveeditor.app.gizmo_view import GizmoView
-    from curveeditor.app.skeleton_view import SkeletonLayer
+    from curveeditor.app.model.document import ClipDocument
+    from curveeditor.app.view3d.gizmo import GizmoView
+    from curveeditor.app.view3d.skeleton import SkeletonLayer
 
     doc = ClipDocument()
     doc.load(clip, None)
@@ -283,7 +283,7 @@ def take_screenshots(out_dir: str) -> None:
     """The dope sheet on the MocapNET CMU 05_01 mocap clip (a B-box selection with the mouse while it is
     drawn and after, the box's keys mid-drag, the graphs after the drag) and the skeleton view on the
     CMU walk BVH (``--screenshots DIR``)."""
-    from curveeditor.app.main_window import MainWindow
+    from curveeditor.app.window.main_window import MainWindow
     from curveeditor.engine.recipe import Recipe, run_recipe
     from curveeditor.io import read_clip
 
@@ -362,8 +362,8 @@ def main() -> int:
     if "--screenshots" in sys.argv:
         take_screenshots(sys.argv[sys.argv.index("--screenshots") + 1])
         return 0
-    from curveeditor.app.document import ClipDocument
-    from curveeditor.app.dope_sheet import DopeSheet
+    from curveeditor.app.dope_sheet.sheet import DopeSheet
+    from curveeditor.app.model.document import ClipDocument
     from curveeditor.io import read_clip
 
     app = QApplication.instance() or QApplication([])
@@ -394,7 +394,7 @@ def main() -> int:
         )
         sheet.close()
     # The whole window: graphs, key table, 3D view and dope sheet all follow the drag.
-    from curveeditor.app.main_window import MainWindow
+    from curveeditor.app.window.main_window import MainWindow
 
     for clip in clips:
         size = f"{len(clip.tracks)} x {clip.tracks[0].n_keys}"

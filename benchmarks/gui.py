@@ -170,7 +170,7 @@ def bench_recipe(app, win) -> dict[str, list[float] | float] | None:
     panel = getattr(win, "recipe", None)
     if panel is None:
         return None
-    from curveeditor.app import recipe_panel
+    from curveeditor.app.recipe import panel as recipe_panel
 
     debounce = float(getattr(recipe_panel, "_DEBOUNCE_MS", 0))
     # A track the drag benchmark did not touch: the dragged one has a key squeezed next to its
@@ -251,7 +251,7 @@ def take_screenshots(app, out_dir: Path) -> None:
     which ``QWidget.grab`` does not see. Run under ``xvfb-run -s '-screen 0 1600x1000x24'``."""
     from PySide6.QtTest import QTest
 
-    from curveeditor.app.main_window import MainWindow
+    from curveeditor.app.window.main_window import MainWindow
 
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -311,7 +311,7 @@ def take_rig_screenshots(app, out_dir: Path) -> None:
     ``rig-mocap-15-overlay.png`` (15 tracks of the CMU mocap BVH overlaid, with the legend)."""
     from PySide6.QtTest import QTest
 
-    from curveeditor.app.main_window import MainWindow
+    from curveeditor.app.window.main_window import MainWindow
     from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -361,8 +361,8 @@ def synthetic_main(app) -> int:
     pg.setConfigOptions(mouseRateLimit=-1)
     from PySide6.QtTest import QTest
 
-    import curveeditor.app.main_window as mw
-    from curveeditor.app.main_window import MainWindow
+    import curveeditor.app.window.main_window as mw
+    from curveeditor.app.window.main_window import MainWindow
 
     def window():
         w = MainWindow(autosave_folder="/tmp/curveeditor-bench-autosave")
@@ -654,15 +654,15 @@ def bench_playback(win, ms: int = 2000) -> dict:
 #: patched by :func:`install_slot_timers` before any window exists (signals connected to bound
 #: methods keep the function they were given).
 PLAY_SLOTS = [
-    ("all timeChanged handlers (Timeline._tick)", "curveeditor.app.timeline", "Timeline", "_tick"),
-    ("  timeline: slider, time box, readout", "curveeditor.app.timeline", "Timeline", "_on_time"),
-    ("  graphs: time cursors", "curveeditor.app.graphs", "GraphPanel", "_on_time"),
-    ("  3D view: tripods, rings", "curveeditor.app.gizmo_view", "GizmoView", "_on_time"),
-    ("  3D view: skeleton pose", "curveeditor.app.skeleton_view", "SkeletonLayer", "update_pose"),
-    ("  diff panel: cursor", "curveeditor.app.diff_panel", "DiffPanel", "_on_time"),
-    ("paint: 3D view (paintGL)", "curveeditor.app.gizmo_view", "GLViewWindow", "paintGL"),
+    ("all timeChanged handlers (Timeline._tick)", "curveeditor.app.window.timeline", "Timeline", "_tick"),
+    ("  timeline: slider, time box, readout", "curveeditor.app.window.timeline", "Timeline", "_on_time"),
+    ("  graphs: time cursors", "curveeditor.app.graphs.panel", "GraphPanel", "_on_time"),
+    ("  3D view: tripods, rings", "curveeditor.app.view3d.gizmo", "GizmoView", "_on_time"),
+    ("  3D view: skeleton pose", "curveeditor.app.view3d.skeleton", "SkeletonLayer", "update_pose"),
+    ("  diff panel: cursor", "curveeditor.app.recipe.diff_panel", "DiffPanel", "_on_time"),
+    ("paint: 3D view (paintGL)", "curveeditor.app.view3d.gizmo", "GLViewWindow", "paintGL"),
     ("paint: graphs (GraphicsView)", "pyqtgraph.widgets.GraphicsView", "GraphicsView", "paintEvent"),
-    ("paint: dope sheet", "curveeditor.app.dope_sheet", "DopeCanvas", "paintEvent"),
+    ("paint: dope sheet", "curveeditor.app.dope_sheet.sheet", "DopeCanvas", "paintEvent"),
 ]
 SLOT_CPU: dict[str, float] = {}
 SLOT_CALLS: dict[str, int] = {}
@@ -811,7 +811,7 @@ def _prepare_measuring() -> None:
     window starts them on a worker thread 1 s after the first clip is drawn, ~2 s holding the GIL,
     which would overlap the first clip's figures only), the playback slots timed."""
     pg.setConfigOptions(mouseRateLimit=-1)
-    from curveeditor.app.recipe_preview import _warm_up
+    from curveeditor.app.recipe.preview import _warm_up
 
     _warm_up(None, None)
     install_slot_timers()
@@ -821,7 +821,7 @@ def _bench_window(app):
     """A fresh main window, shown and exposed (one window at a time, as in the application)."""
     from PySide6.QtTest import QTest
 
-    from curveeditor.app.main_window import MainWindow
+    from curveeditor.app.window.main_window import MainWindow
 
     win = MainWindow(autosave_folder="/tmp/curveeditor-bench-autosave")
     win.resize(1500, 940)

@@ -108,7 +108,7 @@ def test_samples_are_package_data_that_pip_install_ships():
     and pyproject's package-data globs cover them (checked by hand with a fresh venv, see README);
     ``resources/samples`` at the repository root is the same folder for the README's commands."""
     import curveeditor
-    from curveeditor.app.files import sample_path
+    from curveeditor.app.window.files import sample_path
     from curveeditor.resources import SAMPLES_DIR
 
     assert SAMPLES_DIR == Path(curveeditor.__file__).resolve().parent / "resources" / "samples"

@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     app.setApplicationName("curveeditor")
     app.setApplicationDisplayName("curveeditor")
 
-    from .main_window import MainWindow
+    from .window.main_window import MainWindow
 
     win = MainWindow()
     if args.theme:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QSettings
 
-from curveeditor.app import graphs
-from curveeditor.app.main_window import WARM_UP_DELAY_MS, MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.graphs import panel as graphs
+from curveeditor.app.window.main_window import WARM_UP_DELAY_MS, MainWindow
+from curveeditor.app.window.settings import Settings
 from tests.app.rig_clips import biped_clip
 
 pytestmark = pytest.mark.gui

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from curveeditor.app.compare import CompareDialog
-from curveeditor.app.document import ClipDocument
-from curveeditor.app.recipe_panel import RecipePanel
+from curveeditor.app.model.document import ClipDocument
+from curveeditor.app.recipe.compare import CompareDialog
+from curveeditor.app.recipe.panel import RecipePanel
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import Curve
 from curveeditor.engine.diff import diff_tracks

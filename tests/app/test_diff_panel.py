@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from curveeditor.app.diff_panel import DiffPanel
-from curveeditor.app.document import ClipDocument
+from curveeditor.app.model.document import ClipDocument
+from curveeditor.app.recipe.diff_panel import DiffPanel
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import Curve
 from curveeditor.engine.diff import diff_tracks

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from curveeditor.app.document import ClipDocument
+from curveeditor.app.model.document import ClipDocument
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import Curve
 

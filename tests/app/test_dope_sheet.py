@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
-from curveeditor.app.document import ClipDocument
-from curveeditor.app.dope_sheet import INDENT_PX, ROW_H, DopeSheet
+from curveeditor.app.dope_sheet.sheet import INDENT_PX, ROW_H, DopeSheet
+from curveeditor.app.model.document import ClipDocument
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import evaluate
 from curveeditor.engine.tangents import make_curve
@@ -219,7 +219,7 @@ def _drag_to(c, start: QPoint, end: QPoint, steps: int = 5) -> None:
 def test_drag_previews_the_ticks_and_the_document_follows_when_the_mouse_rests(sheet, qtbot):
     """Mid-drag the ticks move at once but the document (every other view) is not retimed per mouse
     move; it follows when the mouse rests, and the release lands exactly the retime shown."""
-    from curveeditor.app.dope_sheet import LIVE_REST_MS
+    from curveeditor.app.dope_sheet.sheet import LIVE_REST_MS
     from curveeditor.engine.retime import retime_over
 
     doc, w = sheet
@@ -253,7 +253,7 @@ def test_drag_previews_the_ticks_and_the_document_follows_when_the_mouse_rests(s
 
 
 def test_escape_after_the_document_followed_a_drag_restores_the_clip(sheet, qtbot):
-    from curveeditor.app.dope_sheet import LIVE_REST_MS
+    from curveeditor.app.dope_sheet.sheet import LIVE_REST_MS
 
     doc, w = sheet
     c = w.canvas
@@ -288,7 +288,7 @@ def test_long_summary_name_is_elided_with_the_full_text_in_its_tooltip(qtbot):
     from PySide6.QtGui import QFontMetrics, QHelpEvent
     from PySide6.QtWidgets import QApplication, QToolTip
 
-    from curveeditor.app.dope_sheet import LABEL_W
+    from curveeditor.app.dope_sheet.sheet import LABEL_W
 
     doc = ClipDocument()
     clip = _clip()
@@ -399,7 +399,7 @@ def test_b_then_drag_box_selects_over_mocap_keys_on_every_frame(qtbot):
 def test_no_catch_up_while_the_cursor_moved_on_after_a_stall(sheet, qtbot, monkeypatch):
     """A busy event loop fires the rest timer before the queued moves arrive; the cursor has moved on,
     so the document waits (no 100 ms catch-up in the middle of a moving drag)."""
-    import curveeditor.app.dope_sheet as ds
+    import curveeditor.app.dope_sheet.sheet as ds
 
     cursor = [QPoint(0, 0)]
 

@@ -13,10 +13,10 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from curveeditor.app.graph_input import Drag
-from curveeditor.app.graph_sampling import COARSE_BUDGET, FULL_BUDGET, dense_times
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.graphs.input import Drag
+from curveeditor.app.graphs.sampling import COARSE_BUDGET, FULL_BUDGET, dense_times
+from curveeditor.app.window.main_window import MainWindow
+from curveeditor.app.window.settings import Settings
 from curveeditor.engine import display
 from curveeditor.engine.clip import played
 from tests.app.rig_clips import many_tracks_clip
@@ -251,7 +251,7 @@ def test_closed_3d_view_does_no_work_during_a_drag_and_is_exact_when_shown(win, 
 
 
 def test_closed_3d_view_poses_no_skeleton_and_is_exact_when_shown(win, qapp, tmp_path, monkeypatch):
-    from curveeditor.app import skeleton_view
+    from curveeditor.app.view3d import skeleton as skeleton_view
     from curveeditor.engine import edit as ed
     from curveeditor.engine.skeleton import pose
     from curveeditor.io import read_clip

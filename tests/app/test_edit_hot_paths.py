@@ -13,9 +13,9 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtTest import QTest
 
-from curveeditor.app.curve_layers import _channels
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.graphs.layers import _channels
+from curveeditor.app.window.main_window import MainWindow
+from curveeditor.app.window.settings import Settings
 from curveeditor.engine import edit as ed
 from curveeditor.engine import skeleton
 from curveeditor.engine.skeleton import pose, skeleton_from_clip
@@ -252,7 +252,7 @@ def test_skeleton_mid_drag_poses_throttled_then_exact_at_the_end(win, tmp_path, 
 def test_graph_handles_drawn_for_a_few_selected_keys_not_for_a_dope_sheet_box(win, qtbot):
     """A box over many drawn tracks selects thousands of keys: no tangent handles (36,600 handles
     cost 0.45 s per refresh in Python); a few keys keep theirs."""
-    from curveeditor.app.graph_marks import MAX_HANDLE_KEYS, MAX_HANDLE_TOTAL
+    from curveeditor.app.graphs.marks import MAX_HANDLE_KEYS, MAX_HANDLE_TOTAL
 
     clip = many_tracks_clip(20, 120, 30.0)
     doc = win.doc

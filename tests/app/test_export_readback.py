@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
-from curveeditor.app.files import check_lines
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.window.files import check_lines
+from curveeditor.app.window.main_window import MainWindow
+from curveeditor.app.window.settings import Settings
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.diff import diff_tracks
 from curveeditor.engine.reduce import reduce_track
@@ -81,7 +81,7 @@ def test_a_file_missing_the_bound_is_refused_in_a_dialog(window, tmp_path, monke
 
 
 def test_export_warnings_of_a_bvh_match_the_write(window, tmp_path):
-    from curveeditor.app.files import export_warnings
+    from curveeditor.app.window.files import export_warnings
 
     bvh = tmp_path / "a.bvh"
     rows = [

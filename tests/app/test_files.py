@@ -11,9 +11,9 @@ from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from curveeditor.app.files import Autosaver, export_warnings, sample_path
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.window.files import Autosaver, export_warnings, sample_path
+from curveeditor.app.window.main_window import MainWindow
+from curveeditor.app.window.settings import Settings
 from curveeditor.engine import edit as ed
 
 pytestmark = pytest.mark.gui
@@ -174,7 +174,7 @@ def test_clean_close_removes_autosave(qapp, qtbot, folder):
 def test_slow_load_can_be_cancelled_and_leaves_document(qapp, qtbot, folder, monkeypatch):
     import threading
 
-    from curveeditor.app import files
+    from curveeditor.app.window import files
 
     w = _window(folder)
     try:
@@ -206,7 +206,7 @@ def test_theme_follows_system_colour_scheme(qapp, qtbot, folder, monkeypatch):
     """With "Follow system", a change of the system colour scheme restyles the window and plots."""
     from PySide6.QtGui import QGuiApplication
 
-    from curveeditor.app.theme import ThemeManager
+    from curveeditor.app.common.theme import ThemeManager
 
     hints = QGuiApplication.styleHints()
     w = _window(folder)

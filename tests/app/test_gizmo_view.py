@@ -11,8 +11,8 @@ from PySide6.QtGui import QVector3D
 # Must be set before the QApplication exists (tests/app/conftest.py does it too).
 QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
 
-from curveeditor.app.document import ClipDocument  # noqa: E402
-from curveeditor.app.gizmo_view import GizmoView  # noqa: E402
+from curveeditor.app.model.document import ClipDocument  # noqa: E402
+from curveeditor.app.view3d.gizmo import GizmoView  # noqa: E402
 from curveeditor.engine import display  # noqa: E402
 from curveeditor.engine.clip import Clip, RotationTrack  # noqa: E402
 from curveeditor.engine.curves import Curve  # noqa: E402
@@ -240,7 +240,7 @@ def test_world_axis_labels_are_one_item_drawing_what_three_text_items_drew(spinn
     scene = labels.parentItem()
     assert not any(isinstance(c, gl.GLTextItem) for c in scene.childItems())
     assert [t for _p, t, _c in labels.labels] == ["+X", "+Y up", "+Z forward"]
-    from curveeditor.app.theme import LIGHT
+    from curveeditor.app.common.theme import LIGHT
 
     dark_colours = [c.rgba() for _p, _t, c in labels.labels]
     view.set_theme(LIGHT)  # the colours follow the theme (darker labels on the light background)

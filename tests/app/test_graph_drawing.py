@@ -11,8 +11,8 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QPointF, QRectF  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QPainter, QPicture  # noqa: E402
 
-from curveeditor.app.document import ClipDocument  # noqa: E402
-from curveeditor.app.graphs import GraphPanel  # noqa: E402
+from curveeditor.app.graphs.panel import GraphPanel  # noqa: E402
+from curveeditor.app.model.document import ClipDocument  # noqa: E402
 from curveeditor.engine.clip import Clip, RotationTrack  # noqa: E402
 from curveeditor.engine.tangents import make_curve  # noqa: E402
 
@@ -171,7 +171,7 @@ def test_grid_rects_paint_the_pixels_of_the_grid_lines(qtbot, monkeypatch):
     """The grid drawn as 1-px rects (one drawRects of QRects per level, the fast path at device pixel
     ratio 1) gives exactly the pixels of its 1-px cosmetic lines, over zooms with fractional plot
     edges."""
-    from curveeditor.app.graph_items import GridLines
+    from curveeditor.app.graphs.items import GridLines
 
     _doc, g = _panel(qtbot)
     build = GridLines._build_lines

@@ -11,9 +11,9 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
 
-from curveeditor.app import graph_items as gi  # noqa: E402
-from curveeditor.app.document import ClipDocument  # noqa: E402
-from curveeditor.app.graphs import GraphPanel  # noqa: E402
+from curveeditor.app.graphs import items as gi  # noqa: E402
+from curveeditor.app.graphs.panel import GraphPanel  # noqa: E402
+from curveeditor.app.model.document import ClipDocument  # noqa: E402
 from curveeditor.engine.clip import Clip, RotationTrack  # noqa: E402
 from curveeditor.engine.tangents import make_curve  # noqa: E402
 

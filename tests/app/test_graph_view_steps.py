@@ -113,7 +113,7 @@ def test_time_pan_repaints_only_the_time_axis_and_a_zoom_also_its_plots_value_ax
     """A pan in time moves every strip (linked X) but no value range: the strips' value axes keep
     their device pixmaps, only the time axis is painted again; a zoom on one plot adds that plot's
     value axis, not the others'."""
-    from curveeditor.app.graph_strips import FastAxis
+    from curveeditor.app.graphs.strips import FastAxis
 
     doc, graphs = win.doc, win.graphs
     clip = _quat_clip()

@@ -205,7 +205,7 @@ def test_recipe_on_the_selected_keys_span_blends_in_and_out(loaded, qtbot):
 
 
 def test_help_keyboard_shortcuts_lists_the_menus_keys(loaded, qtbot):
-    from curveeditor.app.shortcuts import shortcut_rows
+    from curveeditor.app.window.shortcuts import shortcut_rows
 
     rows = {(k, a): w for k, a, w in shortcut_rows(loaded)}
     assert rows[("S", "Scale keys (time and value)")].startswith("Key")

@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtTest import QTest
 
-from curveeditor.app.main_window import LAYOUT_VERSION, MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.window.main_window import LAYOUT_VERSION, MainWindow
+from curveeditor.app.window.settings import Settings
 from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip
 
 pytestmark = pytest.mark.gui

@@ -15,9 +15,9 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
-from curveeditor.app.files import sample_path
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.window.files import sample_path
+from curveeditor.app.window.main_window import MainWindow
+from curveeditor.app.window.settings import Settings
 from curveeditor.engine import edit as ed
 from tests.fuzz import reproducers as rp
 from tests.fuzz.seeds import bvh_text
@@ -158,7 +158,7 @@ def _reference_tree(clip):
     """The track tree built the plain way (walk from the root, scanning each level's children for the
     bone of that name: one row per bone, a track being its own parent node), kept here to check that
     the dict-indexed ``TrackTreeModel.rebuild`` gives the same tree."""
-    from curveeditor.app.track_tree import TrackNode, _split
+    from curveeditor.app.tracks.tree import TrackNode, _split
 
     def bone(node, name, full):
         for c in node.children:
@@ -187,9 +187,9 @@ def test_track_tree_of_nested_paths_in_any_order_is_unchanged(qapp):
     prefixes: the same tree as the walk-from-the-root construction."""
     import numpy as np
 
-    from curveeditor.app.document import ClipDocument
-    from curveeditor.app.problems import ProblemIndex
-    from curveeditor.app.track_tree import TrackTreeModel
+    from curveeditor.app.model.document import ClipDocument
+    from curveeditor.app.model.problems import ProblemIndex
+    from curveeditor.app.tracks.tree import TrackTreeModel
     from curveeditor.engine.clip import Clip, RotationTrack
     from curveeditor.engine.tangents import make_curve
 

@@ -18,9 +18,9 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 import curveeditor
-from curveeditor.app.files import sample_path
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.window.files import sample_path
+from curveeditor.app.window.main_window import MainWindow
+from curveeditor.app.window.settings import Settings
 from curveeditor.engine import edit as ed
 from curveeditor.engine.curves import TangentMode, tangent_mode_bits
 from curveeditor.io import read_clip
@@ -473,7 +473,7 @@ def test_open_initial_opens_the_bundled_sample(win, qtbot, monkeypatch):
 
 
 def test_about_lists_versions():
-    from curveeditor.app.main_window import versions_text
+    from curveeditor.app.window.main_window import versions_text
 
     text = versions_text()
     for name in ("curveeditor", "Python", "PySide6", "pyqtgraph", "numpy", "scipy"):

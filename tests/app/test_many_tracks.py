@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from curveeditor.app import graphs as graphs_mod
+from curveeditor.app.graphs import panel as graphs_mod
 from tests.app.rig_clips import biped_clip, many_tracks_clip
 from tests.app.windows import shown_window
 
@@ -153,7 +153,7 @@ def test_normalize_view_scales_each_curve_to_unit_range_and_edits_in_degrees(win
         f = g.value_factor(paths[0], 0)
         assert f == pytest.approx(2.0 / np.ptp(g.cache.get(tr).samples.euler[:, 0]), rel=1e-2)
         win.doc.select_keys({paths[0]: {10}})
-        from curveeditor.app.graph_input import Drag
+        from curveeditor.app.graphs.input import Drag
 
         d = Drag("keys", g.strips[0].vb, win.doc.clip, {paths[0]: {10}}, channel=0, path=paths[0], index=10)
         win.doc.begin_live_edit()
@@ -168,7 +168,7 @@ def test_normalize_view_scales_each_curve_to_unit_range_and_edits_in_degrees(win
 
 
 def test_read_only_curves_can_be_shown_as_graphs_view_only(win, qtbot):
-    from curveeditor.app.track_tree import OTHER_ROLE
+    from curveeditor.app.tracks.tree import OTHER_ROLE
     from curveeditor.engine.clip import Clip, OtherTrack
     from curveeditor.engine.curves import Curve, evaluate
 

@@ -112,7 +112,7 @@ def test_one_pose_sample_per_frame_is_shared_by_the_readout_and_the_3d_view(win,
     """The readout, the tripods and the rings show the primary track at the current time: one
     ``display.sample_track`` per frame for all of them (the old code: two, plus two ``played``), and
     what each shows is exactly what the engine plays there."""
-    from curveeditor.app import gizmo_view
+    from curveeditor.app.view3d import gizmo as gizmo_view
     from curveeditor.engine import display
     from curveeditor.engine.clip import played
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QMessageBox
 
-from curveeditor.app.document import ClipDocument
-from curveeditor.app.recipe_panel import RecipePanel
-from curveeditor.app.workers import CancelToken, LatestRunner, run_in_thread
+from curveeditor.app.common.workers import CancelToken, LatestRunner, run_in_thread
+from curveeditor.app.model.document import ClipDocument
+from curveeditor.app.recipe.panel import RecipePanel
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import Curve
 from curveeditor.engine.diff import diff_tracks

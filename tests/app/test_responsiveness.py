@@ -13,8 +13,8 @@ from PySide6.QtGui import QColor, QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from curveeditor.app.files import sample_path
-from curveeditor.app.theme import DARK, LIGHT
+from curveeditor.app.common.theme import DARK, LIGHT
+from curveeditor.app.window.files import sample_path
 from curveeditor.engine import edit as ed
 from curveeditor.engine.diff import diff_tracks
 from tests.app.windows import shown_window

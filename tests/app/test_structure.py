@@ -1,5 +1,6 @@
-"""Structure of the app layer (issue 9): no import circle between document.py and commands.py, and
-the graph view split along drawn vs handled (input handling lives outside GraphPanel)."""
+"""Structure of the app layer (issues 9, 19): no import circle between the document and its undo
+commands, the graph view split along drawn vs handled (input handling lives outside GraphPanel), the
+editor in packages by what a newcomer looks for (contracts in pyproject.toml keep the layers)."""
 
 from __future__ import annotations
 
@@ -21,14 +22,15 @@ def _imports(path: Path) -> set[str]:
     return out
 
 
-def test_commands_does_not_import_document():
-    mods = _imports(APP / "commands.py")
-    assert ".document" not in mods and "curveeditor.app.document" not in mods
-    assert ".commands" in _imports(APP / "document.py")
+def test_undo_commands_do_not_import_the_document():
+    mods = _imports(APP / "model" / "undo.py")
+    assert ".document" not in mods and "curveeditor.app.model.document" not in mods
+    assert ".undo" in _imports(APP / "model" / "document.py")
 
 
 def test_graph_panel_draws_and_the_handler_handles():
-    from curveeditor.app import graph_input, graphs
+    from curveeditor.app.graphs import input as graph_input
+    from curveeditor.app.graphs import panel as graphs
 
     src = inspect.getsource(graphs.GraphPanel)
     # hit testing, drags and hover are GraphInput's; GraphPanel only delegates to it
@@ -47,17 +49,15 @@ def test_main_window_and_recipe_panel_split_along_drawn_and_handled():
     """MainWindow (940 lines) and RecipePanel (620) each read in one sitting: the window builds the
     views and wires them; layout, actions/menus, files and key commands are mixins of their own; the
     recipe panel's step model, parameter form and preview runs live apart."""
-    from curveeditor.app import (
-        key_commands,
-        main_window,
-        recipe_form,
-        recipe_panel,
-        recipe_preview,
-        recipe_steps,
-        window_actions,
-        window_files,
-        window_layout,
-    )
+    from curveeditor.app.keys import commands as key_commands
+    from curveeditor.app.recipe import form as recipe_form
+    from curveeditor.app.recipe import panel as recipe_panel
+    from curveeditor.app.recipe import preview as recipe_preview
+    from curveeditor.app.recipe import steps as recipe_steps
+    from curveeditor.app.window import actions as window_actions
+    from curveeditor.app.window import file_menu as window_files
+    from curveeditor.app.window import layout as window_layout
+    from curveeditor.app.window import main_window
 
     mw = main_window.MainWindow
     for mixin in (
@@ -98,7 +98,10 @@ def test_main_window_and_recipe_panel_split_along_drawn_and_handled():
 def test_graph_view_classes_read_in_one_sitting_and_the_panel_draws_no_items():
     """Issue 9: GraphPanel was ~900 lines; what is drawn (tracks, marks), what is handled (input) and
     the layout / document mapping (panel) are separate classes of at most ~450 lines each."""
-    from curveeditor.app import graph_input, graph_marks, graph_tracks, graphs
+    from curveeditor.app.graphs import input as graph_input
+    from curveeditor.app.graphs import marks as graph_marks
+    from curveeditor.app.graphs import panel as graphs
+    from curveeditor.app.graphs import track_drawer as graph_tracks
 
     classes = (graphs.GraphPanel, graph_tracks.TrackDrawer, graph_marks.Marks, graph_input.GraphInput)
     for cls in classes:
@@ -110,3 +113,14 @@ def test_graph_view_classes_read_in_one_sitting_and_the_panel_draws_no_items():
     # the one place mapping document signals to view updates
     assert panel.count(".connect(") - panel.count("sigRangeChanged.connect") - panel.count("sigDragged") <= 8
     assert "self.doc.clipChanged.connect" in inspect.getsource(graphs.GraphPanel._connect_document)
+
+
+def test_the_editor_is_in_packages_by_what_they_hold():
+    """Issue 19: no flat modules beside the entry point; every package says what it holds."""
+    flat = sorted(p.name for p in APP.glob("*.py"))
+    assert flat == ["__init__.py", "main.py"], flat
+    packages = sorted(p.parent.name for p in APP.glob("*/__init__.py"))
+    assert packages == ["common", "dope_sheet", "graphs", "keys", "model", "recipe", "tracks", "view3d", "window"]
+    for name in packages:
+        doc = ast.get_docstring(ast.parse((APP / name / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and len(doc) > 60, name

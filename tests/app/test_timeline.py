@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from curveeditor.app.document import ClipDocument
-from curveeditor.app.timeline import readout_text
+from curveeditor.app.model.document import ClipDocument
+from curveeditor.app.window.timeline import readout_text
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import Curve
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle
@@ -37,7 +37,7 @@ def test_readout_equivalent_triple_is_the_same_pose_in_the_tracks_order(qtbot, k
 def test_readout_follows_a_drag_at_most_every_interval_and_exactly_at_the_release(qtbot):
     """Mid-drag the readout is refreshed by a READOUT_LIVE_MS timer, not on every step (sampling the
     pose at the cursor per step); the release shows the dragged pose at once."""
-    from curveeditor.app import timeline as tl
+    from curveeditor.app.window import timeline as tl
     from curveeditor.engine import edit as ed
 
     t = np.array([0.0, 1.0, 2.0])

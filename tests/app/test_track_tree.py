@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtTest import QTest
 
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.track_tree import TRACK_ROLE
+from curveeditor.app.tracks.tree import TRACK_ROLE
+from curveeditor.app.window.main_window import MainWindow
 from curveeditor.io import read_clip
 from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip, namespaced_clip
 from tests.app.windows import shown_window
@@ -152,9 +152,9 @@ def test_names_that_do_not_fit_keep_their_end(qapp):
     """On a namespaced rig the end of a bone name tells bones apart: the tree elides on the left."""
     from PySide6.QtCore import Qt
 
-    from curveeditor.app.document import ClipDocument
-    from curveeditor.app.problems import ProblemIndex
-    from curveeditor.app.track_tree import TrackTree
+    from curveeditor.app.model.document import ClipDocument
+    from curveeditor.app.model.problems import ProblemIndex
+    from curveeditor.app.tracks.tree import TrackTree
 
     doc = ClipDocument()
     tree = TrackTree(doc, ProblemIndex(doc))
@@ -165,9 +165,9 @@ def test_an_edit_that_keeps_the_problems_is_no_news_and_the_unfiltered_tree_is_n
     """After an edit, only tracks whose problem lists changed are announced (a dope-sheet retime of
     165 clean tracks re-walked the tree and reloaded the Problems table for nothing), and the filter
     proxy re-filters on source changes only while a filter is on."""
-    from curveeditor.app.document import ClipDocument
-    from curveeditor.app.problems import ProblemIndex
-    from curveeditor.app.track_tree import TrackTree
+    from curveeditor.app.model.document import ClipDocument
+    from curveeditor.app.model.problems import ProblemIndex
+    from curveeditor.app.tracks.tree import TrackTree
     from curveeditor.engine.clip import Clip, RotationTrack
     from curveeditor.engine.tangents import make_curve
 

@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from curveeditor.app.view_curve import ViewCurve, peak_downsample
+from curveeditor.app.graphs.view_curve import ViewCurve, peak_downsample
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.tangents import make_curve
 from tests.app.windows import shown_window

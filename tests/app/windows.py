@@ -9,8 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtTest import QTest
 
-from curveeditor.app.main_window import MainWindow
-from curveeditor.app.settings import Settings
+from curveeditor.app.window.main_window import MainWindow
+from curveeditor.app.window.settings import Settings
 
 
 def shown_window(folder: Path, active: bool = False) -> Iterator[MainWindow]:

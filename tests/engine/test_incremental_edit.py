@@ -43,7 +43,8 @@ MODES = [
 
 
 def _dense(t: np.ndarray, per: int) -> np.ndarray:
-    """``graph_sampling.dense_times`` (the app's grid): ``per`` samples per key interval + the last key."""
+    """``app.graphs.sampling.dense_times`` (the app's grid): ``per`` samples per key interval + the
+    last key."""
     frac = np.arange(per) / per
     return np.concatenate([(t[:-1, None] + np.diff(t)[:, None] * frac).reshape(-1), t[-1:]])
 

@@ -1,0 +1,381 @@
+"""The whole character in the 3D view: a skeleton layer on :class:`~curveeditor.app.view3d.gizmo.GizmoView`.
+
+For clips with joint positions (BVH offsets, ``.anim`` local position curves; see
+:mod:`curveeditor.engine.skeleton`) the view draws the skeleton at the current time as bones, the
+ghost of the original clip and of the recipe preview as faint second skeletons, and the selected
+bone highlighted, with the gizmo's tripod, gimbal rings and trails moved onto that joint (oriented by
+its parent, so the tripod shows the joint's world rotation). Clicking a bone selects its track. F (with
+the 3D view focused) frames the character; *Follow root* keeps the camera on the root; orbiting is the
+view's own mouse drag. Clips without positions keep the single gizmo and the view says why.
+
+Unity's data are left-handed: joint positions are mirrored into GL with
+``display.unity_to_gl_points`` and rotations with ``display.unity_to_gl_quat``, so the character
+looks as it does in Unity (``rotations.md`` section 1). The character is scaled to about
+:data:`CHARACTER_SIZE` scene units (the gizmo's sphere is 1) and centred on its first pose.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph.opengl as gl
+from pyqtgraph.opengl import GLGraphicsItem
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QMatrix4x4, QVector3D
+
+from curveeditor.engine import display
+from curveeditor.engine.skeleton import Skeleton, pose, skeleton_from_clip
+
+from ..common.elided import ElidedLabel
+from .gizmo import _GHOST, _TRANSLUCENT, GizmoView
+
+__all__ = ["SkeletonLayer", "CHARACTER_SIZE"]
+
+#: Height of the drawn character in scene units.
+CHARACTER_SIZE = 3.0
+#: Size of the tripod / rings drawn on the selected joint, as a fraction of the character size.
+JOINT_GIZMO = 0.07
+PICK_PX = 8.0
+LIVE_POSE_MS = 100  # mid-drag pose refresh interval (ms); see SkeletonLayer.rebuild
+
+
+def _segments_to_pixels(mvp: QMatrix4x4, pts: np.ndarray, w: int, h: int) -> np.ndarray:
+    """Scene points ``(N, 3)`` to widget pixels ``(N, 2)`` through ``mvp`` (vectorized)."""
+    m = np.array(mvp.data(), dtype=np.float64).reshape(4, 4).T  # QMatrix4x4.data() is column-major
+    hom = np.c_[pts, np.ones(len(pts))] @ m.T
+    ndc = hom[:, :3] / hom[:, 3:4]
+    return np.c_[(ndc[:, 0] + 1) * 0.5 * w, (1 - ndc[:, 1]) * 0.5 * h]
+
+
+def _point_segment_px(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ab = b - a
+    t = np.clip(np.sum((p - a) * ab, axis=1) / np.maximum(np.sum(ab * ab, axis=1), 1e-12), 0, 1)
+    return np.linalg.norm(a + t[:, None] * ab - p, axis=1)
+
+
+class SkeletonLayer(QObject):
+    """Skeleton drawing, picking and framing for one :class:`GizmoView` (module docstring)."""
+
+    updated = Signal()
+
+    def __init__(self, gizmo: GizmoView, parent: QObject | None = None):
+        super().__init__(parent or gizmo)
+        self.gizmo = gizmo
+        self.doc = gizmo.document
+        self.enabled = True
+        self.follow_root = False
+        self.skeleton: Skeleton | None = None
+        self.reason = ""
+        self._scale = 1.0
+        self._center = np.zeros(3)
+        self._segments = np.zeros((0, 2), dtype=np.int64)
+        self._gl_points = np.zeros((0, 3))  # scene positions of the joints (last update)
+        self._press = None
+        scene = gizmo._scene
+        # The per-track gizmo items move onto the selected joint: one anchor carries them.
+        self.anchor = GLGraphicsItem.GLGraphicsItem(parentItem=scene)
+        self._movable = [
+            gizmo._sphere,
+            gizmo._trail_fwd,
+            gizmo._trail_up,
+            gizmo._trail_fwd_before,
+            gizmo._trail_up_before,
+            gizmo._trail_dots,
+            *gizmo._rings,
+            gizmo.main_tripod.group,
+            gizmo.before_tripod.group,
+            gizmo.original_tripod.group,
+        ]
+        self._fixed = [gizmo._world_axes, gizmo._world_labels]
+        for item in self._movable:
+            item.setParentItem(self.anchor)
+
+        def lines(color, width, ghost=False):
+            item = gl.GLLinePlotItem(
+                pos=np.zeros((2, 3)),
+                color=color,
+                width=width,
+                mode="lines",
+                antialias=True,
+                glOptions=_GHOST if ghost else _TRANSLUCENT,
+                parentItem=scene,
+            )
+            item.hide()
+            return item
+
+        self.ghost_original = lines((0.75, 0.75, 0.8, 0.28), 2, ghost=True)
+        self.ghost_preview = lines((0.55, 0.35, 0.95, 0.55), 2, ghost=True)
+        self.bones = lines((0.88, 0.9, 0.95, 0.95), 3)
+        self.selected_bones = lines((1.0, 0.82, 0.25, 1.0), 7)
+        self.selected_bones.setDepthValue(1)  # over the other bones
+        self.joints = gl.GLScatterPlotItem(
+            pos=np.zeros((1, 3)), color=(0.95, 0.95, 1.0, 1.0), size=6, pxMode=True, parentItem=scene
+        )
+        self.joints.hide()
+        # Two elided lines of fixed height, never a word-wrapped label: a wrapped label's height
+        # depends on its width, which the dock's minimum height does not follow, so a short 3D dock
+        # squeezed the layout and the native GL window (always on top) covered the legend.
+        self.note = ElidedLabel("", gizmo, elide=Qt.TextElideMode.ElideRight)
+        self.note.setStyleSheet("color: #999")
+        self.note.setContentsMargins(6, 0, 6, 0)
+        self.note.setFixedHeight(2 * self.note.fontMetrics().lineSpacing() + 2)
+        gizmo.layout().insertWidget(1, self.note)
+        gizmo.view.installEventFilter(self)
+        self._pose_stale = False  # a pose skipped while the 3D view was not visible
+        self._live_timer = QTimer(self)
+        self._live_timer.setSingleShot(True)
+        self._live_timer.setInterval(LIVE_POSE_MS)
+        self._live_timer.timeout.connect(self.update_pose)
+        self.doc.clipChanged.connect(self.rebuild)
+        self.doc.timeChanged.connect(lambda _t: self.update_pose())
+        self.doc.previewChanged.connect(self.update_pose)
+        self.doc.selectionChanged.connect(self.update_pose)
+        gizmo.rendered.connect(self._after_gizmo)
+        self.rebuild()
+
+    # ------------------------------------------------------------------ state
+    def active(self) -> bool:
+        return self.enabled and self.skeleton is not None
+
+    def set_enabled(self, on: bool) -> None:
+        self.enabled = bool(on)
+        self.rebuild()
+
+    def set_follow_root(self, on: bool) -> None:
+        self.follow_root = bool(on)
+        self.update_pose()
+
+    def rebuild(self) -> None:
+        """New skeleton for the document's clip (after a load or a track-set change)."""
+        if self.doc.changed_paths is not None and self.skeleton is not None:
+            if self.doc.in_live_edit():
+                # Mid-drag the pose follows at most every LIVE_POSE_MS (a dope-sheet step moves
+                # keys of every joint: forward kinematics + a GL repaint per mouse move), and
+                # exactly on the drag's end (its clipChanged arrives outside the live edit).
+                if not self._live_timer.isActive():
+                    self._live_timer.start()
+                return
+            self._live_timer.stop()
+            self.update_pose()
+            return
+        self.skeleton, self.reason = skeleton_from_clip(self.doc.clip)
+        if self.skeleton is not None:
+            skel = self.skeleton
+            tips = np.c_[skel.tips[:, 0], skel.n_joints + np.arange(skel.tips.shape[0])]
+            self._segments = np.concatenate([skel.bones(), tips.astype(np.int64)]).reshape(-1, 2)
+            p0 = pose(skel, self.doc.clip, [self.doc.clip.start])
+            first = self._scene_points(np.concatenate([p0.positions[0], p0.tips[0]]))
+            lo, hi = first.min(axis=0), first.max(axis=0)
+            self._scale = CHARACTER_SIZE / max(float(np.max(hi - lo)), 1e-9)
+            self._center = 0.5 * (lo + hi)
+        self.update_pose()
+
+    def _scene_points(self, unity_pos: np.ndarray) -> np.ndarray:
+        return np.asarray(display.unity_to_gl_points(unity_pos), dtype=np.float64)
+
+    def _to_scene(self, unity_pos: np.ndarray) -> np.ndarray:
+        return (self._scene_points(unity_pos) - self._center) * self._scale
+
+    def joint_scene_positions(self) -> np.ndarray:
+        """Scene (GL, Y-up) positions ``(J, 3)`` of the joints as last drawn (tests, picking)."""
+        return self._gl_points[: self.skeleton.n_joints].copy() if self.skeleton else self._gl_points.copy()
+
+    def _set_lines(self, item, pts: np.ndarray) -> None:
+        seg = pts[self._segments.reshape(-1)] if self._segments.size else np.zeros((2, 3))
+        item.setData(pos=seg)
+        item.show()
+
+    # ------------------------------------------------------------------ drawing
+    def update_pose(self) -> None:
+        g = self.gizmo
+        if g._unseen():  # the 3D view is closed or tabbed away: posed when it shows again
+            self._pose_stale = True
+            return
+        if not self.active():
+            why = self.reason if self.skeleton is None else "the character view is off"
+            if getattr(self, "_drawn", None) == ("off", why):
+                return  # nothing changed: no GL repaint
+            self._drawn = ("off", why)
+            for item in (
+                self.bones,
+                self.selected_bones,
+                self.ghost_original,
+                self.ghost_preview,
+                self.joints,
+            ):
+                item.hide()
+            self.anchor.setTransform(QMatrix4x4())
+            for item in self._fixed:
+                item.show()
+            self._set_note(f"Single gizmo (no character view):<br>{html.escape(why)}.")
+            g.view.update()
+            self.updated.emit()
+            return
+        skel, clip, t = self.skeleton, self.doc.clip, self.doc.current_time
+        memo = getattr(self, "_pose_memo", None)
+        if memo is not None and memo[0] is skel and memo[1] is clip and memo[2] == t:
+            cur = memo[3]  # a selection change: same clip, same time, same pose
+        else:
+            cur = pose(skel, clip, [t])
+            self._pose_memo = (skel, clip, t, cur)
+        if self.follow_root:
+            self._center = self._scene_points(cur.positions[0, :1])[0]
+        pts = self._to_scene(np.concatenate([cur.positions[0], cur.tips[0]]))
+        sel = self.doc.selected_paths[0] if self.doc.selected_paths else None
+        state = ("on", sel, id(self.doc.preview), id(self.doc.original), self.skeleton)
+        prev_state = getattr(self, "_drawn", None)
+        if (
+            prev_state == state
+            and self._gl_points.shape == pts.shape
+            and np.array_equal(self._gl_points, pts)
+        ):
+            return  # the pose at the cursor did not move (ghosts neither): no GL repaint
+        self._drawn = state
+        self._gl_points = pts
+        self._set_lines(self.bones, pts)
+        self.joints.setData(pos=pts[: skel.n_joints])
+        self.joints.show()
+        overrides = (
+            {tr.path: tr for tr in self.doc.original.tracks} if self.doc.original is not clip else None
+        )
+        if overrides and any(overrides[p] is not clip.track(p) for p in overrides if p in skel.paths):
+            self._set_lines(self.ghost_original, self._ghost(overrides))
+        else:
+            self.ghost_original.hide()
+        prev = self.doc.preview
+        if prev is not None and prev is not clip:
+            over = {tr.path: tr for tr in prev.tracks}
+            self._set_lines(self.ghost_preview, self._ghost(over))
+        else:
+            self.ghost_preview.hide()
+        for item in self._fixed:
+            item.hide()
+        self._apply_colors()
+        if sel in skel.paths:
+            j = skel.index(sel)
+            seg = self._segments[self._segments[:, 0] == j]  # the bones this joint's rotation turns
+            if not seg.size:
+                seg = self._segments[self._segments[:, 1] == j]
+            if seg.size:
+                self.selected_bones.setData(pos=pts[seg.reshape(-1)])
+                self.selected_bones.show()
+            else:
+                self.selected_bones.hide()
+            parent = skel.parents[j]
+            m = QMatrix4x4()
+            m.translate(QVector3D(*pts[j]))
+            if parent >= 0:
+                rot = display.rotation_matrices(display.unity_to_gl_quat(cur.rotations[0, parent]))
+                r4 = np.eye(4)
+                r4[:3, :3] = rot
+                m = m * QMatrix4x4(*r4.ravel().tolist())
+            s = JOINT_GIZMO * CHARACTER_SIZE
+            m.scale(s, s, s)
+            self.anchor.setTransform(m)
+            self.anchor.show()
+        else:
+            self.selected_bones.hide()
+            self.anchor.hide()
+        self._set_note(
+            f"Character: {skel.n_joints} joints ({html.escape(skel.source)});<br>"
+            "click a bone to select its track, F frames it."
+        )
+        g.view.update()
+        self.updated.emit()
+
+    def _set_note(self, text: str) -> None:
+        # a label's setText re-lays out the 3D dock even for the same text: on every playback frame
+        if text != self.note.full_text():
+            self.note.setText(text)
+
+    def _apply_colors(self) -> None:
+        """Bones that contrast with the 3D view's background (dark and light themes)."""
+        bg = np.array(self.gizmo._scheme.background, dtype=float) / 255.0
+        dark = float(bg.mean()) < 0.5
+        bone = (0.88, 0.9, 0.95, 0.95) if dark else (0.16, 0.18, 0.24, 0.95)
+        ghost = (0.75, 0.75, 0.8, 0.3) if dark else (0.3, 0.32, 0.4, 0.3)
+        sel = (1.0, 0.82, 0.25, 1.0) if dark else (0.95, 0.55, 0.0, 1.0)
+        if getattr(self, "_colors", None) != (bone, ghost, sel):
+            self._colors = (bone, ghost, sel)
+            self.bones.setData(color=bone)
+            self.joints.setData(color=bone)
+            self.ghost_original.setData(color=ghost)
+            self.selected_bones.setData(color=sel)
+
+    def _ghost(self, overrides: dict) -> np.ndarray:
+        g = pose(self.skeleton, self.doc.clip, [self.doc.current_time], overrides)
+        return self._to_scene(np.concatenate([g.positions[0], g.tips[0]]))
+
+    def _after_gizmo(self) -> None:
+        if self._pose_stale:  # the view was shown again (GizmoView.showEvent refreshed it)
+            self._pose_stale = False
+            self.update_pose()
+        # The gizmo re-shows its items when its track changes; keep the world axes hidden meanwhile.
+        if self.active():
+            for item in self._fixed:
+                item.hide()
+
+    # ------------------------------------------------------------------ camera
+    def frame_character(self) -> None:
+        """Centre the camera on the character and fit it in the view (F)."""
+        if not self.active() or not len(self._gl_points):
+            self.gizmo.reset_view()
+            return
+        lo, hi = self._gl_points.min(axis=0), self._gl_points.max(axis=0)
+        c = self.gizmo.scene_transform().map(QVector3D(*(0.5 * (lo + hi))))
+        extent = float(np.max(hi - lo))
+        fov = np.radians(self.gizmo.view.opts.get("fov", 50))
+        w, h = max(self.gizmo.view.width(), 1), max(self.gizmo.view.height(), 1)
+        fit = extent * 0.6 / np.tan(0.5 * fov) * max(1.0, w / h)
+        self.gizmo.view.setCameraPosition(pos=c, distance=max(fit, 1.0))
+        self.gizmo.view.update()
+
+    # ------------------------------------------------------------------ picking
+    def bone_at(self, x: float, y: float) -> str | None:
+        """Track path of the bone under widget pixel ``(x, y)`` of the GL view (within PICK_PX)."""
+        if not self.active() or not self._segments.size:
+            return None
+        v = self.gizmo.view
+        w, h = max(v.width(), 1), max(v.height(), 1)
+        mvp = v.projectionMatrix((0, 0, w, h), (0, 0, w, h)) * v.viewMatrix() * self.gizmo.scene_transform()
+        px = _segments_to_pixels(mvp, self._gl_points, w, h)
+        a, b = px[self._segments[:, 0]], px[self._segments[:, 1]]
+        d = _point_segment_px(np.array([x, y], dtype=np.float64), a, b)
+        k = int(np.argmin(d))
+        if d[k] > PICK_PX:
+            return None
+        known = {t.path for t in self.doc.clip.tracks}
+        # A bone belongs to the joint it starts at: that joint's rotation turns it.
+        parent = self.skeleton.paths[self._segments[k, 0]]
+        if parent in known:
+            return parent
+        child = self._segments[k, 1]
+        path = self.skeleton.paths[child] if child < self.skeleton.n_joints else None
+        return path if path in known else None
+
+    def joint_pixels(self) -> np.ndarray:
+        """Widget pixels ``(J, 2)`` of the joints in the GL view (tests)."""
+        v = self.gizmo.view
+        w, h = max(v.width(), 1), max(v.height(), 1)
+        mvp = v.projectionMatrix((0, 0, w, h), (0, 0, w, h)) * v.viewMatrix() * self.gizmo.scene_transform()
+        return _segments_to_pixels(mvp, self._gl_points, w, h)
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802
+        et = ev.type()
+        if et == QEvent.Type.MouseButtonPress and ev.button() == Qt.MouseButton.LeftButton:
+            self._press = QPointF(ev.position())
+        elif et == QEvent.Type.MouseButtonRelease and ev.button() == Qt.MouseButton.LeftButton:
+            p0, self._press = self._press, None
+            p = ev.position()
+            if p0 is not None and (p - p0).manhattanLength() < 4:
+                path = self.bone_at(p.x(), p.y())
+                if path is not None:
+                    self.doc.select_paths([path])
+        elif et == QEvent.Type.ShortcutOverride and ev.key() == Qt.Key.Key_F and self.active():
+            ev.accept()  # F in the 3D view frames the character, not the graphs' selection
+            return True
+        elif et == QEvent.Type.KeyPress and ev.key() == Qt.Key.Key_F:
+            self.frame_character()
+            return True
+        return False
