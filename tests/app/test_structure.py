@@ -120,7 +120,17 @@ def test_the_editor_is_in_packages_by_what_they_hold():
     flat = sorted(p.name for p in APP.glob("*.py"))
     assert flat == ["__init__.py", "main.py"], flat
     packages = sorted(p.parent.name for p in APP.glob("*/__init__.py"))
-    assert packages == ["common", "dope_sheet", "graphs", "keys", "model", "recipe", "tracks", "view3d", "window"]
+    assert packages == [
+        "common",
+        "dope_sheet",
+        "graphs",
+        "keys",
+        "model",
+        "recipe",
+        "tracks",
+        "view3d",
+        "window",
+    ]
     for name in packages:
         doc = ast.get_docstring(ast.parse((APP / name / "__init__.py").read_text(encoding="utf-8")))
         assert doc and len(doc) > 60, name
