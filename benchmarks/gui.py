@@ -357,6 +357,44 @@ def take_rig_screenshots(app, out_dir: Path) -> None:
     _wait(app, 100)
 
 
+def take_keymap_screenshot(app, out_dir: Path) -> None:
+    """Issue 22: ``keymap-editor.png``, Help > Keyboard shortcuts over the CMU mocap rig, one
+    shortcut changed (bold) and a refused conflict waiting for "Take it over"."""
+    from PySide6.QtTest import QTest
+
+    from curveeditor.app.window.main_window import MainWindow
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    w = MainWindow(autosave_folder="/tmp/curveeditor-shot-autosave")
+    w.set_theme("light")
+    w.setGeometry(0, 0, 1600, 960)
+    w.reset_layout()
+    w.show()
+    QTest.qWaitForWindowExposed(w)
+    w.files.open_path(str(CORPUS / "bvh" / "FORTH-ModelBasedTracker__MocapNET__dataset_CMU_Sample_05_01.bvh"))
+    _loop_until(app, w.files.loaded, 60000)
+    w.keymap.reset_all()
+    w.act_shortcuts.trigger()
+    dlg = w.shortcuts_dialog
+    dlg.move(380, 140)
+    QTest.qWaitForWindowExposed(dlg)
+    dlg.select("view.reset_layout")
+    dlg.recorder.setFocus()
+    QTest.keyClick(dlg.recorder, Qt.Key.Key_F8)
+    dlg.select("view.frame_all")
+    dlg.recorder.setFocus()
+    QTest.keyClick(dlg.recorder, Qt.Key.Key_F)  # Frame selection's: refused, Take it over offered
+    dlg.table.scrollToItem(dlg.table.item(dlg.row_of("view.frame_all"), 0))
+    _wait(app, 600)
+    grab_screen(out_dir / "keymap-editor.png")
+    print(f"wrote {out_dir / 'keymap-editor.png'}")
+    w.keymap.reset_all()
+    dlg.close()
+    w.doc.undo_stack.setClean()
+    w.close()
+    _wait(app, 100)
+
+
 def synthetic_main(app) -> int:
     """The first wave's table: a synthetic 60 x 3000 clip (drag, recipe preview, cold start)."""
     pg.setConfigOptions(mouseRateLimit=-1)
@@ -992,6 +1030,7 @@ def main() -> int:
     ap.add_argument("--synthetic", action="store_true", help="the first wave's synthetic 60 x 3000 table")
     ap.add_argument("--screenshots", metavar="DIR", help="write the README screenshots to DIR")
     ap.add_argument("--rig-screenshots", metavar="DIR", help="write the issue 9 rig screenshots to DIR")
+    ap.add_argument("--keymap-screenshot", metavar="DIR", help="write the keymap editor screenshot to DIR")
     ap.add_argument("--playback", action="store_true", help="only the playback rows and their breakdown")
     ap.add_argument("--repeat", type=int, default=1, help="playback runs per clip with --playback")
     ap.add_argument("--input", action="store_true", help="only the drag / zoom / pan (input -> pixels) rows")
@@ -1007,6 +1046,9 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     if args.screenshots:
         take_screenshots(app, Path(args.screenshots))
+        return 0
+    if args.keymap_screenshot:
+        take_keymap_screenshot(app, Path(args.keymap_screenshot))
         return 0
     if args.rig_screenshots:
         take_rig_screenshots(app, Path(args.rig_screenshots))

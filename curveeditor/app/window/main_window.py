@@ -36,6 +36,7 @@ from .file_menu import WindowFiles
 from .files import Autosaver, FileController
 from .layout import DEFAULT_SIZE, LAYOUT_VERSION, DockLayout
 from .settings import Settings
+from .shortcuts import Keymap
 from .timeline import Timeline
 
 __all__ = [
@@ -73,6 +74,9 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         self._build_actions()
         self._build_menus()
         self.tools.add_menus(self.menuBar())
+        # every action's shortcut, the user's saved ones applied (Help > Keyboard shortcuts edits it)
+        self.keymap = Keymap(self, self.settings)
+        self.keymap.apply_saved()
         self._build_status()
         self._connect_document()
 
