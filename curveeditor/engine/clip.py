@@ -6,7 +6,7 @@ Everything is immutable; operations return new objects (``dataclasses.replace``)
   :class:`~curveeditor.engine.curves.Curve` of degrees, columns x, y, z, with a rotation ``order``)
   or in quaternions (a 4-component curve, columns x, y, z, w).
 * :class:`OtherTrack`: any other curve (position, scale, float, object reference); carried through
-  untouched and shown read-only.
+  untouched; one-channel float curves (muscles, blend shapes) are editable (``engine.float_curves``).
 * :class:`Clip`: tracks plus ``source``, an opaque format document (e.g. the parsed ``.anim`` text)
   that writers use to reproduce untouched parts byte for byte.
 
@@ -100,6 +100,14 @@ class OtherTrack:
     @property
     def name(self) -> str:
         return f"{self.path}:{self.attribute}" if self.path else self.attribute
+
+    @property
+    def n_keys(self) -> int:
+        return len(self.times)
+
+    def with_curve(self, curve: Curve) -> OtherTrack:
+        """The same curve with new keys (a one-channel float curve edited by ``engine.edit``)."""
+        return replace(self, curve=curve, times=np.asarray(curve.time))
 
 
 @dataclass(frozen=True, eq=False)
