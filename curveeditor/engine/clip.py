@@ -155,14 +155,22 @@ class Clip:
     def with_tracks(self, tracks) -> Clip:
         return replace(self, tracks=tuple(tracks))
 
+    def _curves(self):
+        """The curves that give the clip its time span: the rotation tracks', or, in a clip with
+        no rotation keys (a humanoid muscle clip), its numeric other curves (float curves)."""
+        curves = [t.curve for t in self.tracks if t.n_keys]
+        if curves:
+            return curves
+        return [o.curve for o in self.other_tracks if o.curve is not None and o.curve.n_keys]
+
     @property
     def start(self) -> float:
-        starts = [t.curve.start for t in self.tracks if t.n_keys]
+        starts = [c.start for c in self._curves()]
         return min(starts) if starts else 0.0
 
     @property
     def end(self) -> float:
-        ends = [t.curve.end for t in self.tracks if t.n_keys]
+        ends = [c.end for c in self._curves()]
         return max(ends) if ends else 0.0
 
 

@@ -349,7 +349,7 @@ class WindowActions:
         self.act_exp_bvh.setEnabled(can_export_bvh(self.doc.clip))
 
     def _update_actions(self) -> None:
-        has_keys = any(self.doc.selected_keys.values())
+        has_keys = any(self.doc.selected_keys.values()) or any(self.doc.selected_float_keys.values())
         for a in (self.act_copy, self.act_delete, *self.tangent_actions):
             a.setEnabled(has_keys)
         for acts in self.side_actions.values():

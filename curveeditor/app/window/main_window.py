@@ -171,6 +171,8 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         doc.undo_stack.canUndoChanged.connect(lambda _c: self._update_actions())
         doc.keySelectionChanged.connect(self._update_actions)
         doc.keySelectionChanged.connect(self._mark_tangent_mode)
+        doc.floatKeySelectionChanged.connect(self._update_actions)  # float curves' keys (muscles)
+        doc.floatKeySelectionChanged.connect(self._mark_tangent_mode)
         doc.clipChanged.connect(self._mark_tangent_mode)
         doc.clipChanged.connect(self._update_export_actions)
         # The recipe ops' scipy imports (~2 s) wait until the first clip is drawn (cold start).
