@@ -49,6 +49,7 @@ class StepTiming:
     handler_ms: float
     first_pass_ms: float  # handler + one processEvents (what the table printed as "painted" before)
     pixel_ms: float
+    graph_ms: float  # until the watched widget's repaint was flushed (the 3D view's frame not waited for)
     cpu_ms: float
     gl_frame: bool  # the 3D view drew a frame for this step
     timed_out: bool = False
@@ -123,12 +124,14 @@ class PixelProbe:
         send()
         t_h = time.perf_counter()
         timed_out = False
-        t_first = 0.0
+        t_first = t_graph = 0.0
         while True:
             app.processEvents()
             now = time.perf_counter()
             t_first = t_first or now
             painted = self.watch.last_paint >= t0
+            if painted and not t_graph:
+                t_graph = now
             gl_wanted = self._gl_requested >= t0
             gl_done = (not gl_wanted) or self._gl_swapped >= self._gl_requested
             if painted and gl_done:
@@ -145,6 +148,7 @@ class PixelProbe:
         return StepTiming(
             handler_ms=(t_h - t0) * 1000,
             first_pass_ms=(t_first - t0) * 1000,
+            graph_ms=((t_graph or t_p) - t0) * 1000,
             pixel_ms=(t_p - t0) * 1000,
             cpu_ms=(time.process_time() - c0) * 1000,
             gl_frame=self._gl_requested >= t0,
