@@ -427,3 +427,8 @@ def test_every_registry_op_and_parameter_is_in_the_panel_and_builds_the_cli_reci
     every = {(op, p.name) for op in OPS for p in OPS[op].params}
     assert every - covered == set(), "parameters no CLI form above sets off their default"
     assert set(SHORTHAND_ORDER) | {"to_kind"} == set(OPS)
+    # the CLI spells the choices itself (no engine import for --help): the registry's, exactly
+    from curveeditor import cli
+
+    assert cli._ORDERS == OPS["to_order"].param("order").choices
+    assert cli._RESAMPLE_METHODS == OPS["resample"].param("method").choices
