@@ -205,6 +205,7 @@ def test_delete_add_and_tangent_presets_on_muscle_keys(fist, qtbot):
     win.act_add_key.trigger()
     assert [doc.other_track(n).n_keys for n in names] == [n0 + 1, n0 + 1]
     assert doc.selected_float_keys == {names[0]: {1}, names[1]: {1}}
+    assert win.tracks.model._by_float[names[0]].keys == n0 + 1  # the tree's key count follows
     assert win.act_delete.isEnabled()
     # Linear both sides on the new keys
     lin = next(a for a in win.side_actions["Both Tangents"] if a.text() == "Linear")

@@ -141,7 +141,7 @@ class TrackTreeModel(QAbstractItemModel):
             leaf.track, leaf.kind, leaf.keys, leaf.full = tr.path, tr.kind, tr.n_keys, tr.path
             by_track[tr.path] = leaf
         floats = fc.float_tracks(clip)
-        self._add_float_groups(root, floats)
+        self._by_float = self._add_float_groups(root, floats)
         editable = {id(o) for o in floats}
         rest = [o for o in clip.other_tracks if id(o) not in editable and not o.meta.get("mirror_of")]
         if rest:
@@ -158,10 +158,12 @@ class TrackTreeModel(QAbstractItemModel):
         self.endResetModel()
 
     @staticmethod
-    def _add_float_groups(root: TrackNode, floats) -> None:
+    def _add_float_groups(root: TrackNode, floats) -> dict[str, TrackNode]:
         """Editable float curves (``engine.float_curves``, in Unity's order): "Humanoid muscles"
         with a row per body part (Spine, Chest, ..., Left Hand fingers), "Blend shapes" and "Float
-        curves" by path. Their editor-curve mirrors (the same curve) are not listed."""
+        curves" by path. Their editor-curve mirrors (the same curve) are not listed. Returns the
+        rows by curve name."""
+        rows: dict[str, TrackNode] = {}
         for cat, label, kind in (
             ("humanoid", "Humanoid muscles", "muscle"),
             ("blendshape", "Blend shapes", "blend shape"),
@@ -194,6 +196,8 @@ class TrackTreeModel(QAbstractItemModel):
                 leaf = TrackNode(o.attribute, o.name, parent, kind=kind, keys=o.n_keys)
                 leaf.other = o.name
                 parent.children.append(leaf)
+                rows[o.name] = leaf
+        return rows
 
     def _on_clip_changed(self) -> None:
         paths = self.doc.changed_paths
@@ -207,7 +211,7 @@ class TrackTreeModel(QAbstractItemModel):
             return
         paths = set(paths) | self._pending
         self._pending = set()
-        recounted = []
+        recounted = self._recount_floats()
         for p in paths:
             node = self._by_track.get(p)
             if node is None:
@@ -223,6 +227,19 @@ class TrackTreeModel(QAbstractItemModel):
                 node.keys = n
                 recounted.append(node)
         self._rows_changed(recounted, 1)
+
+    def _recount_floats(self) -> list[TrackNode]:
+        """Float-curve rows whose key count an edit changed (K, Delete on muscle keys)."""
+        floats = getattr(self, "_by_float", {})
+        if not floats:
+            return []
+        out = []
+        for o in self.doc.clip.other_tracks:
+            node = floats.get(o.name)
+            if node is not None and o.kind == "float" and o.n_keys != node.keys:
+                node.keys = o.n_keys
+                out.append(node)
+        return out
 
     def _rows_changed(self, nodes: list, column: int) -> None:
         """Tell the views that ``column`` of ``nodes`` changed: a dataChanged per row, or one layout
