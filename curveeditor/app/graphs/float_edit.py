@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 
 from curveeditor.engine import edit as ed
@@ -31,6 +32,8 @@ class FloatEditing:
         self.panel = panel
         self.doc = panel.doc
         self._drag: dict[str, Any] | None = None
+        # its own markers follow the float-key selection (the panel maps the rest of the document)
+        self.doc.floatKeySelectionChanged.connect(self.update_marks)
 
     # ------------------------------------------------------------------ what is shown
     def names(self) -> list[str]:
@@ -63,6 +66,35 @@ class FloatEditing:
             return "read-only (view)"
         u = units.pop() if len(units) == 1 else ""
         return f"value ({u})" if u and u not in ("muscle",) else "value"
+
+    def only_floats(self) -> bool:
+        """Curves of ``selected_other`` shown and no rotation track selected: the panel holds the
+        value strip alone (a humanoid muscle clip has no rotation tracks to draw)."""
+        return bool(self.doc.selected_other) and not self.doc.selected_paths
+
+    def frame_strip(self) -> None:
+        """The value strip's Y range around the shown curves (:meth:`widen`)."""
+        s = self.panel.strip_of("other")
+        if s is None:
+            return
+        s.plot.enableAutoRange(axis=pg.ViewBox.YAxis)
+        s.vb.updateAutoRange()
+        s.plot.disableAutoRange()
+        self.widen()
+
+    def widen(self) -> None:
+        """Never a flat Y range: a held muscle pose is a constant curve (+-1 unit around it, or the
+        muscle range -1..1 when that is wider)."""
+        s = self.panel.strip_of("other")
+        if s is None:
+            return
+        lo, hi = s.vb.viewRange()[1]
+        if hi - lo < 1e-3:
+            mid = 0.5 * (lo + hi)
+            lo, hi = mid - 1.0, mid + 1.0
+            if self.unit_label().startswith("muscle"):
+                lo, hi = min(lo, -1.1), max(hi, 1.1)
+            s.plot.setYRange(lo, hi, padding=0.05)
 
     def update_marks(self) -> None:
         """Key markers of every shown editable curve, the selected ones highlighted."""

@@ -117,7 +117,6 @@ class GraphPanel(QWidget):
         self.doc.timeChanged.connect(self._on_time)
         self.doc.previewChanged.connect(self.tracks.update_preview)
         self.doc.otherSelectionChanged.connect(self._on_other_selection)
-        self.doc.floatKeySelectionChanged.connect(self.floats.update_marks)
         if self.problems is not None:
             self.problems.updated.connect(lambda _p: self.marks.update_markers())
 
@@ -184,7 +183,7 @@ class GraphPanel(QWidget):
             roles.append(("speed", None))
         if self.show_quat:
             roles.append(("quat", None))
-        if self._floats_only():
+        if self.floats.only_floats():
             roles = []  # only float curves shown (a humanoid muscle clip): they take the whole panel
         if self.doc.selected_other:
             roles.append(("other", None))  # float curves (editable) and read-only curves (view only)
@@ -367,44 +366,17 @@ class GraphPanel(QWidget):
         for s in self.strips:
             s.vb.prepareForPaint()
 
-    def _floats_only(self) -> bool:
-        """Curves of ``selected_other`` shown and no rotation track selected."""
-        return bool(self.doc.selected_other) and not self.doc.selected_paths
-
     def _layout_stale(self) -> bool:
         has = self.strip_of("other") is not None
         only = bool(self.strips) and all(s.role[0] == "other" for s in self.strips)
-        return has != bool(self.doc.selected_other) or only != self._floats_only()
+        return has != bool(self.doc.selected_other) or only != self.floats.only_floats()
 
     def _on_other_selection(self) -> None:
         if self._layout_stale():
             self.set_layout()
         else:
             self.tracks.update_other()
-            self._frame_other()
-
-    def _frame_other(self) -> None:
-        """The value strip's Y range around the shown curves, never flat (a held muscle pose is a
-        constant curve: +-1 unit around it, or the muscle range -1..1 when that is wider)."""
-        s = self.strip_of("other")
-        if s is None:
-            return
-        s.plot.enableAutoRange(axis=pg.ViewBox.YAxis)
-        s.vb.updateAutoRange()
-        s.plot.disableAutoRange()
-        self._widen_other()
-
-    def _widen_other(self) -> None:
-        s = self.strip_of("other")
-        if s is None:
-            return
-        lo, hi = s.vb.viewRange()[1]
-        if hi - lo < 1e-3:
-            mid = 0.5 * (lo + hi)
-            lo, hi = mid - 1.0, mid + 1.0
-            if self.floats.unit_label().startswith("muscle"):
-                lo, hi = min(lo, -1.1), max(hi, 1.1)
-            s.plot.setYRange(lo, hi, padding=0.05)
+            self.floats.frame_strip()
 
     # ------------------------------------------------------------------ document -> view
     def _on_range_changed(self, vb=None, ranges=None, *_):
@@ -490,7 +462,7 @@ class GraphPanel(QWidget):
             if hi - lo < span:
                 mid = 0.5 * (lo + hi)
                 s.plot.setYRange(mid - span / 2, mid + span / 2, padding=0)
-        self._widen_other()
+        self.floats.widen()
 
     def frame_selection(self) -> None:
         """Fit the plots to the selected keys (F); everything when nothing is selected."""
