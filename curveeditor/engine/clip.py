@@ -157,11 +157,12 @@ class Clip:
 
     def _curves(self):
         """The curves that give the clip its time span: the rotation tracks', or, in a clip with
-        no rotation keys (a humanoid muscle clip), its numeric other curves (float curves)."""
-        curves = [t.curve for t in self.tracks if t.n_keys]
-        if curves:
-            return curves
-        return [o.curve for o in self.other_tracks if o.curve is not None and o.curve.n_keys]
+        no rotation track at all (a humanoid muscle clip), its float curves."""
+        if self.tracks:
+            return [t.curve for t in self.tracks if t.n_keys]
+        return [
+            o.curve for o in self.other_tracks if o.kind == "float" and o.curve is not None and o.curve.n_keys
+        ]
 
     @property
     def start(self) -> float:
