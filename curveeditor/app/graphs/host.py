@@ -37,6 +37,8 @@ class GraphHost(Protocol):
     #: The panel's strips (``strips.Strip``), its drawers and the tangent-handle hit points.
     strips: list[Any]
     marks: Any
+    #: float-curve key editing in the value strip (``float_edit.FloatEditing``)
+    floats: Any
     handle_points: list
     statusMessage: Any  # noqa: N815  (Signal(str))
     contextMenuRequested: Any  # noqa: N815  (Signal(QPoint))

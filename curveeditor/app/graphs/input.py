@@ -166,7 +166,7 @@ class CurveViewBox(pg.ViewBox):
 
 @dataclass
 class Drag:
-    kind: str  # "keys", "handle", "scrub"
+    kind: str  # "keys", "handle", "scrub", "float" (float-curve keys: ``float_edit``)
     vb: CurveViewBox
     base_clip: object = None
     sel: dict = field(default_factory=dict)
@@ -277,6 +277,8 @@ class GraphInput:
 
     # ------------------------------------------------------------------ clicks
     def on_click(self, vb: CurveViewBox, scene_pos, mods) -> None:
+        if vb.role[0] == "other" and self.panel.floats.on_click(vb, scene_pos, mods):
+            return  # float curves (muscles, blend shapes): their keys are selected there
         if vb.role[0] != "euler":
             self._scrub(vb, scene_pos)
             return
@@ -313,6 +315,9 @@ class GraphInput:
         return out
 
     def box_select(self, vb: CurveViewBox, rect: QRectF, mods) -> None:
+        if vb.role[0] == "other":
+            self.panel.floats.box_select(rect, mods)
+            return
         found = self.select_keys_in_rect(vb, rect)
         shift, ctrl = _mods(mods)
         if not (shift or ctrl):
@@ -330,6 +335,11 @@ class GraphInput:
     # ------------------------------------------------------------------ drags
     def begin_drag(self, vb: CurveViewBox, scene_pos, mods) -> str | None:
         """Decide what a left drag starting at ``scene_pos`` does: "handle", "keys", "box" or "scrub"."""
+        if vb.role[0] == "other":
+            gesture = self.panel.floats.begin_drag(vb, scene_pos, mods)
+            if gesture is not None:
+                self.drag = Drag("float" if gesture == "keys" else "box", vb)
+                return gesture
         if vb.role[0] != "euler":
             self.drag = Drag("scrub", vb)
             self._scrub(vb, scene_pos)
@@ -372,6 +382,11 @@ class GraphInput:
             return
         if d.kind in ("keys", "handle") and not self.doc.in_live_edit():
             self.drag = None  # the edit was cancelled under the drag (undo/redo mid-drag)
+            return
+        if d.kind == "float":
+            self.panel.floats.drag_to(p0, p1, mods, finish)
+            if finish:
+                self.drag = None
             return
         if d.kind == "scrub":
             self.doc.set_time(self.doc.snap_time(p1.x()))
@@ -442,6 +457,8 @@ class GraphInput:
 
     def cancel_drag(self) -> None:
         """Escape during a drag: restore the state at drag start."""
+        if self.drag is not None and self.drag.kind == "float":
+            self.panel.floats.cancel()
         if self.drag is not None and self.drag.kind in ("keys", "handle"):
             self.doc.cancel_live_edit()
         self.drag = None

@@ -31,6 +31,7 @@ from curveeditor.engine.clip import RotationTrack
 from ..common.theme import LIGHT, Theme
 from ..model.document import ClipDocument
 from ..model.problems import ProblemIndex
+from .float_edit import FloatEditing
 from .input import CurveViewBox, Drag, GraphInput, no_hover_while_buttons_down
 from .items import track_colors
 from .marks import HANDLE_PX, MAX_HANDLE_KEYS, Marks
@@ -100,6 +101,7 @@ class GraphPanel(QWidget):
         self.hues: dict[str, tuple[str, str, str]] = {}
         self.tracks = TrackDrawer(self)  # what is drawn of the tracks
         self.marks = Marks(self)  # what is drawn over them
+        self.floats = FloatEditing(self)  # float curves' keys (muscles, blend shapes) in the value strip
         self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
         no_hover_while_buttons_down(self.glw.scene())
         self.wheel = WheelZoom(self.glw, lambda: (s.vb for s in self.strips))
@@ -181,8 +183,10 @@ class GraphPanel(QWidget):
             roles.append(("speed", None))
         if self.show_quat:
             roles.append(("quat", None))
+        if self.floats.only_floats():
+            roles = []  # only float curves shown (a humanoid muscle clip): they take the whole panel
         if self.doc.selected_other:
-            roles.append(("other", None))  # read-only curves, view only (drags scrub time)
+            roles.append(("other", None))  # float curves (editable) and read-only curves (view only)
         for row, role in enumerate(roles):
             s = Strip(self.glw, self.input, role, row, link=self.strips[0].plot if self.strips else None)
             s.vb.sigRangeChanged.connect(self._on_range_changed)
@@ -338,6 +342,9 @@ class GraphPanel(QWidget):
     # ------------------------------------------------------------------ drawing
     def rebuild(self, frame: bool = True) -> None:
         """Redraw every selected track (selection change, load, layout change)."""
+        if self._layout_stale():  # rotation tracks selected or not beside the shown float curves
+            self.set_layout()
+            return
         self.marks.forget()  # their items go with the tracks' (Strip.clear_track_items)
         paths = self.drawn_paths()
         self.hues = (
@@ -359,17 +366,17 @@ class GraphPanel(QWidget):
         for s in self.strips:
             s.vb.prepareForPaint()
 
-    def _on_other_selection(self) -> None:
+    def _layout_stale(self) -> bool:
         has = self.strip_of("other") is not None
-        if has != bool(self.doc.selected_other):
+        only = bool(self.strips) and all(s.role[0] == "other" for s in self.strips)
+        return has != bool(self.doc.selected_other) or only != self.floats.only_floats()
+
+    def _on_other_selection(self) -> None:
+        if self._layout_stale():
             self.set_layout()
         else:
             self.tracks.update_other()
-            s = self.strip_of("other")
-            if s is not None:
-                s.plot.enableAutoRange(axis=pg.ViewBox.YAxis)
-                s.vb.updateAutoRange()
-                s.plot.disableAutoRange()
+            self.floats.frame_strip()
 
     # ------------------------------------------------------------------ document -> view
     def _on_range_changed(self, vb=None, ranges=None, *_):
@@ -382,6 +389,8 @@ class GraphPanel(QWidget):
         self.tracks.view_moved()
 
     def _on_clip_changed(self) -> None:
+        if self.doc.selected_other and self.doc.changed_paths is not None:
+            self.tracks.update_other()  # a float-curve edit (or the clip under the shown curves)
         paths = self.doc.changed_paths
         if paths is None:
             self.rebuild(frame=True)
@@ -453,6 +462,7 @@ class GraphPanel(QWidget):
             if hi - lo < span:
                 mid = 0.5 * (lo + hi)
                 s.plot.setYRange(mid - span / 2, mid + span / 2, padding=0)
+        self.floats.widen()
 
     def frame_selection(self) -> None:
         """Fit the plots to the selected keys (F); everything when nothing is selected."""

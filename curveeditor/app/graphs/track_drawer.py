@@ -461,8 +461,9 @@ class TrackDrawer:
                 s.preview_multi.setCurves(per[id(s)])
 
     def update_other(self) -> None:
-        """The selected read-only curves (positions, scales, floats, muscles), one curve per
-        component, from the engine's ``evaluate``; they cannot be edited (view only)."""
+        """The selected non-rotation curves (floats, muscles, blend shapes, positions, scales), one
+        curve per component, from the engine's ``evaluate``; float curves' keys are drawn and edited
+        by ``float_edit`` (their units on the value axis), the rest is view only."""
         s = self.panel.strip_of("other")
         if s is None:
             return
@@ -482,5 +483,15 @@ class TrackDrawer:
                 )
                 curves.append((t, v[:, comp], colour))
         s.multi.setCurves(curves)
-        names = ", ".join(n.rsplit("/", 1)[-1] for n in self.doc.selected_other)
-        s.set_note(f"read-only, view only: {names}", self.theme)
+        floats = self.panel.floats
+        editable = set(floats.names())
+        names = ", ".join(n.rsplit("/", 1)[-1] for n in self.doc.selected_other if n not in editable)
+        if editable:
+            shown = [n.rsplit("/", 1)[-1] for n in self.doc.selected_other if n in editable]
+            more = f" (+{len(shown) - 3})" if len(shown) > 3 else ""
+            note = ", ".join(shown[:3]) + more + (f"; read-only: {names}" if names else "")
+        else:
+            note = f"read-only, view only: {names}"
+        s.set_note(note, self.theme)
+        s.plot.setLabel("left", floats.unit_label())
+        floats.update_marks()

@@ -12,6 +12,7 @@ import numpy as np
 from PySide6.QtWidgets import QMessageBox
 
 from curveeditor.engine import edit as ed
+from curveeditor.engine import float_curves as fc
 from curveeditor.engine.curves import evaluate
 
 __all__ = ["KeyCommands", "insert_key_keeping_shape"]
@@ -48,9 +49,34 @@ class KeyCommands:
     def _selected(self) -> dict[str, set[int]]:
         return {p: s for p, s in self.doc.selected_keys.items() if s}
 
+    def _selected_floats(self) -> dict[str, set[int]]:
+        return {n: s for n, s in self.doc.selected_float_keys.items() if s}
+
+    def _edit_floats(self, fn, text: str, keys_after=None) -> bool:
+        """Apply ``fn(curve_track, idx) -> curve_track`` to every shown float curve with selected keys
+        (muscles, blend shapes: the same engine edits, channel 0) as one command."""
+        sel = self._selected_floats()
+        if not sel:
+            self.statusBar().showMessage("Select keys first", 3000)
+            return False
+        clip = self.doc.clip
+        try:
+            for n, idx in sel.items():
+                clip = fc.with_float_curve(clip, n, fn(self.doc.other_track(n), idx).curve)
+        except ValueError as exc:
+            QMessageBox.warning(self, text, str(exc))
+            return False
+        self.doc.apply_clip(clip, text)
+        if keys_after is not None:
+            self.doc.select_float_keys(keys_after)
+        return True
+
     def _edit_tracks(self, fn, text: str, keys_after=None) -> bool:
-        """Apply ``fn(track, idx) -> track`` to every track with selected keys as one command."""
+        """Apply ``fn(track, idx) -> track`` to every track with selected keys as one command (the
+        float curves' selected keys when no rotation key is selected)."""
         sel = self._selected()
+        if not sel and self._selected_floats():
+            return self._edit_floats(fn, text, keys_after)
         if not sel:
             self.statusBar().showMessage("Select keys first", 3000)
             return False
@@ -65,7 +91,7 @@ class KeyCommands:
         return True
 
     def delete_keys(self) -> None:
-        n = sum(len(s) for s in self._selected().values())
+        n = sum(len(s) for s in (self._selected() or self._selected_floats()).values())
         if self._edit_tracks(ed.delete_keys, f"Delete {n} key(s)", keys_after={}):
             self.statusBar().showMessage(f"Deleted {n} key(s)", 3000)
 
@@ -73,6 +99,7 @@ class KeyCommands:
         t = self.doc.current_time
         paths = self.doc.selected_paths
         if not paths:
+            self._add_float_keys(t)
             return
         clip = self.doc.clip
         keys = {}
@@ -83,6 +110,20 @@ class KeyCommands:
             keys[p] = {i}
         new = clip.with_tracks(tracks.get(tr.path, tr) for tr in clip.tracks)
         self.doc.apply_clip(new, f"Add key at {t:.3f} s", keys_after=keys)
+
+    def _add_float_keys(self, t: float) -> None:
+        """K with only float curves shown: a key at the cursor on each editable one (its shape kept)."""
+        names = [n for n in self.doc.selected_other if fc.is_editable(self.doc.other_track(n))]
+        if not names:
+            return
+        clip = self.doc.clip
+        keys = {}
+        for n in names:
+            tr, i = insert_key_keeping_shape(self.doc.other_track(n), t)
+            clip = fc.with_float_curve(clip, n, tr.curve)
+            keys[n] = {i}
+        self.doc.apply_clip(clip, f"Add key at {t:.3f} s")
+        self.doc.select_float_keys(keys)
 
     def copy_keys(self) -> None:
         sel = self._selected()
@@ -136,8 +177,13 @@ class KeyCommands:
     def selected_tangent_mode(self) -> str | None:
         """The selected keys' tangent mode (``ed.describe_mode`` of channel 0), when they share one."""
         pairs = set()
-        for p, idx in self._selected().items():
-            c = self.doc.clip.track(p).curve
+        sel = self._selected()
+        curves = {p: self.doc.clip.track(p).curve for p in sel}
+        if not sel:
+            sel = self._selected_floats()
+            curves = {n: self.doc.other_track(n).curve for n in sel}
+        for p, idx in sel.items():
+            c = curves[p]
             rows = np.fromiter(idx, dtype=np.int64, count=len(idx))
             # Only the distinct (mode, weighted) pairs are described: a per-key describe_mode cost
             # 0.65 s per dope-sheet drag step with 10,000 selected keys.
