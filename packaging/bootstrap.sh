@@ -72,7 +72,7 @@ setup_venv() {
     python3 -m venv .venv
   fi
   local extras="" stamp
-  [ "$MODE" = test ] && extras="[test,dev,cluster]"
+  [ "$MODE" = test ] && extras="[test,dev,cluster,fbx]"
   stamp=".venv/.bootstrap-$MODE"
   local want
   want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
