@@ -5,6 +5,7 @@ MODE ``empties``: every BVH joint becomes an empty parented to its parent's, key
 the BVH's own local rotation (in the joint's own order) and offset, so each FBX node's local rotation
 is the BVH joint's rotation itself (the root is pre-rotated by +90 deg about X so Blender's default
 export axis conversion, -90 deg about X to Y up, gives back the BVH's Y-up root).
+MODE ``static``: the same empties at the first frame, no animation (a file without takes).
 MODE ``armature``: Blender's own BVH importer (an armature; bones with rest orientations) and its FBX
 exporter, as a DCC user would make a take.
 Both export with Blender's FBX exporter: baked animation, one key per frame on every channel
@@ -62,7 +63,7 @@ def parse_bvh(path):
     return [j for j in joints if j["name"]], joints, frames, frame_time, values
 
 
-def empties(src):
+def empties(src, keyed=True):
     good, alljoints, frames, frame_time, values = parse_bvh(src)
     scene = bpy.context.scene
     scene.render.fps = round(1.0 / frame_time)
@@ -84,7 +85,7 @@ def empties(src):
         objs[k] = ob
     fix = Matrix.Rotation(math.radians(90.0), 4, "X")
     width = col
-    for f in range(frames):
+    for f in range(frames if keyed else 1):
         row = values[f * width : (f + 1) * width]
         for k, j in enumerate(alljoints):
             if not j["name"]:
@@ -103,16 +104,17 @@ def empties(src):
             if j["parent"] is None:
                 m = fix @ m
             ob.matrix_basis = m
-            ob.keyframe_insert("location", frame=f + 1)
-            ob.keyframe_insert("rotation_euler", frame=f + 1)
+            if keyed:
+                ob.keyframe_insert("location", frame=f + 1)
+                ob.keyframe_insert("rotation_euler", frame=f + 1)
 
 
 def main():
     argv = sys.argv[sys.argv.index("--") + 1 :]
     src, dst, mode = argv
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    if mode == "empties":
-        empties(src)
+    if mode in ("empties", "static"):
+        empties(src, keyed=mode == "empties")
     else:
         frames = parse_bvh(src)[2]
         bpy.ops.import_anim.bvh(filepath=src, rotate_mode="NATIVE", update_scene_fps=True,
@@ -120,7 +122,7 @@ def main():
         bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, frames
     bpy.ops.export_scene.fbx(
         filepath=dst,
-        bake_anim=True,
+        bake_anim=mode != "static",
         bake_anim_simplify_factor=0.0,
         bake_anim_use_nla_strips=False,
         bake_anim_use_all_actions=False,
