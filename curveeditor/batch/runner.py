@@ -2,7 +2,8 @@
 
 :func:`run_batch` expands the inputs (folders, glob patterns or files) to ``.anim``, ``.bvh``,
 ``.csv``, ``.fbx``, ``.gltf`` and ``.glb`` files (FBX and glTF: the file's first take), applies the
-recipe to every rotation track of each clip on one of three engines, writes one output per input into ``out_dir`` and returns a :class:`BatchReport`:
+recipe to every rotation track of each clip on one of three engines, writes one output per input
+into ``out_dir`` and returns a :class:`BatchReport`:
 
 * ``jobs=1``: in this process; ``jobs=N``: ``N`` worker processes on this machine;
 * ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`curveeditor.batch.dask_engine`, needs the
@@ -20,8 +21,8 @@ Rules:
 * Output names: the input's file name in ``out_dir``. ``.anim``, ``.csv``, ``.gltf`` and ``.glb``
   inputs keep their extension; ``.bvh`` and ``.fbx`` inputs become ``.anim`` clips. ``out_ext=".csv"``,
   ``".anim"``, ``".gltf"``, ``".glb"`` or ``".bvh"`` forces one output format for every file (``.bvh``:
-  mocap in, mocap out; a file without a BVH skeleton fails with that reason and the batch goes on). Two inputs that would produce the same
-  output (``a/walk.anim`` and ``b/walk.anim``, or ``walk.bvh`` and ``walk.anim``) are not allowed to
+  mocap in, mocap out; a file without a BVH skeleton fails with that reason and the batch goes on).
+  Two inputs that would produce the same output (``a/walk.anim`` and ``b/walk.anim``, or ``walk.bvh`` and ``walk.anim``) are not allowed to
   overwrite each other: the later one in input order fails with a message naming the first.
 * A folder input means the clip files directly inside it (sorted by name); use a glob such as
   ``"mocap/**/*.bvh"`` for subfolders. An input that matches no clip file is a failed entry.

@@ -117,8 +117,9 @@ def main():
         empties(src, keyed=mode == "empties")
     else:
         frames = parse_bvh(src)[2]
-        bpy.ops.import_anim.bvh(filepath=src, rotate_mode="NATIVE", update_scene_fps=True,
-                                update_scene_duration=True)
+        bpy.ops.import_anim.bvh(
+            filepath=src, rotate_mode="NATIVE", update_scene_fps=True, update_scene_duration=True
+        )
         bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, frames
     bpy.ops.export_scene.fbx(
         filepath=dst,

@@ -67,7 +67,8 @@ def bvh_text() -> str:
             emit(c, depth + 1)
         if k in ENDS:
             e = ENDS[k]
-            lines.extend([f"{pad}  End Site", pad + "  {", f"{pad}    OFFSET {e[0]:.4f} {e[1]:.4f} {e[2]:.4f}", pad + "  }"])
+            site = f"{pad}    OFFSET {e[0]:.4f} {e[1]:.4f} {e[2]:.4f}"
+            lines.extend([f"{pad}  End Site", pad + "  {", site, pad + "  }"])
         lines.append(pad + "}")
 
     emit(0, 0)
@@ -103,8 +104,17 @@ def main() -> int:
     for mode in ("empties", "armature", "static"):
         dst = OUT / f"chain_{mode}.fbx"
         subprocess.run(
-            [blender, "-b", "--factory-startup", "--python", str(HERE / "blender_fbx.py"), "--",
-             str(bvh), str(dst), mode],
+            [
+                blender,
+                "-b",
+                "--factory-startup",
+                "--python",
+                str(HERE / "blender_fbx.py"),
+                "--",
+                str(bvh),
+                str(dst),
+                mode,
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
         )
