@@ -23,7 +23,8 @@ Rules:
   ``".anim"``, ``".gltf"``, ``".glb"`` or ``".bvh"`` forces one output format for every file (``.bvh``:
   mocap in, mocap out; a file without a BVH skeleton fails with that reason and the batch goes on).
   Two inputs that would produce the same output (``a/walk.anim`` and ``b/walk.anim``, or ``walk.bvh``
-  and ``walk.anim``) are not allowed to overwrite each other: the later one in input order fails with a message naming the first.
+  and ``walk.anim``) are not allowed to overwrite each other: the later one in input order fails with
+  a message naming the first.
 * A folder input means the clip files directly inside it (sorted by name); use a glob such as
   ``"mocap/**/*.bvh"`` for subfolders. An input that matches no clip file is a failed entry.
 * Bad files do not stop the batch: each file's entry says ``"ok"`` or ``"failed"`` with the error
