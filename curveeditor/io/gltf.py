@@ -51,6 +51,7 @@ import base64
 import json
 import os
 import struct
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -128,7 +129,9 @@ def _load_document(path: str, raw: bytes):
     if not version.startswith("2."):
         raise ClipReadError(path, None, f"glTF version {version or '?'} (only glTF 2.0 is read)")
     try:
-        doc = pygltflib.GLTF2.from_dict(data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # dataclasses_json warns of optional fields left out
+            doc = pygltflib.GLTF2.from_dict(data)
     except Exception as exc:  # pygltflib's schema mapping: any failure is the file's
         raise ClipReadError(path, None, f"invalid glTF document ({type(exc).__name__}: {exc})") from None
     return doc, blob
