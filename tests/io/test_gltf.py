@@ -177,8 +177,8 @@ def test_takes_by_index_and_name(tmp_path):
             "no accessor 7",
         ),
         (
-            b'{"asset": {"version": "2.0"}, "buffers": [{"uri": "missing.bin", "byteLength": 8}], "nodes": [{}],'
-            b' "animations": [{"channels": [], "samplers": []}]}',
+            b'{"asset": {"version": "2.0"}, "buffers": [{"uri": "missing.bin", "byteLength": 8}],'
+            b' "nodes": [{}], "animations": [{"channels": [], "samplers": []}]}',
             "cannot read 'missing.bin'",
         ),
     ],
