@@ -51,7 +51,7 @@ class Skeleton:
             ``clip.other_tracks`` or None.
         tips: ``(K, 2)`` rows ``(joint, index into tip_offsets)``: end sites, drawn as bones to a tip.
         tip_offsets: ``(K, 3)`` local positions of the tips (Unity frame).
-        source: ``"bvh"``, ``"joints"`` (FBX / glTF) or ``"anim"``.
+        source: ``"bvh"``, ``"fbx"`` / ``"gltf"`` (``meta["joints"]``) or ``"anim"``.
         rest_rotations: ``(J, 4)`` local rotations of joints without a track (None: identity).
     """
 
@@ -174,6 +174,7 @@ def _anim_skeleton(clip: Clip) -> tuple[Skeleton | None, str]:
 
 def _joints_skeleton(clip: Clip) -> Skeleton:
     j = clip.meta["joints"]
+    source = str(clip.meta.get("format") or "joints")
     paths = tuple(j["paths"])
     parents = np.array(j["parents"], dtype=np.int64).reshape(-1)
     offsets = np.array(j["offsets"], dtype=np.float64).reshape(-1, 3)
@@ -190,9 +191,7 @@ def _joints_skeleton(clip: Clip) -> Skeleton:
     }
     position_tracks = tuple(pos_index.get(p) for p in paths)
     empty = np.zeros((0, 3))
-    return Skeleton(
-        paths, parents, offsets, position_tracks, np.zeros((0, 2), np.int64), empty, "joints", rest
-    )
+    return Skeleton(paths, parents, offsets, position_tracks, np.zeros((0, 2), np.int64), empty, source, rest)
 
 
 def skeleton_from_clip(clip: Clip) -> tuple[Skeleton | None, str]:
