@@ -407,8 +407,7 @@ def read_fbx(path: str | os.PathLike, take: str | int | None = None) -> Clip:
     paths, parents = _node_paths(nodes)
     by_id = {n.typed_id: i for i, n in enumerate(nodes)}
     layers = list(anim.layers)
-    candidates = _candidates(layers, t0) if len(layers) == 1 else []
-    used: set[int] = set()
+    candidates = _Candidates(_candidates(layers, t0) if len(layers) == 1 else [])
     tracks: list[RotationTrack] = []
     others: list[OtherTrack] = []
     resampled: list[str] = []
@@ -434,7 +433,7 @@ def read_fbx(path: str | os.PathLike, take: str | int | None = None) -> Clip:
         elif top and conversion is not None:
             why = "the axis conversion of a top-level node"
         else:
-            track, why = _euler_track(paths[i], candidates, used, times, q, order, rate, file_rate)
+            track, why = _euler_track(paths[i], candidates, times, q, order, rate, file_rate)
         if track is None:
             if conversion is not None and top:
                 q = quat_mul(np.broadcast_to(conversion, q.shape), q)
@@ -531,22 +530,32 @@ def _candidates(layers, t0: float) -> list[tuple[Curve, np.ndarray]]:
     return out
 
 
-def _euler_track(path, candidates, used, times, q, order, rate, file_rate):
+class _Candidates:
+    """The layer's curve sets (:func:`_candidates`) with their first key times / values and last key
+    times as arrays, so a node's candidates are found in one vectorized pass."""
+
+    def __init__(self, curves: list[Curve]):
+        self.curves = curves
+        self.first_t = np.array([c.time[0] for c in curves])
+        self.last_t = np.array([c.time[-1] for c in curves])
+        self.first_v = np.array([c.value[0] for c in curves]).reshape(-1, 3)
+        self.free = np.ones(len(curves), dtype=bool)
+
+
+def _euler_track(path, cands: _Candidates, times, q, order, rate, file_rate):
     """The node's own Euler curves as a track (Unity's frame), matched to ufbx's evaluation ``q`` at
     ``times``; ``(None, reason)`` when no curve set plays the node."""
+    if not cands.curves:
+        return None, "no Euler curves of the node play its rotation (resampled)"
+    j = np.clip(np.searchsorted(times, cands.first_t), 0, times.size - 1)
+    ok = cands.free & (np.abs(times[j] - cands.first_t) <= 1e-7) & (cands.last_t <= times[-1] + 1e-7)
+    idx = np.nonzero(ok)[0]
+    if idx.size:
+        err0 = geodesic_angle(euler_to_quat(cands.first_v[idx], order), q[j[idx]])
+        idx = idx[err0 <= MATCH_TOLERANCE_DEG]
     best = None
-    for k, curve in enumerate(candidates):
-        if k in used:
-            continue
-        t = curve.time[0]
-        j = int(np.searchsorted(times, t))
-        if j >= times.size or abs(times[j] - t) > 1e-7:
-            continue
-        first = euler_to_quat(curve.value[0], order)
-        if geodesic_angle(first[None], q[j][None])[0] > MATCH_TOLERANCE_DEG:
-            continue
-        if curve.time[-1] > times[-1] + 1e-7:
-            continue
+    for k in idx:
+        curve = cands.curves[k]
         err = geodesic_angle(euler_to_quat(evaluate(curve, times), order), q)
         if float(err.max()) > MATCH_TOLERANCE_DEG:
             continue
@@ -557,7 +566,7 @@ def _euler_track(path, candidates, used, times, q, order, rate, file_rate):
             break
     if best is None:
         return None, "no Euler curves of the node play its rotation (resampled)"
-    used.add(best[0])
+    cands.free[best[0]] = False
     c = best[1]
     st = _snap_times(c.time, file_rate, rate)
     mirrored = c.with_keys(
