@@ -5,6 +5,7 @@ MODE ``empties``: every BVH joint becomes an empty parented to its parent's, key
 the BVH's own local rotation (in the joint's own order) and offset, so each FBX node's local rotation
 is the BVH joint's rotation itself (the root is pre-rotated by +90 deg about X so Blender's default
 export axis conversion, -90 deg about X to Y up, gives back the BVH's Y-up root).
+MODE ``takes``: one empty with two actions exported as two animation stacks (IN.bvh unused).
 MODE ``static``: the same empties at the first frame, no animation (a file without takes).
 MODE ``armature``: Blender's own BVH importer (an armature; bones with rest orientations) and its FBX
 exporter, as a DCC user would make a take.
@@ -109,10 +110,41 @@ def empties(src, keyed=True):
                 ob.keyframe_insert("rotation_euler", frame=f + 1)
 
 
+def takes(dst):
+    """One empty with two actions, each an animation stack of its own: "Turn" (0 to 90 deg about Z over
+    frames 1-31) and "Nod" (0 to 45 deg about X over frames 1-21)."""
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 30, 1.0
+    ob = bpy.data.objects.new("Head", None)
+    scene.collection.objects.link(ob)
+    ob.animation_data_create()
+    for name, axis, deg, last in (("Turn", 2, 90.0, 31), ("Nod", 0, 45.0, 21)):
+        act = bpy.data.actions.new(name)
+        act.use_fake_user = True
+        ob.animation_data.action = act
+        for f, v in ((1, 0.0), (last, deg)):
+            ob.rotation_euler = (0.0, 0.0, 0.0)
+            ob.rotation_euler[axis] = math.radians(v)
+            ob.keyframe_insert("rotation_euler", frame=f)
+    ob.animation_data.action = bpy.data.actions["Turn"]
+    bpy.ops.export_scene.fbx(
+        filepath=dst,
+        bake_anim=True,
+        bake_anim_simplify_factor=0.0,
+        bake_anim_use_nla_strips=False,
+        bake_anim_use_all_actions=True,
+        bake_anim_force_startend_keying=True,
+        apply_scale_options="FBX_SCALE_ALL",
+    )
+
+
 def main():
     argv = sys.argv[sys.argv.index("--") + 1 :]
     src, dst, mode = argv
     bpy.ops.wm.read_factory_settings(use_empty=True)
+    if mode == "takes":
+        takes(dst)
+        return
     if mode in ("empties", "static"):
         empties(src, keyed=mode == "empties")
     else:

@@ -8,7 +8,7 @@ a joint near gimbal lock; 120 frames at 30 fps) and from it, through Blender's F
 (``blender_fbx.py``): ``chain_empties.fbx`` (each joint an empty keyed with the BVH's own local
 rotations: node rotations equal the BVH's) and ``chain_armature.fbx`` (Blender's BVH importer: an
 armature whose bones have rest orientations, as DCC takes do) and ``chain_static.fbx`` (the empties, no
-animation: a file without takes). ``tests/io/test_fbx.py`` compares them
+animation: a file without takes) and ``chain_takes.fbx`` (one node, two actions: two animation stacks). ``tests/io/test_fbx.py`` compares them
 with the BVH frame by frame.
 """
 
@@ -101,7 +101,7 @@ def main() -> int:
     OUT.mkdir(exist_ok=True)
     bvh = OUT / "chain.bvh"
     bvh.write_text(bvh_text())
-    for mode in ("empties", "armature", "static"):
+    for mode in ("empties", "armature", "static", "takes"):
         dst = OUT / f"chain_{mode}.fbx"
         subprocess.run(
             [

@@ -218,3 +218,22 @@ def test_resampled_nodes_are_frame_samples(monkeypatch):
         f = fbx.track(t.path)
         assert f.kind == QUATERNION and f.meta["frame_samples"]
         assert _frames_error(f, t) < 1e-3
+
+
+def test_two_stacks_are_two_clips(capsys):
+    """``chain_takes.fbx``: one node, two Blender actions exported as two animation stacks."""
+    takes = DATA / "chain_takes.fbx"
+    first = read_clip(takes)
+    assert first.meta["takes"] == ["Head|Nod", "Head|Turn"] and first.meta["take"] == "Head|Nod"
+    assert first.name == "Head|Nod" and first.tracks[0].n_keys == 21
+    turn = read_clip(takes, take="Head|Turn")
+    assert turn.tracks[0].n_keys == 31 and read_clip(takes, take=1).tracks[0].n_keys == 31
+    # Blender turned the empty 90 deg about its up axis (Z in Blender, Y in the FBX): in Unity's frame
+    # the turn is about Y, since the start pose.
+    q = key_quaternions(turn.tracks[0])
+    d = quat_mul(q[-1], quat_conj(q[0]))
+    angle = np.degrees(2 * np.arccos(min(1.0, abs(d[3]))))
+    axis = d[:3] / np.linalg.norm(d[:3])
+    assert abs(angle - 90.0) < 1e-3 and abs(abs(axis[1]) - 1.0) < 1e-6
+    assert cli_main(["inspect", "--take", "Head|Turn", str(takes)]) == 0
+    assert "take: 'Head|Turn', 2 of 2" in capsys.readouterr().out
