@@ -21,7 +21,7 @@ gives with *Resample Curves* off (``shared/domain/rotations.md`` section 1):
   different times are merged on the union of their times, the cubic split exactly), as Unity keeps
   FBX curves in their own order. Every other node is what Unity resamples: the node's local rotation
   with pre/post rotations and pivots resolved by ufbx (``bake_anim``) at every frame, as quaternion
-  keys that are poses at frames (``meta["frame_samples"]``, the Slerp between them).
+  keys that are poses at frames (``meta["frame_poses"]``, the Slerp between them).
   ``clip.meta["resampled"]`` lists those nodes and why.
 * Each Euler track is checked against ufbx's own evaluation of the node at every baked time (within
   :data:`MATCH_TOLERANCE_DEG`); a node that does not match is resampled (never a wrong curve).
@@ -444,7 +444,7 @@ def read_fbx(path: str | os.PathLike, take: str | int | None = None) -> Clip:
 
             curve = make_curve(st, qu, mode="linear")
             track = RotationTrack(
-                paths[i], QUATERNION, curve, meta={"frame_samples": True, "fbx_node": node.name}
+                paths[i], QUATERNION, curve, meta={"frame_poses": True, "fbx_node": node.name}
             )
         tracks.append(track)
         others += _vector_tracks(bn, paths[i], t0, file_rate, rate, to_metres, conversion if top else None)

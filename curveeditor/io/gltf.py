@@ -11,7 +11,7 @@ default the first; ``clip.meta["takes"]`` lists them, ``clip.meta["take"]`` name
   ``(x, y, z, w) -> (x, -y, -z, w)`` (:data:`ROTATION_MIRROR`; linear, so CUBICSPLINE tangents map the
   same way). The writer applies the same mirror back (it is its own inverse).
 * ``rotation`` channels become quaternion :class:`RotationTrack`\\ s: LINEAR samplers (Slerp between
-  keys) keep their keys made hemisphere-continuous with Linear tangents and ``meta["frame_samples"]``
+  keys) keep their keys made hemisphere-continuous with Linear tangents and ``meta["frame_poses"]``
   (evenly spaced keys are then poses at frames with the Slerp between them, as BVH frames are:
   ``engine.reorder.is_frame_samples``); STEP samplers hold each key (infinite slopes); CUBICSPLINE
   samplers are Unity's own quaternion curve model (per-component cubic Hermite, then normalized), so
@@ -360,7 +360,7 @@ def read_gltf(path: str | os.PathLike, take: str | int | None = None) -> Clip:
             curve, _ = _keyed_curve(times, out, interp, 4)
             meta = {"gltf_interpolation": interp, "gltf_node": node}
             if interp == "LINEAR":
-                meta["frame_samples"] = True
+                meta["frame_poses"] = True
             rot[node] = RotationTrack(paths[node], QUATERNION, curve, meta=meta)
         else:
             curve, _ = _keyed_curve(times, out, interp, 3)

@@ -216,7 +216,7 @@ def test_resampled_nodes_are_frame_samples(monkeypatch):
     assert len(fbx.meta["resampled"]) == len(fbx.tracks)
     for t in bvh.tracks:
         f = fbx.track(t.path)
-        assert f.kind == QUATERNION and f.meta["frame_samples"]
+        assert f.kind == QUATERNION and f.meta["frame_poses"]
         assert _frames_error(f, t) < 1e-3
 
 

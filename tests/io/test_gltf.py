@@ -98,7 +98,7 @@ def test_linear_rotation_is_mirrored_and_plays_slerp(tmp_path):
     clip = read_clip(path)
     (t,) = clip.tracks
     assert t.path == "Root/Child" and t.kind == QUATERNION
-    assert t.meta["gltf_interpolation"] == "LINEAR" and t.meta["frame_samples"]
+    assert t.meta["gltf_interpolation"] == "LINEAR" and t.meta["frame_poses"]
     # X mirror into Unity's frame: a turn about +Y becomes a turn about -Y.
     want = q * np.array([1.0, -1.0, -1.0, 1.0])
     assert np.max(geodesic_angle(key_quaternions(t), want)) < 1e-4
