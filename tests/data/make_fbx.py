@@ -6,10 +6,12 @@ outputs; needs Debian's ``blender``, run headless):
 Writes ``chain.bvh`` (7 joints, six rotation orders, a root that spins past 180 deg and translates,
 a joint near gimbal lock; 120 frames at 30 fps) and from it, through Blender's FBX exporter
 (``blender_fbx.py``): ``chain_empties.fbx`` (each joint an empty keyed with the BVH's own local
-rotations: node rotations equal the BVH's) and ``chain_armature.fbx`` (Blender's BVH importer: an
-armature whose bones have rest orientations, as DCC takes do) and ``chain_static.fbx`` (the empties, no
-animation: a file without takes) and ``chain_takes.fbx`` (one node, two actions: two animation stacks). ``tests/io/test_fbx.py`` compares them
-with the BVH frame by frame.
+rotations: node rotations equal the BVH's), ``chain_armature.fbx`` (Blender's BVH importer: an
+armature whose bones have rest orientations, as DCC takes do), ``chain_static.fbx`` (the empties, no
+animation: a file without takes) and ``chain_takes.fbx`` (one node, two actions: two animation
+stacks). ``tests/io/test_fbx.py`` compares them with the BVH frame by frame. Needs
+``python3-numpy`` only for Blender's glTF importer (``benchmarks/blender_gltf.py``), not here.
+Blender writes a time stamp into each file: re-running changes their bytes, not their content.
 """
 
 from __future__ import annotations
