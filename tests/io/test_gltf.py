@@ -310,6 +310,22 @@ def test_cli_convert_and_clean_write_gltf(tmp_path, samples_dir, capsys):
     assert read_clip(cleaned).tracks
 
 
+def test_validator_installed_in_ci(tmp_path, samples_dir):
+    """The validator itself on one file of each kind (skipped only where Node.js or the npm package is
+    missing; ``packaging/bootstrap.sh test`` installs both, so CI runs it)."""
+    import os
+
+    if os.environ.get("CI"):
+        from tests.io.gltf_validator import available
+
+        assert available(), "CI must have Node.js and gltf-validator (packaging/bootstrap.sh test)"
+    for src, name in ((samples_dir / "demo.anim", "a.glb"), (CHAIN_BVH, "b.gltf")):
+        out = tmp_path / name
+        write_clip(read_clip(src), out)
+        report = assert_valid(out, required=True)
+        assert report["numErrors"] == 0 and report["numWarnings"] == 0
+
+
 def test_help_names_the_formats(capsys):
     try:
         cli_main(["--help"])
