@@ -407,7 +407,7 @@ def read_fbx(path: str | os.PathLike, take: str | int | None = None) -> Clip:
     paths, parents = _node_paths(nodes)
     by_id = {n.typed_id: i for i, n in enumerate(nodes)}
     layers = list(anim.layers)
-    candidates = _Candidates(_candidates(layers, t0) if len(layers) == 1 else [])
+    candidates = _Candidates(layers if len(layers) == 1 else [], t0)
     tracks: list[RotationTrack] = []
     others: list[OtherTrack] = []
     resampled: list[str] = []
@@ -507,45 +507,64 @@ def _has_pre_post(node) -> bool:
     return False
 
 
-def _candidates(layers, t0: float) -> list[tuple[Curve, np.ndarray]]:
-    """Every animation value of the layer with curves, as a 3-component curve (file frame, degrees for
-    rotations), with its first key's values; values Unity's curve model cannot hold are left out."""
-    out = []
-    for av in layers[0].anim_values:
-        chans, ok = [], True
-        for c in av.curves:
-            if c is None:
-                chans.append(None)
-                continue
-            curve, _why = _channel_curve(c.get_keyframes(), t0)
-            if curve is None:
-                ok = False
-                break
-            chans.append(curve)
-        if not ok or all(c is None for c in chans):
+def _build_candidate(av, t0: float) -> Curve | None:
+    """One animation value's channels as a 3-component curve (file frame; degrees for rotations), or
+    None when Unity's curve model cannot hold them."""
+    chans = []
+    for c in av.curves:
+        if c is None:
+            chans.append(None)
             continue
-        curve, _why = _euler_curve(chans, _vec(av.default_value))
-        if curve is not None:
-            out.append(curve)
-    return out
+        curve, _why = _channel_curve(c.get_keyframes(), t0)
+        if curve is None:
+            return None
+        chans.append(curve)
+    if all(c is None for c in chans):
+        return None
+    curve, _why = _euler_curve(chans, _vec(av.default_value))
+    return curve
 
 
 class _Candidates:
-    """The layer's curve sets (:func:`_candidates`) with their first key times / values and last key
-    times as arrays, so a node's candidates are found in one vectorized pass."""
+    """Every animation value of the layer that has curves, by its first key time and values and its
+    last key time (arrays: a node's candidates are found in one vectorized pass); the curve itself is
+    built only for a candidate that passes that test (:meth:`curve`), so a long take holds one curve
+    set per node, not one per animation value."""
 
-    def __init__(self, curves: list[Curve]):
-        self.curves = curves
-        self.first_t = np.array([c.time[0] for c in curves])
-        self.last_t = np.array([c.time[-1] for c in curves])
-        self.first_v = np.array([c.value[0] for c in curves]).reshape(-1, 3)
-        self.free = np.ones(len(curves), dtype=bool)
+    def __init__(self, layers, t0: float):
+        self.values, first_t, last_t, first_v = [], [], [], []
+        self.t0 = t0
+        for av in layers[0].anim_values if layers else ():
+            starts, ends, vals, any_keys = [], [], [], False
+            default = _vec(av.default_value)
+            for c, d in zip(av.curves, default, strict=False):
+                kf = None if c is None else c.get_keyframes()
+                if kf is None or len(kf) == 0:
+                    vals.append(d)
+                    continue
+                any_keys = True
+                starts.append(float(kf["time"][0]) - t0)
+                ends.append(float(kf["time"][-1]) - t0)
+                vals.append(float(kf["value"][0]))
+            if not any_keys or len(vals) != 3:
+                continue
+            self.values.append(av)
+            first_t.append(min(starts))
+            last_t.append(max(ends))
+            first_v.append(vals)
+        self.first_t = np.array(first_t)
+        self.last_t = np.array(last_t)
+        self.first_v = np.array(first_v, dtype=np.float64).reshape(-1, 3)
+        self.free = np.ones(len(self.values), dtype=bool)
+
+    def curve(self, k: int) -> Curve | None:
+        return _build_candidate(self.values[k], self.t0)
 
 
 def _euler_track(path, cands: _Candidates, times, q, order, rate, file_rate):
     """The node's own Euler curves as a track (Unity's frame), matched to ufbx's evaluation ``q`` at
     ``times``; ``(None, reason)`` when no curve set plays the node."""
-    if not cands.curves:
+    if not cands.values:
         return None, "no Euler curves of the node play its rotation (resampled)"
     j = np.clip(np.searchsorted(times, cands.first_t), 0, times.size - 1)
     ok = cands.free & (np.abs(times[j] - cands.first_t) <= 1e-7) & (cands.last_t <= times[-1] + 1e-7)
@@ -555,7 +574,9 @@ def _euler_track(path, cands: _Candidates, times, q, order, rate, file_rate):
         idx = idx[err0 <= MATCH_TOLERANCE_DEG]
     best = None
     for k in idx:
-        curve = cands.curves[k]
+        curve = cands.curve(int(k))
+        if curve is None:
+            continue
         err = geodesic_angle(euler_to_quat(evaluate(curve, times), order), q)
         if float(err.max()) > MATCH_TOLERANCE_DEG:
             continue
