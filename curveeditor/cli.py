@@ -2,15 +2,16 @@
 
 Commands (``curveeditor-cli COMMAND --help`` for details)::
 
-    inspect FILE [--json] [--order ORDER]
-    clean   FILE -o OUT [--order ORDER] [--track PATH]... [operation flags | --recipe R.json]
-            [--report R.json]
-    sample  FILE --rate HZ -o OUT.csv [--track PATH]...
-    convert FILE OUT [--tolerance DEG]
+    inspect FILE [--json] [--order ORDER] [--take NAME|INDEX]
+    clean   FILE -o OUT [--order ORDER] [--take NAME|INDEX] [--track PATH]... [operation flags |
+            --recipe R.json] [--report R.json]
+    sample  FILE --rate HZ -o OUT.csv [--track PATH]... [--take NAME|INDEX]
+    convert FILE OUT [--tolerance DEG] [--take NAME|INDEX]
     turn    --from DEG --to DEG [--axis x|y|z|X,Y,Z] [--direction ...] --speed DEG_PER_S [--rate HZ]
             [--tolerance DEG] [--path NAME] -o OUT
     batch   INPUT_DIR_OR_GLOB... -o OUT_DIR --recipe R.json [--jobs N | --scheduler ADDRESS|local[:N]
-            [--ship auto|shared|ship]] [--report R.json] [--format anim|csv|bvh] [--json]
+            [--ship auto|shared|ship]] [--report R.json] [--format anim|csv|bvh|gltf|glb]
+            [--json]
             [--progress auto|bar|lines|none]
 
 Rules every command follows: outputs never overwrite the input (error), writes are atomic (nothing is
@@ -117,10 +118,10 @@ def _positive_int(text: str) -> int:
     return v
 
 
-def _read(path: str, order: str | None = None):
+def _read(path: str, order: str | None = None, take: str | None = None):
     from .io import read_clip
 
-    return read_clip(path, order=order)
+    return read_clip(path, order=order, take=take)
 
 
 def _check_output(out: str, inputs: list[str], writable_exts: tuple[str, ...] | None = None) -> None:
@@ -211,16 +212,37 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
     return lines
 
 
+def _take_lines(clip) -> list[str]:
+    """For a file of several takes (FBX stacks, glTF animations): which one was read, and the FBX
+    nodes Unity resamples (their rotation is not their curves alone)."""
+    takes = clip.meta.get("takes")
+    if not takes:
+        return []
+    take = clip.meta.get("take")
+    i = takes.index(take) if take in takes else 0
+    others = "" if len(takes) == 1 else f" (--take NAME|INDEX picks another: {', '.join(map(repr, takes))})"
+    lines = [f"take: {take!r}, {i + 1} of {len(takes)}{others}"]
+    resampled = clip.meta.get("resampled") or []
+    if resampled:
+        lines.append(
+            f"resampled per frame as Unity's importer does: {len(resampled)} node(s), e.g. {resampled[0]}"
+        )
+    return lines
+
+
 def cmd_inspect(args) -> int:
     from .engine.analysis import flip_details_all, inspect_clip
 
-    clip = _read(args.file, args.order)
+    clip = _read(args.file, args.order, args.take)
     reports = inspect_clip(clip)
     flips = flip_details_all(clip.tracks)
     if args.json:
         import json
 
         out = {"file": args.file, "tracks": [r.as_dict() for r in reports]}
+        if clip.meta.get("takes"):
+            out["take"] = clip.meta.get("take")
+            out["takes"] = list(clip.meta["takes"])
         out["flips"] = [dict(fd.as_dict(), reason=fd.reason) for fd in flips]
         print(json.dumps(out, indent=2))
         return 0
@@ -228,6 +250,8 @@ def cmd_inspect(args) -> int:
         f"{args.file}: clip '{clip.name}', {len(clip.tracks)} rotation track(s), "
         f"{clip.frame_rate:g} fps, {_fmt_num(clip.start)}-{_fmt_num(clip.end)} s"
     )
+    for line in _take_lines(clip):
+        print(line)
     rows = [
         [
             r.path or "(root)",
@@ -421,7 +445,7 @@ def cmd_clean(args) -> int:
     if args.report:
         _check_report(args.report, args.file, args.output)
     recipe = _clean_recipe(args)
-    clip = _read(args.file, args.order)
+    clip = _read(args.file, args.order, args.take)
     paths = _select_paths(clip, args.track, args.file)
     try:
         # The figures are the written file's (write_checked below), not the in-memory diff.
@@ -572,7 +596,7 @@ def cmd_sample(args) -> int:
     from .io.csv_io import TrackRows, format_csv
 
     _check_output(args.output, [args.file], writable_exts=(".csv",))
-    clip = _read(args.file, args.order)
+    clip = _read(args.file, args.order, args.take)
     paths = _select_paths(clip, args.track, args.file)
     tracks = [t for t in clip.tracks if paths is None or t.path in paths]
     tracks = [t for t in tracks if t.n_keys]
@@ -616,7 +640,7 @@ def cmd_convert(args) -> int:
     from .io import write_checked
 
     _check_output(args.output, [args.file])
-    clip = _read(args.file, args.order)
+    clip = _read(args.file, args.order, args.take)
     from .io.beside import Beside, may_fork
 
     # The reduce hint needs only the source: computed in a child beside the write when it may fork
@@ -831,7 +855,7 @@ def cmd_batch(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Inspect and clean rotation curves of Unity .anim, BVH and CSV clips "
+        description="Inspect and clean rotation curves of Unity .anim, BVH, CSV, FBX (read) and glTF clips "
         "(Euler ZXY degrees, quaternions x,y,z,w).",
     )
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
@@ -845,6 +869,12 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             metavar="ORDER",
             help="Euler order of CSV x,y,z columns (default zxy = Unity; upper case = intrinsic)",
+        )
+        p.add_argument(
+            "--take",
+            default=None,
+            metavar="NAME|INDEX",
+            help="FBX animation stack / glTF animation to read (default the first; inspect lists them)",
         )
 
     p = sub.add_parser(
@@ -860,7 +890,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Euler: 0). gimbal: keys whose middle angle is within 5 deg of +-90. spikes: a fast step that "
         "comes straight back within 3 keys.",
     )
-    p.add_argument("file", help="clip file (.anim, .bvh, .csv)")
+    p.add_argument("file", help="clip file (.anim, .bvh, .csv, .fbx, .gltf, .glb)")
     p.add_argument("--json", action="store_true", help='print {"file": ..., "tracks": [...]} as JSON')
     order_arg(p)
     p.set_defaults(func=cmd_inspect)
@@ -873,7 +903,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--recipe runs a recipe file instead (it cannot be combined with operation flags).",
     )
     p.add_argument("file", help="input clip (never overwritten)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output clip (.csv or .anim)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="output clip (.anim, .csv, .gltf, .glb; .bvh for clips read from a BVH)",
+    )
     order_arg(p)
     p.add_argument("--track", action="append", metavar="PATH", help="only this track (repeatable)")
     p.add_argument("--unwrap", action="store_true", help="remove wrap jumps and Euler flips (pose unchanged)")
@@ -931,7 +967,11 @@ def build_parser() -> argparse.ArgumentParser:
     order_arg(p)
     p.set_defaults(func=cmd_sample)
 
-    p = sub.add_parser("convert", help="convert between formats by extension (.anim, .csv; .bvh read only)")
+    p = sub.add_parser(
+        "convert",
+        help="convert between formats by extension (.anim, .csv, .gltf, .glb; .bvh for clips read from a "
+        "BVH; .fbx read only)",
+    )
     p.add_argument("file", help="input clip")
     p.add_argument("output", metavar="OUT", help="output clip")
     order_arg(p)
@@ -963,7 +1003,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--kind", choices=("euler", "quaternion"), default="euler", help="key kind (default euler)"
     )
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output clip (.csv or .anim)")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="output clip (.anim, .csv, .gltf, .glb)"
+    )
     p.set_defaults(func=cmd_turn)
 
     p = sub.add_parser("batch", help="run a recipe over many clips in parallel")
@@ -989,9 +1031,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="R.json", help="write the per-file report as JSON")
     p.add_argument(
         "--format",
-        choices=("anim", "csv", "bvh"),
-        help="write every output in this format (default: as the input; BVH inputs as .anim; bvh needs "
-        "BVH inputs)",
+        choices=("anim", "csv", "bvh", "gltf", "glb"),
+        help="write every output in this format (default: as the input; BVH and FBX inputs as .anim; bvh "
+        "needs BVH inputs)",
     )
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout (schema: README)")
     p.add_argument(

@@ -2,9 +2,11 @@
 # Set up curveeditor on a fresh Debian 12 machine, then run it or its test suite.
 #
 #   bash packaging/bootstrap.sh run    # install, then open the demo clip (GUI; CLI inspect when no GUI/display)
-#   bash packaging/bootstrap.sh test   # install with the test, dev and cluster extras (.ci/run then lints and
-#                                      # runs the whole suite: `bash .ci/run` is the test command; the
-#                                      # cluster extra, Dask, lets the batch tests start a real scheduler)
+#   bash packaging/bootstrap.sh test   # install with the test, dev, cluster and fbx extras (.ci/run then lints
+#                                      # and runs the whole suite: `bash .ci/run` is the test command; the
+#                                      # cluster extra, Dask, lets the batch tests start a real scheduler;
+#                                      # the fbx extra builds pufbx from source: a C compiler, ~3 min once),
+#                                      # plus Node.js and Khronos' glTF-Validator (npm) for the glTF tests
 #
 # Needs root or sudo only when Debian packages are missing (checked with dpkg-query first, so a second
 # run is fast). The Python environment is ./.venv; pip runs only when pyproject.toml changed since the
@@ -31,6 +33,13 @@ APT_PACKAGES=(
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0
   libxcb-xkb1 xvfb xauth
 )
+# Test mode only: the fbx extra (pufbx) builds a C extension; the glTF tests run Khronos' validator
+# (npm package gltf-validator) under Node.js.
+if [ "$MODE" = test ]; then
+  APT_PACKAGES+=(gcc python3-dev)
+  command -v node >/dev/null 2>&1 || APT_PACKAGES+=(nodejs)
+  command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
+fi
 
 missing_packages() {
   local installed
@@ -72,7 +81,7 @@ setup_venv() {
     python3 -m venv .venv
   fi
   local extras="" stamp
-  [ "$MODE" = test ] && extras="[test,dev,cluster]"
+  [ "$MODE" = test ] && extras="[test,dev,cluster,fbx]"
   stamp=".venv/.bootstrap-$MODE"
   local want
   want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
@@ -100,8 +109,23 @@ run_app() {
   exec .venv/bin/curveeditor-cli inspect curveeditor/resources/samples/demo.csv
 }
 
+# --- Test mode: Khronos glTF-Validator (npm) in .venv/node, where tests/io/gltf_validator.py finds it.
+GLTF_VALIDATOR_VERSION=2.0.0-dev.3.10
+setup_gltf_validator() {
+  local pkg=.venv/node/node_modules/gltf-validator/package.json
+  if [ -f "$pkg" ] && grep -q "\"version\": \"$GLTF_VALIDATOR_VERSION\"" "$pkg"; then
+    log "glTF-Validator $GLTF_VALIDATOR_VERSION already installed"
+    return
+  fi
+  log "installing glTF-Validator $GLTF_VALIDATOR_VERSION (npm) into .venv/node"
+  npm install --prefix .venv/node --no-audit --no-fund --loglevel=error "gltf-validator@$GLTF_VALIDATOR_VERSION" >&2
+}
+
 install_debian_packages
 setup_venv
+if [ "$MODE" = test ]; then
+  setup_gltf_validator
+fi
 if [ "$MODE" = run ]; then
   run_app
 fi

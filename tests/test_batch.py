@@ -167,7 +167,7 @@ def test_collisions_and_unmatched_inputs_fail_without_stopping(inputs, tmp_path)
     )
     assert [f.status for f in rep.files] == ["ok", "failed", "failed"]
     assert "already written for" in rep.files[1].error
-    assert "no .anim, .bvh, .csv files match" in rep.files[2].error
+    assert "no .anim, .bvh, .csv, .fbx, .gltf, .glb files match" in rep.files[2].error
     assert rep.exit_status == 2
     # the first file's output is the one kept
     assert (

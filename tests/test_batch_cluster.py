@@ -27,11 +27,11 @@ else:
     pytest.importorskip("distributed")
 
 from distributed import Client  # noqa: E402
-from test_batch import SUMMARY_SCHEMA  # noqa: E402  (the one spelled-out --json schema)
 
 from curveeditor.batch.dask_engine import parse_scheduler  # noqa: E402
 from curveeditor.batch.runner import BatchError, run_batch  # noqa: E402
 from curveeditor.engine.recipe import Recipe  # noqa: E402
+from tests.test_batch import SUMMARY_SCHEMA  # noqa: E402  (the one spelled-out --json schema)
 
 REPO = Path(__file__).resolve().parents[1]
 RECIPE = Recipe.of({"op": "unwrap"}, {"op": "reduce", "max_error": 0.05})

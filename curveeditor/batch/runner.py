@@ -1,8 +1,9 @@
 """Run a recipe over many clip files in parallel (no Qt; used by ``curveeditor-cli batch``).
 
-:func:`run_batch` expands the inputs (folders, glob patterns or files) to ``.anim``, ``.bvh`` and
-``.csv`` files, applies the recipe to every rotation track of each clip on one of three engines, writes
-one output per input into ``out_dir`` and returns a :class:`BatchReport`:
+:func:`run_batch` expands the inputs (folders, glob patterns or files) to ``.anim``, ``.bvh``,
+``.csv``, ``.fbx``, ``.gltf`` and ``.glb`` files (FBX and glTF: the file's first take), applies the
+recipe to every rotation track of each clip on one of three engines, writes one output per input
+into ``out_dir`` and returns a :class:`BatchReport`:
 
 * ``jobs=1``: in this process; ``jobs=N``: ``N`` worker processes on this machine;
 * ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`curveeditor.batch.dask_engine`, needs the
@@ -17,12 +18,13 @@ Rules:
   byte-for-byte the same and the report is the same whatever the engine.
 * Inputs are never written: ``out_dir`` must not contain any input (checked before any work) and
   every write also refuses to replace its own input.
-* Output names: the input's file name in ``out_dir``. ``.anim`` and ``.csv`` inputs keep their
-  extension; ``.bvh`` inputs become ``.anim`` clips. ``out_ext=".csv"``, ``".anim"`` or ``".bvh"``
-  forces one output format for every file (``.bvh``: mocap in, mocap out; a file without a BVH
-  skeleton fails with that reason and the batch goes on). Two inputs that would produce the same
-  output (``a/walk.anim`` and ``b/walk.anim``, or ``walk.bvh`` and ``walk.anim``) are not allowed to
-  overwrite each other: the later one in input order fails with a message naming the first.
+* Output names: the input's file name in ``out_dir``. ``.anim``, ``.csv``, ``.gltf`` and ``.glb``
+  inputs keep their extension; ``.bvh`` and ``.fbx`` inputs become ``.anim`` clips. ``out_ext=".csv"``,
+  ``".anim"``, ``".gltf"``, ``".glb"`` or ``".bvh"`` forces one output format for every file (``.bvh``:
+  mocap in, mocap out; a file without a BVH skeleton fails with that reason and the batch goes on).
+  Two inputs that would produce the same output (``a/walk.anim`` and ``b/walk.anim``, or ``walk.bvh``
+  and ``walk.anim``) are not allowed to overwrite each other: the later one in input order fails with
+  a message naming the first.
 * A folder input means the clip files directly inside it (sorted by name); use a glob such as
   ``"mocap/**/*.bvh"`` for subfolders. An input that matches no clip file is a failed entry.
 * Bad files do not stop the batch: each file's entry says ``"ok"`` or ``"failed"`` with the error
@@ -74,11 +76,11 @@ __all__ = [
 ]
 
 #: Files a batch picks up.
-CLIP_EXTENSIONS = (".anim", ".bvh", ".csv")
+CLIP_EXTENSIONS = (".anim", ".bvh", ".csv", ".fbx", ".gltf", ".glb")
 #: Formats a batch can write (``.bvh`` only for BVH inputs: a clip needs a BVH skeleton).
-OUTPUT_EXTENSIONS = (".anim", ".csv", ".bvh")
-#: Input extensions kept as the output's when no format is forced (BVH inputs become ``.anim``).
-_KEPT_EXTENSIONS = (".anim", ".csv")
+OUTPUT_EXTENSIONS = (".anim", ".csv", ".bvh", ".gltf", ".glb")
+#: Input extensions kept as the output's when no format is forced (BVH and FBX inputs become ``.anim``).
+_KEPT_EXTENSIONS = (".anim", ".csv", ".gltf", ".glb")
 #: How a Dask batch gets its inputs to the workers: "auto" (shared path when every worker sees every
 #: input with the client's size and modification time, else shipped), "shared" (workers read the
 #: path), "ship" (the client reads each file and sends its bytes with the task).

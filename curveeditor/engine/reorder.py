@@ -94,9 +94,10 @@ PREFER_EULER_DEG = 0.01
 
 
 def is_frame_samples(track: RotationTrack) -> bool:
-    """True for a track of per-frame samples read from a BVH (``meta["bvh_channels"]``), keys evenly
-    spaced: poses, not curves (issue 8 section 2). A reduced or hand-edited track is not."""
-    if track.n_keys < 2 or track.meta.get("bvh_channels") is None:
+    """True for a track of per-frame samples read from a BVH (``meta["bvh_channels"]``) or marked so by
+    its reader (``meta["frame_poses"]``: a glTF LINEAR sampler, an FBX take Unity resamples), keys
+    evenly spaced: poses, not curves (issue 8 section 2). A reduced or hand-edited track is not."""
+    if track.n_keys < 2 or (track.meta.get("bvh_channels") is None and not track.meta.get("frame_poses")):
         return False
     dt = np.diff(track.times)
     return bool(np.all(np.abs(dt - dt[0]) <= 1e-9 + 1e-6 * dt[0]))

@@ -6,6 +6,9 @@ A :class:`Skeleton` is built from a clip (:func:`skeleton_from_clip`):
   left-handed frame like the motion (``io.bvh``: ``(x, y, z) -> (-x, y, z)``). A joint with position
   channels (the root) takes its local position from them (they replace the offset, as Blender's and
   PyMO's importers read BVH); the others use their offset. End sites become tip points.
+* FBX and glTF clips (``clip.meta["joints"]``: ``paths``, ``parents``, ``offsets`` and ``rotations``,
+  the rest local transforms already in Unity's frame): one joint per node; position curves replace the
+  offset where a node has one, the rest rotation stands where a node has no rotation track.
 * ``.anim`` clips: one joint per transform path (and every parent path up to the root), local
   positions from the ``m_LocalPosition`` curves (a curve with one key is a constant position). Joints
   without a position curve sit at their parent (their local position is unknown). A clip needs
@@ -48,7 +51,8 @@ class Skeleton:
             ``clip.other_tracks`` or None.
         tips: ``(K, 2)`` rows ``(joint, index into tip_offsets)``: end sites, drawn as bones to a tip.
         tip_offsets: ``(K, 3)`` local positions of the tips (Unity frame).
-        source: ``"bvh"`` or ``"anim"``.
+        source: ``"bvh"``, ``"fbx"`` / ``"gltf"`` (``meta["joints"]``) or ``"anim"``.
+        rest_rotations: ``(J, 4)`` local rotations of joints without a track (None: identity).
     """
 
     paths: tuple[str, ...]
@@ -58,6 +62,7 @@ class Skeleton:
     tips: np.ndarray
     tip_offsets: np.ndarray
     source: str
+    rest_rotations: np.ndarray | None = None
 
     @property
     def n_joints(self) -> int:
@@ -167,10 +172,37 @@ def _anim_skeleton(clip: Clip) -> tuple[Skeleton | None, str]:
     )
 
 
+def _joints_skeleton(clip: Clip) -> Skeleton:
+    j = clip.meta["joints"]
+    source = str(clip.meta.get("format") or "joints")
+    paths = tuple(j["paths"])
+    parents = np.array(j["parents"], dtype=np.int64).reshape(-1)
+    offsets = np.array(j["offsets"], dtype=np.float64).reshape(-1, 3)
+    rest = np.array(j.get("rotations") or [[0.0, 0.0, 0.0, 1.0]] * len(paths), dtype=np.float64).reshape(
+        -1, 4
+    )
+    pos_index = {
+        o.path: i
+        for i, o in enumerate(clip.other_tracks)
+        if o.kind == "position"
+        and o.attribute == "m_LocalPosition"
+        and o.curve is not None
+        and o.curve.n_keys
+    }
+    position_tracks = tuple(pos_index.get(p) for p in paths)
+    empty = np.zeros((0, 3))
+    return Skeleton(paths, parents, offsets, position_tracks, np.zeros((0, 2), np.int64), empty, source, rest)
+
+
 def skeleton_from_clip(clip: Clip) -> tuple[Skeleton | None, str]:
     """The clip's skeleton and ``""``, or ``None`` and why it cannot be drawn as a character."""
     if clip.meta.get("hierarchy"):
         return _bvh_skeleton(clip), ""
+    joints = clip.meta.get("joints")
+    if isinstance(joints, dict) and joints.get("paths"):
+        if len(joints["paths"]) < 2:
+            return None, "the file has a single node: no bones to draw"
+        return _joints_skeleton(clip), ""
     if not clip.tracks and not clip.other_tracks:
         return None, "the clip is empty"
     return _anim_skeleton(clip)
@@ -178,10 +210,13 @@ def skeleton_from_clip(clip: Clip) -> tuple[Skeleton | None, str]:
 
 def local_rotations(skeleton: Skeleton, clip: Clip, times, overrides: dict | None = None) -> np.ndarray:
     """``(M, J, 4)`` local rotations at ``times`` (seconds): what Unity plays for joints with a track
-    (``overrides`` path -> RotationTrack replaces the clip's), identity for the others."""
+    (``overrides`` path -> RotationTrack replaces the clip's), the rest rotation (identity when the
+    skeleton has none) for the others."""
     t = np.asarray(times, dtype=np.float64).reshape(-1)
     out = np.zeros((t.shape[0], skeleton.n_joints, 4))
     out[..., 3] = 1.0
+    if skeleton.rest_rotations is not None:
+        out[:] = skeleton.rest_rotations[None]
     tracks = {tr.path: tr for tr in clip.tracks}
     if overrides:
         tracks.update(overrides)

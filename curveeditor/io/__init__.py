@@ -6,10 +6,11 @@ same write returning the read-back figures. Every write reads its temp file back
 and compares what it plays with the clip (and the promise) before the rename: a file that does not
 read back, or misses its bound, is never put in place.
 Formats: ``.csv`` (read and write, :mod:`.csv_io`), ``.anim`` (Unity, read and write, :mod:`.anim`),
-``.bvh`` (read :mod:`.bvh`, write :mod:`.bvh_writer`: a clip with a BVH skeleton). The format table and
-its loader are :mod:`.formats` (modules imported on first use, so importing this package stays
-cheap). Every failure is a :class:`ClipError` (``FILE:LINE: REASON``); writes are atomic and can
-protect the input file.
+``.bvh`` (read :mod:`.bvh`, write :mod:`.bvh_writer`: a clip with a BVH skeleton), ``.fbx`` (read
+only, :mod:`.fbx`, needs the ``fbx`` extra), ``.gltf`` / ``.glb`` (read and write, :mod:`.gltf`). The
+format table and its loader are :mod:`.formats` (modules imported on first use, so importing this
+package stays cheap). Every failure is a :class:`ClipError` (``FILE:LINE: REASON``); writes are atomic
+and can protect the input file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ import stat
 from collections.abc import Iterable
 
 from .errors import ClipError, ClipReadError, ClipWriteError
-from .formats import READ_FORMATS, SAMPLE_FORMATS, WRITE_FORMATS, extension, load_format
+from .formats import (
+    GLTF_FORMATS,
+    READ_FORMATS,
+    SAMPLE_FORMATS,
+    TAKE_FORMATS,
+    WRITE_FORMATS,
+    extension,
+    load_format,
+)
 
 __all__ = [
     "read_clip",
@@ -31,6 +40,8 @@ __all__ = [
     "MAX_CLIP_BYTES",
     "WRITE_FORMATS",
     "SAMPLE_FORMATS",
+    "GLTF_FORMATS",
+    "TAKE_FORMATS",
     "ClipError",
     "ClipReadError",
     "ClipWriteError",
@@ -68,12 +79,16 @@ def _file_kind(mode: int) -> str:
     return "special file"
 
 
-def read_clip(path: str | os.PathLike, order: str | None = None):
-    """Read a clip, choosing the reader by extension (``.csv``, ``.anim``, ``.bvh``; case-insensitive).
+def read_clip(path: str | os.PathLike, order: str | None = None, take: str | int | None = None):
+    """Read a clip, choosing the reader by extension (``.csv``, ``.anim``, ``.bvh``, ``.fbx``, ``.gltf``,
+    ``.glb``; case-insensitive).
 
     ``order`` is the Euler order of CSV ``x, y, z`` columns (default Unity's ``"zxy"``); other formats
-    carry their own orders and ignore it. Raises :class:`ClipReadError` for an unknown extension, a
-    missing reader, a missing file or bad content; never another exception type for bad input.
+    carry their own orders and ignore it. ``take`` picks the clip of a file holding several
+    (:data:`TAKE_FORMATS`: an FBX animation stack, a glTF animation; index or name, default the
+    first); the other formats hold one clip and refuse a take other than 0 or None.
+    Raises :class:`ClipReadError` for an unknown extension, a missing reader, a missing file or bad
+    content; never another exception type for bad input.
     """
     fname = os.fspath(path)
     reader = load_format(fname, READ_FORMATS, "read", ClipReadError)
@@ -96,7 +111,13 @@ def read_clip(path: str | os.PathLike, order: str | None = None):
             f"file is {_size_text(size)}, over the {_size_text(limit)} limit for one clip "
             "(set CURVEEDITOR_MAX_CLIP_BYTES to raise it)",
         )
-    kwargs = {"order": order} if order is not None and extension(fname) == ".csv" else {}
+    ext = extension(fname)
+    kwargs = {"order": order} if order is not None and ext == ".csv" else {}
+    if take is not None:
+        if ext in TAKE_FORMATS:
+            kwargs["take"] = take
+        elif str(take) != "0":
+            raise ClipReadError(fname, None, f"{ext} files hold one clip (no take {take!r})")
     try:
         clip = reader(fname, **kwargs)
     except ClipError:
@@ -169,7 +190,8 @@ def write_clip(
     protect: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
     **opts,
 ) -> list[str]:
-    """Write ``clip``, choosing the writer by extension (``.csv``, ``.anim``, ``.bvh``); returns warnings.
+    """Write ``clip``, choosing the writer by extension (``.csv``, ``.anim``, ``.bvh``, ``.gltf``, ``.glb``);
+    returns warnings.
 
     The write is atomic (the target is whole or untouched; a symbolic link is written through to its
     target) and refuses to overwrite ``protect`` (the input path(s)). Before the rename the temp file

@@ -13,23 +13,42 @@ from pathlib import Path
 
 from .errors import ClipError
 
-__all__ = ["READ_FORMATS", "WRITE_FORMATS", "SAMPLE_FORMATS", "extension", "load_format"]
+__all__ = [
+    "READ_FORMATS",
+    "WRITE_FORMATS",
+    "SAMPLE_FORMATS",
+    "GLTF_FORMATS",
+    "TAKE_FORMATS",
+    "extension",
+    "load_format",
+]
 
 #: extension -> (module, reader function)
 READ_FORMATS = {
     ".csv": ("curveeditor.io.csv_io", "read_csv"),
     ".anim": ("curveeditor.io.anim", "read_anim"),
     ".bvh": ("curveeditor.io.bvh", "read_bvh"),
+    ".fbx": ("curveeditor.io.fbx", "read_fbx"),
+    ".gltf": ("curveeditor.io.gltf", "read_gltf"),
+    ".glb": ("curveeditor.io.gltf", "read_gltf"),
 }
 #: extension -> (module, writer function)
 WRITE_FORMATS = {
     ".csv": ("curveeditor.io.csv_io", "write_csv"),
     ".anim": ("curveeditor.io.anim", "write_anim"),
     ".bvh": ("curveeditor.io.bvh_writer", "write_bvh"),
+    ".gltf": ("curveeditor.io.gltf", "write_gltf"),
+    ".glb": ("curveeditor.io.gltf", "write_gltf"),
 }
 #: Formats that hold poses at frames only (no curves between them): the written file is checked
 #: against the clip at its frames (``io.verify``; :mod:`.bvh_writer` explains why that suffices).
 SAMPLE_FORMATS = frozenset({".bvh"})
+#: glTF files: the read-back check plays them as a glTF viewer does (``io.gltf.viewer_played``), and
+#: per-frame tracks are written as they are (a LINEAR sampler at the frames: the Slerp between them).
+GLTF_FORMATS = frozenset({".gltf", ".glb"})
+#: Files holding several clips (FBX animation stacks, glTF animations): their readers take ``take=``
+#: (index or name; default the first).
+TAKE_FORMATS = frozenset({".fbx", ".gltf", ".glb"})
 
 
 def extension(path: str | os.PathLike) -> str:

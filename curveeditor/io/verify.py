@@ -36,7 +36,7 @@ import numpy as np
 from .atomic import check_before_replace, check_not_protected
 from .check_ahead import CheckAhead, as_stored, check_ahead
 from .errors import ClipError, ClipWriteError
-from .formats import READ_FORMATS, SAMPLE_FORMATS, WRITE_FORMATS, extension, load_format
+from .formats import GLTF_FORMATS, READ_FORMATS, SAMPLE_FORMATS, WRITE_FORMATS, extension, load_format
 
 __all__ = [
     "Promise",
@@ -47,6 +47,7 @@ __all__ = [
     "write_checked",
     "check_written",
     "deviation",
+    "viewer_deviation",
     "is_sampled",
     "prepare_samples",
     "recipe_bound",
@@ -242,8 +243,10 @@ def prepare_samples(
     from ..engine.clip import EULER
     from ..engine.reorder import is_frame_samples, sampled_tracks
 
-    if ext in SAMPLE_FORMATS:
-        return clip  # a file of samples: its writer samples every track at the frames itself
+    if ext in SAMPLE_FORMATS or ext in GLTF_FORMATS:
+        # A file of samples: its writer samples every track at the frames itself. glTF: the writer
+        # writes frames as a LINEAR sampler, which plays the Slerp between them (what they mean).
+        return clip
     kind = EULER if ext == ".csv" else mode
     todo = [
         i
@@ -335,6 +338,45 @@ def deviation(
     return Deviation(float(err[i]), key_error, rms, worst, bound, key_bound, frames, at_frames)
 
 
+def viewer_deviation(
+    reference,
+    written,
+    player,
+    frames: bool = False,
+    bound: float | None = None,
+    key_bound: float | None = None,
+) -> Deviation:
+    """How far ``written`` plays from ``reference`` (degrees) when ``written`` is played by ``player(track,
+    times) -> (M, 4)`` rather than as Unity plays it: a glTF file as a viewer plays it
+    (``io.gltf.viewer_played``: Slerp between the keys of a LINEAR sampler). Sampled on the checker
+    grid over both key sets (``reduce.dense_check_grid``: >= 1 kHz and 10 samples per interval, every
+    key time included); the reference is what Unity plays, or with ``frames`` its key poses and the
+    Slerp between them."""
+    from ..engine.clip import key_quaternions, played
+    from ..engine.reduce import dense_check_grid
+    from ..engine.resample import slerp
+    from ..engine.rotations import geodesic_angle
+
+    rt = reference.times
+    keys = np.union1d(rt, written.times)
+    grid, key_index = dense_check_grid(keys)
+    got = player(written, grid)
+    want = slerp(rt, key_quaternions(reference), grid) if frames else played(reference, grid)
+    err = geodesic_angle(got, want)
+    key_err = err[key_index[np.searchsorted(keys, rt)]]
+    i = int(np.argmax(err))
+    if len(grid) > 1 and grid[-1] > grid[0]:
+        sq = err * err
+        rms = float(np.sqrt(np.sum(0.5 * (sq[1:] + sq[:-1]) * np.diff(grid)) / (grid[-1] - grid[0])))
+    else:
+        rms = float(np.sqrt(np.mean(err * err)))
+    key_error = float(key_err.max()) if key_err.size else 0.0
+    worst = float(grid[i])
+    if key_bound is not None and key_error > key_bound:
+        worst = float(rt[int(np.argmax(key_err))])
+    return Deviation(float(err[i]), key_error, rms, worst, bound, key_bound, frames)
+
+
 def _played_memo(written, grid: np.ndarray, memo: dict | None) -> np.ndarray:
     """``played(written, grid)``, reused from ``memo`` when the last call evaluated the same grid
     (at the track's own key times: its key poses, which a curve passes through)."""
@@ -408,6 +450,9 @@ def check_written(
 
     promise = promise or Promise()
     at_frames = ext in SAMPLE_FORMATS
+    player = None
+    if ext in GLTF_FORMATS:
+        from .gltf import viewer_played as player
     ref_clip = promise.reference
     by_path = {t.path: t for t in written.tracks}
     ref_by_path = {t.path: t for t in ref_clip.tracks} if ref_clip is not None else {}
@@ -430,7 +475,10 @@ def check_written(
         if frames and between is not None:
             between = between + FLOAT32_SLACK_DEG
         memo: dict = {}
-        wd = deviation(t, w, frames, between, writer_bound, memo=memo, at_frames=at_frames)
+        if player is not None:
+            wd = viewer_deviation(t, w, player, frames, between, writer_bound)
+        else:
+            wd = deviation(t, w, frames, between, writer_bound, memo=memo, at_frames=at_frames)
         pd = None
         ref = ref_by_path.get(t.path)
         if ref is not None and ref.n_keys and ref is not t:
@@ -438,15 +486,20 @@ def check_written(
             pbound = promise.bound_deg
             # Against samples (a BVH input) the promise holds at the frames; between them the
             # deviation from their Slerp is reported (bounded only by a stated tolerance).
-            pd = deviation(
-                ref,
-                w,
-                rframes,
-                promise.between_bound_deg if rframes else pbound,
-                pbound,
-                memo=memo,
-                at_frames=at_frames,
-            )
+            if player is not None:
+                pd = viewer_deviation(
+                    ref, w, player, rframes, promise.between_bound_deg if rframes else pbound, pbound
+                )
+            else:
+                pd = deviation(
+                    ref,
+                    w,
+                    rframes,
+                    promise.between_bound_deg if rframes else pbound,
+                    pbound,
+                    memo=memo,
+                    at_frames=at_frames,
+                )
         checks.append(TrackCheck(t.path, t.n_keys, w.n_keys, _reasons(t, w, ext), wd, pd))
         if failure is None:
             for dev, what in ((wd, promise.clip_what), (pd, promise.what)):

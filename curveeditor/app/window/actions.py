@@ -71,7 +71,9 @@ class WindowActions:
 
     def _build_actions(self) -> None:
         S = QKeySequence.StandardKey  # noqa: N806
-        self.act_open = self._act("&Open…", self.open_dialog, S.Open, "Open an .anim, .bvh or .csv clip")
+        self.act_open = self._act(
+            "&Open…", self.open_dialog, S.Open, "Open an .anim, .bvh, .csv, .fbx, .gltf or .glb clip"
+        )
         self.act_save = self._act("&Save", self.files.save, S.Save, "Save back to the .anim (minimal diff)")
         self.act_save_as = self._act("Save &As…", self.files.save_as, "Ctrl+Shift+S", "Save to a new .anim")
         self.act_exp_euler = self._act(
@@ -94,6 +96,12 @@ class WindowActions:
             lambda: self.files.export_dialog("bvh"),
             None,
             "Write the clip back as BVH motion capture (clips read from a .bvh: same skeleton and channels)",
+        )
+        self.act_exp_gltf = self._act(
+            "Export g&lTF…",
+            lambda: self.files.export_dialog("gltf"),
+            None,
+            "Write glTF 2.0 (.glb or .gltf): node rotation animation, checked as a glTF viewer plays it",
         )
         self.act_exp_graph = self._act(
             "Export &graphs (PNG/SVG)…",
@@ -246,6 +254,7 @@ class WindowActions:
             self.act_exp_quat,
             self.act_exp_csv,
             self.act_exp_bvh,
+            self.act_exp_gltf,
             self.act_exp_graph,
         ):
             exp.addAction(a)

@@ -16,7 +16,7 @@ from .files import Autosaver, sample_path
 __all__ = ["WindowFiles", "CLIP_SUFFIXES"]
 
 #: What File > Open and drag-and-drop accept.
-CLIP_SUFFIXES = (".anim", ".bvh", ".csv")
+CLIP_SUFFIXES = (".anim", ".bvh", ".csv", ".fbx", ".gltf", ".glb")
 
 
 class WindowFiles:

@@ -43,8 +43,8 @@ __all__ = [
 ]
 
 OPEN_FILTER = (
-    "Clips (*.anim *.bvh *.csv);;Unity animation (*.anim);;BVH motion capture (*.bvh);;"
-    "CSV (*.csv);;All files (*)"
+    "Clips (*.anim *.bvh *.csv *.fbx *.gltf *.glb);;Unity animation (*.anim);;BVH motion capture (*.bvh);;"
+    "FBX take (*.fbx);;glTF 2.0 (*.gltf *.glb);;CSV (*.csv);;All files (*)"
 )
 
 
@@ -73,7 +73,10 @@ EXPORT_KINDS = {
     "anim-quaternion": (".anim", "_quat", "Unity animation (*.anim)", "quaternion"),
     "csv": (".csv", "", "CSV (*.csv)", None),
     "bvh": (".bvh", "_clean", "BVH motion capture (*.bvh)", None),
+    "gltf": (".glb", "", "glTF 2.0 binary (*.glb);;glTF 2.0 JSON (*.gltf)", None),
 }
+#: Other extensions an export kind accepts as typed (the first of :data:`EXPORT_KINDS` is the default).
+EXPORT_ALSO = {"gltf": (".gltf",)}
 
 
 def can_export_bvh(clip) -> bool:
@@ -107,7 +110,12 @@ def check_lines(check) -> list[str]:
 
 
 def export_warnings(clip: Clip, path: str, mode: str | None = None) -> list[str]:
-    """The export checks for writing ``clip`` to ``path`` (nothing is written). ``.anim`` only."""
+    """The export checks for writing ``clip`` to ``path`` (nothing is written): ``.anim`` and glTF
+    (what the file cannot hold, ``io.gltf.gltf_document``)."""
+    if path.lower().endswith((".gltf", ".glb")):
+        from curveeditor.io.gltf import gltf_document
+
+        return list(gltf_document(clip)[2])
     if not path.lower().endswith(".anim"):
         return []
     from curveeditor.io.anim import anim_text
@@ -236,7 +244,7 @@ class FileController(QObject):
 
     def export_dialog(self, kind: str) -> bool:
         """``kind``: one of :data:`EXPORT_KINDS` (``"anim-euler"``, ``"anim-quaternion"``, ``"csv"``,
-        ``"bvh"``)."""
+        ``"bvh"``, ``"gltf"``)."""
         ext, suffix, filt, mode = EXPORT_KINDS[kind]
         # the folder of the last export (else the clip's own folder, else the last folder used)
         name = os.path.splitext(os.path.basename(self.doc.path or self.doc.clip.name))[0]
@@ -244,11 +252,11 @@ class FileController(QObject):
             os.path.dirname(self.doc.path) if self.doc.path else self.settings.last_dir()
         )
         base = os.path.join(folder, name)
-        path, _ = QFileDialog.getSaveFileName(self.widget, "Export", base + suffix + ext, filt)
+        path, chosen = QFileDialog.getSaveFileName(self.widget, "Export", base + suffix + ext, filt)
         if not path:
             return False
-        if not path.lower().endswith(ext):
-            path += ext
+        if not path.lower().endswith((ext, *EXPORT_ALSO.get(kind, ()))):
+            path += ".gltf" if kind == "gltf" and "(*.gltf)" in (chosen or "") else ext
         ok = self.write(path, mode, mark_saved=False)
         if ok:
             self.settings.set("files/last_export_dir", os.path.dirname(os.path.abspath(path)))
