@@ -1,9 +1,11 @@
 """Mouse and keyboard handling of the graphs, apart from drawing.
 
 :class:`CurveViewBox` turns pyqtgraph's mouse events into calls on :class:`GraphInput`, which decides
-what they do (Unity / Blender conventions): click a key to select it (Shift adds, Ctrl toggles), drag
-on empty space for a box selection, drag a key to move the selection in time (snapped to frames) and
-value (Shift constrains to the dominant direction), drag a tangent handle of a selected key, middle
+what they do (Maya / Blender conventions): click a key to select it on the curve clicked (Shift adds,
+Ctrl toggles; with the document's ``whole_keys`` option, on X, Y and Z together), drag on empty space
+for a box selection of the keys of the curves it covers, drag a key to move the selection in time
+(snapped to frames; a key's channels share its time) and value (every selected curve's keys by the
+same amount; Shift constrains to the dominant direction), drag a tangent handle of a selected key, middle
 drag or Alt+drag pans, wheel zooms, right click opens the key menu. A drag is one undo step. Hovering
 a curve names its track, channel and value.
 
@@ -276,6 +278,11 @@ class GraphInput:
         return self.hover_text
 
     # ------------------------------------------------------------------ clicks
+    def pick(self, path: str, i: int, ch: int) -> dict:
+        """The selection a click on key ``i`` of ``path``'s channel ``ch`` makes: that curve's key, or
+        the whole key (X, Y and Z) with the document's ``whole_keys`` option."""
+        return {path: {i}} if self.doc.whole_keys else {(path, ch): {i}}
+
     def on_click(self, vb: CurveViewBox, scene_pos, mods) -> None:
         if vb.role[0] != "euler":
             self._scrub(vb, scene_pos)
@@ -286,46 +293,37 @@ class GraphInput:
             if not (shift or ctrl):
                 self.doc.clear_key_selection()
             return
-        path, i, _ch = hit
-        keys = {p: set(s) for p, s in self.doc.selected_keys.items()} if (shift or ctrl) else {}
-        cur = keys.setdefault(path, set())
-        if ctrl and i in cur:
-            cur.discard(i)
-        else:
-            cur.add(i)
-        self.doc.select_keys(keys)
+        path, i, ch = hit
+        self.doc.select_keys(self.pick(path, i, ch), "toggle" if ctrl else "add" if shift else "set")
 
     def _scrub(self, vb: CurveViewBox, scene_pos) -> None:
         self.doc.set_time(self.doc.snap_time(vb.mapSceneToView(scene_pos).x()))
 
-    def select_keys_in_rect(self, vb: CurveViewBox, rect: QRectF) -> dict[str, set[int]]:
-        """Keys of the drawn tracks inside ``rect`` (display coords) in ``vb``'s channel(s)."""
-        out: dict[str, set[int]] = {}
+    def select_keys_in_rect(self, vb: CurveViewBox, rect: QRectF) -> dict:
+        """Keys of the drawn tracks inside ``rect`` (display coords) on ``vb``'s channel(s):
+        ``{(path, channel): indices}``, or ``{path: indices}`` (whole keys) with ``whole_keys``."""
+        out: dict = {}
+        whole = self.doc.whole_keys
         for path in self.panel.drawn_paths():
             s_kt, s_kv = self.panel.display_keys(path)
             inside = (s_kt >= rect.left()) & (s_kt <= rect.right())
-            vin = np.zeros_like(inside)
+            if not np.any(inside):
+                continue
             for ch in vb.channels():
-                vin |= (s_kv[:, ch] >= rect.top()) & (s_kv[:, ch] <= rect.bottom())
-            idx = np.nonzero(inside & vin)[0]
-            if idx.size:
-                out[path] = {int(i) for i in idx}
+                vin = inside & (s_kv[:, ch] >= rect.top()) & (s_kv[:, ch] <= rect.bottom())
+                idx = np.nonzero(vin)[0]
+                if not idx.size:
+                    continue
+                if whole:
+                    out.setdefault(path, set()).update(idx.tolist())
+                else:
+                    out[(path, ch)] = set(idx.tolist())
         return out
 
     def box_select(self, vb: CurveViewBox, rect: QRectF, mods) -> None:
         found = self.select_keys_in_rect(vb, rect)
         shift, ctrl = _mods(mods)
-        if not (shift or ctrl):
-            self.doc.select_keys(found)
-            return
-        keys = {p: set(s) for p, s in self.doc.selected_keys.items()}
-        for p, idx in found.items():
-            cur = keys.setdefault(p, set())
-            if ctrl:
-                cur ^= idx
-            else:
-                cur |= idx
-        self.doc.select_keys(keys)
+        self.doc.select_keys(found, "toggle" if ctrl else "add" if shift else "set")
 
     # ------------------------------------------------------------------ drags
     def begin_drag(self, vb: CurveViewBox, scene_pos, mods) -> str | None:
@@ -344,19 +342,15 @@ class GraphInput:
         if hit is None:
             return "box"
         path, i, ch = hit
-        if i not in self.doc.selected_keys.get(path, ()):  # grabbing an unselected key selects it
-            if mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier):
-                keys = {p: set(s) for p, s in self.doc.selected_keys.items()}
-                keys.setdefault(path, set()).add(i)
-            else:
-                keys = {path: {i}}
-            self.doc.select_keys(keys)
+        if i not in self.doc.channel_keys(path, ch):  # grabbing an unselected key selects it
+            add = mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
+            self.doc.select_keys(self.pick(path, i, ch), "add" if add else "set")
         s_kt, s_kv = self.panel.display_keys(path)
         self.drag = Drag(
             "keys",
             vb,
             self.doc.clip,
-            {p: set(v) for p, v in self.doc.selected_keys.items()},
+            {k: set(v) for k, v in self.doc.key_selection.items() if v},
             channel=ch,
             path=path,
             index=i,
@@ -396,8 +390,10 @@ class GraphInput:
                 self.doc.end_live_edit("Edit tangent")
 
     def move_selection(self, d: Drag, dt: float, dv: float) -> None:
-        """Move the keys selected at drag start by ``dt`` s (grabbed key snapped to a frame) and
-        ``dv`` degrees in the grabbed channel; one live-edit update."""
+        """Move the keys selected at drag start by ``dt`` s (grabbed key snapped to a frame; a key
+        selected on any channel moves, its channels share the time) and ``dv`` degrees on every
+        selected (key, channel); one live-edit update. ``d.sel`` in the per-track form
+        (``{path: indices}``) moves the values of ``d.channel`` only."""
         base = d.base_clip
         fr = self.doc.frame_rate
         if dt:
@@ -406,16 +402,31 @@ class GraphInput:
         moving = getattr(d, "moving", None)  # (GraphPanel.move_selection takes any drag-like object)
         if moving is None:
             moving = {}
-            for path, idx in d.sel.items():
+            cells: dict[str, list] = {}
+            for k, idx in d.sel.items():
+                path, ch = k if isinstance(k, tuple) else (k, None)
+                if idx:
+                    cells.setdefault(path, []).append((ch, idx))
+            for path, entries in cells.items():
                 tr = base.track(path)
                 mask = np.zeros(tr.n_keys, dtype=bool)
-                mask[np.fromiter(idx, dtype=np.int64)] = True
-                moving[path] = (tr, mask, _min_step(tr))
+                vmask = None
+                for ch, idx in entries:
+                    ii = np.fromiter(idx, dtype=np.int64, count=len(idx))
+                    mask[ii] = True
+                    if ch is not None:
+                        if vmask is None:
+                            vmask = np.zeros((tr.n_keys, 3), dtype=bool)
+                        vmask[ii, ch] = True
+                moving[path] = (tr, mask, _min_step(tr), np.nonzero(mask)[0], vmask)
             d.moving = moving
         if dt:
-            for tr, mask, step in moving.values():
+            for tr, mask, step, *_ in moving.values():
                 dt = ed.clamp_time_shift(np.asarray(tr.times), mask, dt, min(gap, 0.5 * step))
-        tracks = {p: ed.move_keys(tr, d.sel[p], dt, d.channel, dv) for p, (tr, *_) in moving.items()}
+        tracks = {
+            p: ed.move_keys(tr, rows, dt, None if vm is not None else d.channel, dv, value_mask=vm)
+            for p, (tr, _m, _s, rows, vm) in moving.items()
+        }
         new = base.with_tracks(tracks.get(t.path, t) for t in base.tracks)
         self.doc.update_live(new, tracks.keys())
         tlabel = f"Δt {dt:+.4f} s ({dt * fr:+.1f} f)" if dt else ""
@@ -448,6 +459,6 @@ class GraphInput:
 
     def on_context_menu(self, vb: CurveViewBox, scene_pos, screen_pos) -> None:
         hit = self.key_hit(vb, scene_pos)
-        if hit is not None and hit[1] not in self.doc.selected_keys.get(hit[0], ()):
-            self.doc.select_keys({hit[0]: {hit[1]}})
+        if hit is not None and hit[1] not in self.doc.channel_keys(hit[0], hit[2]):
+            self.doc.select_keys(self.pick(*hit))
         self.panel.contextMenuRequested.emit(screen_pos.toPoint())

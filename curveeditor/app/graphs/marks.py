@@ -154,20 +154,25 @@ class Marks:
                 self.markers.append(item)
 
     def update_selection(self) -> None:
-        """Selected keys of every drawn track (one marker item per plot), then their handles."""
+        """Selected keys of every drawn track on the curves they are selected on (one marker item
+        per plot), then their handles."""
+        sel = self.doc.key_selection
         for s in self.strips:
             if not s.is_euler:
                 continue
             xs, ys = [], []
             for path in self.panel.drawn_paths():
-                idx = np.array(sorted(self.doc.selected_keys.get(path, ())), dtype=np.int64)
-                if not idx.size:
+                if path not in self.doc.selected_keys:
                     continue
                 try:
                     s_kt, s_kv = self.panel.display_keys(path)
                 except KeyError:
                     continue
                 for ch in s.channels():
+                    got = sel.get((path, ch))
+                    if not got:
+                        continue
+                    idx = np.fromiter(got, dtype=np.int64, count=len(got))
                     xs.append(s_kt[idx])
                     ys.append(s_kv[idx, ch])
             if xs:
@@ -190,8 +195,8 @@ class Marks:
         if sum(len(self.doc.selected_keys.get(p, ())) for p in drawn) > MAX_HANDLE_TOTAL:
             drawn = []
         for path in drawn:
-            idx = sorted(self.doc.selected_keys.get(path, ()))
-            if not idx or len(idx) > MAX_HANDLE_KEYS:
+            n_sel = len(self.doc.selected_keys.get(path, ()))
+            if not n_sel or n_sel > MAX_HANDLE_KEYS:
                 continue
             try:
                 tr = self.doc.clip.track(path)
@@ -208,6 +213,9 @@ class Marks:
                     continue
                 xs, ys, hx, hy = per_vb[id(s.vb)]
                 for ch in s.channels():
+                    idx = sorted(self.doc.channel_keys(path, ch))
+                    if not idx:
+                        continue
                     f = self.panel.value_factor(path, ch)
                     for i in idx:
                         t = float(c.time[i])

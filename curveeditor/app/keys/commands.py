@@ -1,6 +1,7 @@
 """The main window's key commands (Key and Edit menus): delete, add (K), copy / paste, select all,
 tangent presets and per-side modes -- each one undo command through ``ClipDocument.apply_clip``,
-the edit itself an engine function (:mod:`curveeditor.engine.edit`).
+the edit itself an engine function (:mod:`curveeditor.engine.edit`). Each acts on exactly the
+(key, channel) cells the document shows selected (``ClipDocument.key_selection``).
 
 A mixin of :class:`~curveeditor.app.window.main_window.MainWindow` (it uses ``self.doc``, ``self.clipboard``
 and the status bar).
@@ -42,6 +43,12 @@ def insert_key_keeping_shape(track, t: float):
     return ed.insert_key(track, t)
 
 
+def _cells(track, mask):
+    """The (key, component) cells an edit of a per-curve selection touches: the ``(N, 3)`` channel
+    mask on Euler tracks, None (whole keys) on quaternion tracks, whose components are not X, Y, Z."""
+    return mask if track.kind == "euler" else None
+
+
 class KeyCommands:
     """Key edits on the selected keys / tracks (mixin of ``MainWindow``)."""
 
@@ -49,14 +56,15 @@ class KeyCommands:
         return {p: s for p, s in self.doc.selected_keys.items() if s}
 
     def _edit_tracks(self, fn, text: str, keys_after=None) -> bool:
-        """Apply ``fn(track, idx) -> track`` to every track with selected keys as one command."""
+        """Apply ``fn(track, idx, cells) -> track`` to every track with selected keys as one command
+        (``idx``: the keys selected on any channel; ``cells``: the ``(N, 3)`` channel mask)."""
         sel = self._selected()
         if not sel:
             self.statusBar().showMessage("Select keys first", 3000)
             return False
         clip = self.doc.clip
         try:
-            tracks = {p: fn(clip.track(p), idx) for p, idx in sel.items()}
+            tracks = {p: fn(clip.track(p), idx, self.doc.channel_mask(p)) for p, idx in sel.items()}
         except ValueError as exc:
             QMessageBox.warning(self, text, str(exc))
             return False
@@ -65,9 +73,15 @@ class KeyCommands:
         return True
 
     def delete_keys(self) -> None:
+        """Delete the selected keys; a key selected on some channels only keeps its time and stops
+        shaping those channels (:func:`~curveeditor.engine.edit.delete_channel_keys`)."""
+        masks = {p: self.doc.channel_mask(p) for p in self._selected()}
+        whole = sum(int(m.all(axis=1).sum()) for m in masks.values())
+        cells = sum(int(m.sum()) for m in masks.values())
         n = sum(len(s) for s in self._selected().values())
-        if self._edit_tracks(ed.delete_keys, f"Delete {n} key(s)", keys_after={}):
-            self.statusBar().showMessage(f"Deleted {n} key(s)", 3000)
+        text = f"Delete {n} key(s)" if cells == 3 * whole else f"Delete {cells} key(s) on their curves"
+        if self._edit_tracks(lambda tr, idx, m: ed.delete_channel_keys(tr, m), text, keys_after={}):
+            self.statusBar().showMessage(text.replace("Delete", "Deleted"), 3000)
 
     def add_key(self) -> None:
         t = self.doc.current_time
@@ -94,7 +108,9 @@ class KeyCommands:
             tr = self.doc.clip.track(p)
             keys = ed.copy_keys(tr, idx)
             first = float(tr.times[min(idx)])
-            self.clipboard[p] = (keys, first - t0)
+            rows = np.array(sorted(idx), dtype=np.int64)
+            # the channels each copied key was selected on: paste writes only those
+            self.clipboard[p] = (keys, first - t0, self.doc.channel_mask(p, tr.n_keys)[rows])
         n = sum(len(s) for s in sel.values())
         self.statusBar().showMessage(f"Copied {n} key(s)", 3000)
 
@@ -111,10 +127,12 @@ class KeyCommands:
         else:
             targets = [(p, v) for p, v in items if p in {tr.path for tr in clip.tracks}]
         try:
-            for p, (curve, offset) in targets:
-                tr, idx = ed.paste_keys(clip.track(p), curve, t + offset)
+            for p, (curve, offset, chans) in targets:
+                tr, idx = ed.paste_channel_keys(clip.track(p), curve, t + offset, chans)
                 tracks[p] = tr
-                keys[p] = {int(i) for i in idx}
+                for ch in range(3):
+                    on = np.asarray(chans[:, ch]) if tr.kind == "euler" else np.ones(len(idx), dtype=bool)
+                    keys[(p, ch)] = {int(i) for i, o in zip(idx, on, strict=True) if o}
         except ValueError as exc:
             QMessageBox.warning(self, "Paste keys", str(exc))
             return
@@ -127,21 +145,34 @@ class KeyCommands:
         self.doc.select_keys({p: set(range(clip.track(p).n_keys)) for p in self.doc.selected_paths})
 
     def set_tangent_preset(self, preset: str) -> None:
-        self._edit_tracks(lambda tr, idx: ed.set_tangent_preset(tr, idx, preset), f"Tangents: {preset}")
+        self._edit_tracks(
+            lambda tr, idx, m: ed.set_tangent_preset(tr, idx, preset, channels=_cells(tr, m)),
+            f"Tangents: {preset}",
+        )
 
     def set_side_mode(self, side: str, mode: str) -> None:
         label = {"in": "Left", "out": "Right", "both": "Both"}[side]
-        self._edit_tracks(lambda tr, idx: ed.set_side_mode(tr, idx, side, mode), f"{label} tangent: {mode}")
+        self._edit_tracks(
+            lambda tr, idx, m: ed.set_side_mode(tr, idx, side, mode, channels=_cells(tr, m)),
+            f"{label} tangent: {mode}",
+        )
 
     def selected_tangent_mode(self) -> str | None:
         """The selected keys' tangent mode (``ed.describe_mode`` of channel 0), when they share one."""
         pairs = set()
         for p, idx in self._selected().items():
-            c = self.doc.clip.track(p).curve
-            rows = np.fromiter(idx, dtype=np.int64, count=len(idx))
+            tr = self.doc.clip.track(p)
+            c = tr.curve
+            # the selected cells (Euler tracks: per channel; quaternion keys: whole)
+            cells = _cells(tr, self.doc.channel_mask(p, c.n_keys))
+            if cells is None:
+                rows = np.fromiter(idx, dtype=np.int64, count=len(idx))
+                tm, wm = c.tangent_mode[rows], c.weighted_mode[rows]
+            else:
+                tm, wm = c.tangent_mode[cells], c.weighted_mode[cells]
             # Only the distinct (mode, weighted) pairs are described: a per-key describe_mode cost
             # 0.65 s per dope-sheet drag step with 10,000 selected keys.
-            both = c.tangent_mode[rows].astype(np.int64) * 4 + (c.weighted_mode[rows].astype(np.int64) & 3)
+            both = tm.astype(np.int64) * 4 + (wm.astype(np.int64) & 3)
             pairs.update(np.unique(both).tolist())
         names = {ed.describe_mode(int(mw // 4), int(mw % 4)) for mw in pairs}
         return names.pop() if len(names) == 1 else None
