@@ -40,7 +40,8 @@ __all__ = [
 ]
 
 CHANNEL_NAMES = ("X", "Y", "Z")
-HIT_PX = 7.0
+#: grab radius of a key / handle (px): at least 8 px (issue 22), around a KEY_PX mark
+HIT_PX = 9.0
 HOVER_PX = 8.0
 
 
@@ -200,6 +201,8 @@ class GraphInput:
         self.doc = panel.doc
         self.drag: Drag | None = None
         self.hover_text = ""
+        #: ``(path, channel)`` of the Euler curve under the last right click (the menu's Solo), or None
+        self.menu_curve: tuple[str, int] | None = None
 
     # ------------------------------------------------------------------ hit testing
     def key_hit(self, vb: CurveViewBox, scene_pos) -> tuple[str, int, int] | None:
@@ -219,6 +222,8 @@ class GraphInput:
             if hi <= lo:
                 continue
             for ch in vb.channels():
+                if not self.panel.curve_shown(path, ch):
+                    continue
                 dx = (s_kt[lo:hi] - pos.x()) / px
                 dy = (s_kv[lo:hi, ch] - pos.y()) / py
                 d = dx * dx + dy * dy
@@ -294,7 +299,8 @@ class GraphInput:
                 self.doc.clear_key_selection()
             return
         path, i, ch = hit
-        self.doc.select_keys(self.pick(path, i, ch), "toggle" if ctrl else "add" if shift else "set")
+        mode = "toggle" if ctrl else "add" if shift else "set"
+        self.doc.select_keys(self.pick(path, i, ch), mode, active=(path, i, ch))
 
     def _scrub(self, vb: CurveViewBox, scene_pos) -> None:
         self.doc.set_time(self.doc.snap_time(vb.mapSceneToView(scene_pos).x()))
@@ -310,6 +316,8 @@ class GraphInput:
             if not np.any(inside):
                 continue
             for ch in vb.channels():
+                if not self.panel.curve_shown(path, ch):
+                    continue
                 vin = inside & (s_kv[:, ch] >= rect.top()) & (s_kv[:, ch] <= rect.bottom())
                 idx = np.nonzero(vin)[0]
                 if not idx.size:
@@ -344,7 +352,9 @@ class GraphInput:
         path, i, ch = hit
         if i not in self.doc.channel_keys(path, ch):  # grabbing an unselected key selects it
             add = mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
-            self.doc.select_keys(self.pick(path, i, ch), "add" if add else "set")
+            self.doc.select_keys(self.pick(path, i, ch), "add" if add else "set", active=(path, i, ch))
+        else:
+            self.doc.select_keys(self.doc.key_selection, active=(path, i, ch))  # the grabbed key is active
         s_kt, s_kv = self.panel.display_keys(path)
         self.drag = Drag(
             "keys",
@@ -357,6 +367,7 @@ class GraphInput:
             t0=float(s_kt[i]),
             v0=float(s_kv[i, ch]),
         )
+        self.panel.hide_hover()  # the label left at the press would sit over the moving key
         self.doc.begin_live_edit()
         return "keys"
 
@@ -385,6 +396,7 @@ class GraphInput:
         if finish:
             self.drag = None
             if d.kind == "keys":
+                self.panel.hide_hover()
                 self.doc.end_live_edit("Move keys")
             elif d.kind == "handle":
                 self.doc.end_live_edit("Edit tangent")
@@ -429,6 +441,8 @@ class GraphInput:
         }
         new = base.with_tracks(tracks.get(t.path, t) for t in base.tracks)
         self.doc.update_live(new, tracks.keys())
+        if getattr(d, "vb", None) is not None and getattr(d, "path", ""):
+            self.panel.show_drag_label(d.vb, d.path, d.index, d.channel)
         tlabel = f"Δt {dt:+.4f} s ({dt * fr:+.1f} f)" if dt else ""
         vlabel = f"Δ{CHANNEL_NAMES[d.channel] if d.channel is not None and d.channel < 3 else ''} {dv:+.3f}°"
         self.panel.statusMessage.emit(f"Move keys: {tlabel} {vlabel if dv else ''}".strip())
@@ -458,7 +472,14 @@ class GraphInput:
         self.drag = None
 
     def on_context_menu(self, vb: CurveViewBox, scene_pos, screen_pos) -> None:
+        self.menu_curve = None
+        if vb.role[0] == "euler":
+            c = self.curve_hit(vb, scene_pos)
+            if c is not None:
+                self.menu_curve = (c[0], CHANNEL_NAMES.index(c[1]))
         hit = self.key_hit(vb, scene_pos)
+        if hit is not None:
+            self.menu_curve = (hit[0], hit[2])
         if hit is not None and hit[1] not in self.doc.channel_keys(hit[0], hit[2]):
             self.doc.select_keys(self.pick(*hit))
         self.panel.contextMenuRequested.emit(screen_pos.toPoint())

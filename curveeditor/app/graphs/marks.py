@@ -269,7 +269,8 @@ class Marks:
         return t + sign * k, v + sign * slope * k
 
     def update_legend(self) -> None:
-        """Legend of the drawn tracks (more than one) and the cap note, in the first plot."""
+        """Legend of the drawn tracks (more than one) beside the plots (``panel.side_legend``), and
+        the cap note in the first plot."""
         if not self.strips:
             return
         first = self.strips[0]
@@ -279,22 +280,20 @@ class Marks:
             note = f"{n_drawn} of {n_sel} selected tracks drawn (limit {MAX_DRAWN_TRACKS})"
         for s in self.strips:
             s.set_note(note if s is first else "", self.theme)
-            s.legend.setVisible(False)
+            s.legend.setVisible(False)  # the in-plot legend covered the curves: the side legend
+        entries = []
         if n_drawn > 1:
-            bg = QColor(self.theme.plot_bg)
-            bg.setAlpha(200)
-            entries = []
             for p in self.panel.drawn_paths():
                 cols = self.panel.colours(p)
-                entries.append((p.rsplit("/", 1)[-1] or p, cols if self.panel.overlay else (cols[1],)))
-            first.legend.set_entries(entries, self.theme.plot_fg, bg.name(QColor.NameFormat.HexArgb))
-            first.legend.setToolTip("\n".join(self.panel.drawn_paths()))
+                entries.append((p.rsplit("/", 1)[-1] or p, cols if self.panel.overlay else (cols[1],), p))
+        legend = getattr(self.panel, "side_legend", None)
+        if legend is not None:
+            legend.set_entries(entries)
 
     def legend_lines(self) -> list[str]:
-        """The legend's text lines ([] when no legend is shown)."""
-        if not self.strips or not self.strips[0].legend.isVisible():
-            return []
-        return self.strips[0].legend.text_lines()
+        """The legend's text lines ([] when no legend is shown or it is folded)."""
+        legend = getattr(self.panel, "side_legend", None)
+        return [] if legend is None else legend.text_lines()
 
     def note_text(self) -> str:
         n = self.strips[0].note if self.strips else None

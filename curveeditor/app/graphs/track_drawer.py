@@ -24,12 +24,13 @@ from .input import CurveViewBox
 from .items import KeyMarkers, curve_item, set_curve_cache, set_if_changed, track_colors
 from .sampling import dense_times_of
 
-__all__ = ["TrackItems", "TrackDrawer", "FULL_TRACKS", "MAX_DRAWN_TRACKS", "LIVE_BATCH_MS"]
+__all__ = ["TrackItems", "TrackDrawer", "FULL_TRACKS", "MAX_DRAWN_TRACKS", "LIVE_BATCH_MS", "KEY_PX"]
 
 FULL_TRACKS = 1  # selected tracks drawn with their own items (the rest batched)
 MAX_DRAWN_TRACKS = 100  # selected tracks drawn at all (the plot says so past it)
 LIVE_BATCH_MS = 250  # mid-drag refresh interval of the batched secondary tracks (ms)
 VIEW_REST_MS = 300  # curve pixmaps come back this long after the last zoom / pan step (ms)
+KEY_PX = 5  # an unselected key: a 1-px ring around this many px of plot background (7 px in all)
 
 
 class TrackItems:
@@ -157,7 +158,8 @@ class TrackDrawer:
             curve.setPen(self.pen(path, ch, True))
             curve._ce_xy = None
         for keys, ch, _vb in pool.keys:
-            keys.fill = self._key_colour(path, ch)
+            keys.fill = QColor(self.theme.plot_bg)
+            keys.outline = self._key_colour(path, ch)
             keys._sprite_key = None
         if pool.speed is not None:
             pool.speed.setPen(pg.mkPen(self._speed_colour(path), width=1.4))
@@ -167,9 +169,9 @@ class TrackDrawer:
         return pool
 
     def _key_colour(self, path: str, ch: int) -> QColor:
-        kc = QColor(self.pen(path, ch, True).color())
-        kc.setAlpha(255)
-        return kc.lighter(118) if self.theme.dark else kc.darker(150)
+        """Unselected keys: a ring of the theme's key colour around the plot background, KEY_PX
+        wide (selected keys: a solid, larger mark, ``Strip.selected``)."""
+        return QColor(self.theme.key)
 
     def _speed_colour(self, path: str) -> QColor:
         return QColor(self.theme.speed if not self.panel.hues else self.panel.colours(path)[1])
@@ -185,8 +187,14 @@ class TrackDrawer:
                     p.addItem(curve)
                     it.curves.append((curve, ch))
                     # keys: the curve colour, lifted toward the key colour (one drawPoints pass per frame)
-                    keys = KeyMarkers(4 if primary else 3, self._key_colour(path, ch).name())
+                    keys = KeyMarkers(
+                        KEY_PX if primary else KEY_PX - 2,
+                        self.theme.plot_bg,
+                        self._key_colour(path, ch).name(),
+                    )
                     keys.setZValue(20)
+                    # rings closer than their own width merge into a band: dots then (zoom in for rings)
+                    keys.dense_per_px = 1.0 / (KEY_PX + 4)
                     p.addItem(keys)
                     it.keys.append((keys, ch, s.vb))
             elif s.role[0] == "speed":
@@ -225,13 +233,18 @@ class TrackDrawer:
         except KeyError:
             return
         s = self.cache.get(tr, self.window())
+        shown = self.panel.curve_shown
         for curve, ch in it.curves:
+            if curve.isVisible() != shown(path, ch):
+                curve.setVisible(shown(path, ch))
             set_if_changed(curve, s.samples.times, self.panel.to_display(path, s.samples.euler[:, ch], ch))
         kv = self.panel.to_display(path, s.key_values)
+        none = np.zeros(0)
         for keys, ch, _vb in it.keys:
+            x, y = (s.key_times, kv[:, ch]) if shown(path, ch) else (none, none)
             old = keys.getData()
-            if not (np.array_equal(old[0], s.key_times) and np.array_equal(old[1], kv[:, ch])):
-                keys.setData(s.key_times, kv[:, ch])
+            if not (np.array_equal(old[0], x) and np.array_equal(old[1], y)):
+                keys.setData(x, y)
         if it.speed is not None:
             set_if_changed(it.speed, s.samples.times, s.samples.speed)
         for k, q in enumerate(it.quat):
@@ -251,6 +264,7 @@ class TrackDrawer:
         self.batched_updates += 1
         live = self.doc.in_live_edit()
         rest = self.panel.drawn_paths()[FULL_TRACKS:]
+        shown = self.panel.curve_shown
         per: dict[int, list] = {id(s): [] for s in self.strips}
         keys: dict[int, tuple[list, list]] = {id(s): ([], []) for s in self.strips}
         for path in rest:
@@ -265,6 +279,8 @@ class TrackDrawer:
                 for s in self.strips:
                     if s.is_euler:
                         for ch in s.channels():
+                            if not shown(path, ch):
+                                continue
                             per[id(s)].append((kt, kv[:, ch], cols[ch] if self.panel.overlay else cols[1]))
                             keys[id(s)][0].append(kt)
                             keys[id(s)][1].append(kv[:, ch])
@@ -275,6 +291,8 @@ class TrackDrawer:
                 per[id(s)].extend(self._sampled_curves(s, path, smp, cols))
                 if s.is_euler:
                     for ch in s.channels():
+                        if not shown(path, ch):
+                            continue
                         keys[id(s)][0].append(smp.key_times)
                         keys[id(s)][1].append(kv[:, ch])
         for s in self.strips:
@@ -434,6 +452,7 @@ class TrackDrawer:
                     cols[ch] if self.panel.overlay else cols[1],
                 )
                 for ch in strip.channels()
+                if self.panel.curve_shown(path, ch)
             ]
         if strip.role[0] == "speed":
             return [(t, smp.samples.speed, cols[1])]

@@ -141,7 +141,13 @@ class KeyCommands:
             self.doc.apply_clip(new, f"Paste keys at {t:.3f} s", keys_after=keys)
 
     def select_all_keys(self) -> None:
+        """Every key of the selected tracks; while the graphs isolate / solo curves, of those only."""
         clip = self.doc.clip
+        solo = getattr(getattr(self, "graphs", None), "solo", None)
+        if solo:
+            sel = set(self.doc.selected_paths)
+            self.doc.select_keys({(p, ch): set(range(clip.track(p).n_keys)) for p, ch in solo if p in sel})
+            return
         self.doc.select_keys({p: set(range(clip.track(p).n_keys)) for p in self.doc.selected_paths})
 
     def set_tangent_preset(self, preset: str) -> None:

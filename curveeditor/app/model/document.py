@@ -94,6 +94,9 @@ class ClipDocument(QObject):
         self.key_selection: KeySelection = {}
         self._by_track: dict[str, set[int]] = {}
         self.whole_keys = False
+        #: the key last picked in the graphs, ``(path, index, channel)`` (the active key's fields);
+        #: see :meth:`active_key`
+        self._active: tuple[str, int, int] | None = None
         self.selected_other: list[str] = []  # OtherTrack.name of read-only curves shown (view only)
         self.changed_paths: frozenset[str] | None = None
         self._live_before: Clip | None = None
@@ -207,6 +210,20 @@ class ClipDocument(QObject):
             if keys_changed:
                 self.keySelectionChanged.emit()
 
+    def hierarchy_of(self, path: str) -> list[str]:
+        """``path`` and every rotation track below it (its children, grandchildren, ...: paths that
+        continue ``path/``), in clip order, ``path`` first when it is a track."""
+        head = path.rstrip("/") + "/"
+        below = [t.path for t in self.clip.tracks if t.path.startswith(head)]
+        own = [path] if any(t.path == path for t in self.clip.tracks) else []
+        return own + below
+
+    def select_hierarchy(self, path: str | None = None) -> None:
+        """Select ``path``'s hierarchy (default: the primary track's), ``path`` stays primary."""
+        path = path if path is not None else (self.selected_paths[0] if self.selected_paths else None)
+        if path is not None:
+            self.select_paths(self.hierarchy_of(path))
+
     def select_other(self, names) -> None:
         """Show these read-only curves (``OtherTrack.name``) as graphs; numeric ones only."""
         known = {o.name for o in self.clip.other_tracks if o.curve is not None}
@@ -250,11 +267,31 @@ class ClipDocument(QObject):
                     have |= idx
         self._by_track = by
 
-    def select_keys(self, keys, mode: str = "set") -> None:
+    def active_key(self) -> tuple[str, int, int] | None:
+        """``(path, key index, channel)`` of the active key: the one last picked (clicked) when it is
+        still selected, else the first selected key (first selected track, lowest channel, then
+        index); None without a selection."""
+        a = self._active
+        if a is not None and a[1] in self.key_selection.get((a[0], a[2]), ()):
+            return a
+        for p in self.selected_paths:
+            for ch in CHANNELS:
+                idx = self.key_selection.get((p, ch))
+                if idx:
+                    return p, min(idx), ch
+        return None
+
+    def select_keys(self, keys, mode: str = "set", active: tuple[str, int, int] | None = None) -> None:
         """Set (``"set"``), add (``"add"``) or toggle (``"toggle"``) keys in the selection.
 
         ``keys``: ``{path: indices}`` (whole keys: all three channels) or ``{(path, channel):
-        indices}`` (per curve). Out-of-range indices and tracks that are not selected are dropped."""
+        indices}`` (per curve). Out-of-range indices and tracks that are not selected are dropped.
+        ``active``: the key picked, ``(path, index, channel)``, made the active key."""
+        if active is not None:
+            changed = active != self._active
+            self._active = (active[0], int(active[1]), int(active[2]))
+        else:
+            changed = False
         new = _as_channel_keys(keys)
         if mode != "set":
             cur = {k: set(v) for k, v in self.key_selection.items()}
@@ -269,6 +306,8 @@ class ClipDocument(QObject):
         if clean != self.key_selection:
             self._install_keys(clean)
             self.keySelectionChanged.emit()
+        elif changed:
+            self.keySelectionChanged.emit()  # the same keys, another active one
 
     def clear_key_selection(self) -> None:
         self.select_keys({})

@@ -415,6 +415,11 @@ class TrackTree(QWidget):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setItemDelegateForColumn(2, BadgeDelegate(self.model, self.view))
         self.view.setAlternatingRowColors(True)
+        # right click: select the bone's hierarchy (its children), as the View menu's Ctrl+Shift+H
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.act_hierarchy = QAction("Select hierarchy (children)", self.view)
+        self.act_hierarchy.triggered.connect(lambda: self.select_hierarchy())
+        self.view.addAction(self.act_hierarchy)
         hh = self.view.header()
         hh.setStretchLastSection(False)
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -548,6 +553,19 @@ class TrackTree(QWidget):
                 self.view.scrollTo(first)
         finally:
             self._syncing = False
+
+    def select_hierarchy(self, path: str | None = None) -> None:
+        """Select the bone under the current row (or ``path``) and every track below it. A row that
+        is a bone without a track of its own (a group) selects the tracks below it."""
+        if path is None:
+            idx = self.view.currentIndex()
+            if idx.isValid():
+                idx = idx.siblingAtColumn(0)
+                path = self.proxy.data(idx, TRACK_ROLE) or self.proxy.data(idx, PATH_ROLE)
+        if path is None and self.doc.selected_paths:
+            path = self.doc.selected_paths[0]
+        if path:
+            self.doc.select_hierarchy(path)
 
     def select_track(self, path: str) -> None:
         self.doc.select_paths([path])
