@@ -98,7 +98,7 @@ LIGHT = Theme(
     channels=("#d62828", "#2a9d3a", "#1f5fd0", "#555555"),
     speed="#d17a00",
     key="#1a1a1a",
-    key_selected="#ff8c00",
+    key_selected="#e06a00",  # 3.3:1 on white (non-text contrast >= 3)
     handle="#404040",
     cursor="#000000",
     gimbal_band="#38e0a800",  # #AARRGGBB

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QLayout, QSizePolicy, QWidget
 
 from curveeditor.engine import display
 from curveeditor.engine import edit as ed
@@ -85,6 +85,10 @@ class KeyFields(QWidget):
         self.mode = QLabel()
         self.mode.setToolTip("Tangent mode of the active key on its curve")
         lay = QHBoxLayout(self)
+        # the row never widens the window's centre (its docks would shrink): narrower, it clips
+        lay.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(0)
         lay.setContentsMargins(4, 1, 4, 1)
         lay.setSpacing(4)
         for label, w in (

@@ -369,6 +369,7 @@ class SkeletonLayer(QObject):
             path = self.bone_at(p.x(), p.y())
             if path is not None:
                 self.doc.select_hierarchy(path)
+                self._press = None  # the release that follows is no click (it would select the bone alone)
         elif et == QEvent.Type.MouseButtonPress and ev.button() == Qt.MouseButton.LeftButton:
             self._press = QPointF(ev.position())
         elif et == QEvent.Type.MouseButtonRelease and ev.button() == Qt.MouseButton.LeftButton:

@@ -416,7 +416,14 @@ class WindowActions:
     def _isolate(self) -> None:
         if not self.graphs.isolate_selected():
             self.statusBar().showMessage("Select keys first: Isolate draws the curves holding them", 3000)
-        self.act_isolate.setChecked(self.graphs.solo is not None)
+        self._mark_solo()
+
+    def _mark_solo(self) -> None:
+        """The Isolate action shows whether curves are isolated / soloed (without toggling it)."""
+        a = self.act_isolate
+        a.blockSignals(True)
+        a.setChecked(self.graphs.solo is not None)
+        a.blockSignals(False)
 
     def _solo_menu_curve(self) -> None:
         curve = self.graphs.input.menu_curve

@@ -185,7 +185,7 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         self.graphs.statusMessage.connect(lambda m: status.showMessage(m, 3000))
         self.key_fields.statusMessage.connect(lambda m: status.showMessage(m, 5000))
         self.graphs.contextMenuRequested.connect(self._show_key_menu)
-        self.graphs.soloChanged.connect(lambda: self.act_isolate.setChecked(self.graphs.solo is not None))
+        self.graphs.soloChanged.connect(self._mark_solo)
         self.themes.changed.connect(self._apply_theme)
 
     # ------------------------------------------------------------------ state display
