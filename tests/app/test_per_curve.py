@@ -293,7 +293,7 @@ def test_isolate_and_solo_draw_and_hit_only_their_curves(rig, qtbot):
 
 def test_select_a_bones_hierarchy_from_the_tree(rig, qtbot):
     doc = rig.doc
-    hand = "Bip001/Bip001 Pelvis/Bip001 Spine/Bip001 Spine1/Bip001 Spine2/Bip001 Neck/Bip001 L Clavicle/Bip001 L UpperArm/Bip001 L Forearm/Bip001 L Hand"
+    hand = DEEP_BIPED_BONE.split("/Bip001 L Finger1")[0]  # .../Bip001 L Forearm/Bip001 L Hand
     rig.tracks.select_track(hand)
     rig.act_select_hierarchy.trigger()  # Ctrl+Shift+H, also the tree's context menu
     want = [hand] + [t.path for t in doc.clip.tracks if t.path.startswith(hand + "/")]
