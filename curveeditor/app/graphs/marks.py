@@ -278,7 +278,10 @@ class Marks:
         note = ""
         if n_sel > n_drawn:
             note = f"{n_drawn} of {n_sel} selected tracks drawn (limit {MAX_DRAWN_TRACKS})"
-        for s in self.strips:
+        solo = getattr(self.panel, "solo", None)
+        if solo:
+            shown = f"Isolate: {len(solo)} curve{'s' if len(solo) > 1 else ''} drawn (Alt+H: all)"
+            note = f"{note} · {shown}" if note else shown
             s.set_note(note if s is first else "", self.theme)
             s.legend.setVisible(False)  # the in-plot legend covered the curves: the side legend
         entries = []

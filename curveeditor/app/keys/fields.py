@@ -76,7 +76,7 @@ class KeyFields(QWidget):
         self.doc = document
         self.key: tuple[str, int, int] | None = None
         self.name = ElidedLabel(elide=Qt.TextElideMode.ElideMiddle)
-        self.name.setMinimumWidth(80)
+        self.name.setMinimumWidth(150)
         self.time = _Field(" s", 4, "Active key time (seconds); must stay between its neighbours")
         self.frame = QLabel()
         self.value = _Field(" °", 3, "Active key value on its curve (degrees)")
@@ -91,6 +91,7 @@ class KeyFields(QWidget):
         self.setMinimumWidth(0)
         lay.setContentsMargins(4, 1, 4, 1)
         lay.setSpacing(4)
+        lay.addWidget(self.name, 1)
         for label, w in (
             ("Time", self.time),
             (None, self.frame),
@@ -104,7 +105,6 @@ class KeyFields(QWidget):
                 lay.addWidget(lab)
             lay.addWidget(w)
         lay.addWidget(self.mode)
-        lay.addWidget(self.name, 1)
         self.time.entered.connect(self._set_time)
         self.value.entered.connect(self._set_value)
         self.in_slope.entered.connect(lambda v: self._set_slope("in", v))
@@ -132,7 +132,8 @@ class KeyFields(QWidget):
                 track = None
         if track is None:
             self.key = None
-            self.name.setText("No key selected: click a key in the graphs")
+            self.name.setText("No key selected")
+            self.name.setToolTip("Click a key in the graphs: its time, value and slopes show here")
             for f in self.fields():
                 f.setEnabled(False)
                 f.show_value(None)
