@@ -279,13 +279,14 @@ def test_isolate_and_solo_draw_and_hit_only_their_curves(rig, qtbot):
     qtbot.wait(20)
     rig.act_isolate.trigger()  # Shift+H
     assert g.solo == {(BONE, 1)} and rig.act_isolate.isChecked()
+    assert g.note_text().startswith("Isolate: 1 curve drawn")
     assert [ch for c, ch in g.items[BONE].curves if c.isVisible()] == [1]
     assert all(len(s.multi.curves()) == 0 for s in g.strips if s.is_euler)  # the other track hidden
     assert g.input.key_hit(g.euler_plots[0].getViewBox(), g.glw.mapToScene(_key_px(rig, 0, 2))) is None
     rig.select_all_keys()  # Ctrl+A selects what is shown
     assert set(doc.key_selection) == {(BONE, 1)}
     rig.act_show_all_curves.trigger()  # Alt+H
-    assert g.solo is None and not rig.act_isolate.isChecked()
+    assert g.solo is None and not rig.act_isolate.isChecked() and g.note_text() == ""
     g.side_legend.soloRequested.emit(other)  # a legend row double-clicked
     assert g.solo == {(other, c) for c in range(3)}
     g.set_solo(None)

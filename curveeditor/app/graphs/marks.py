@@ -282,6 +282,7 @@ class Marks:
         if solo:
             shown = f"Isolate: {len(solo)} curve{'s' if len(solo) > 1 else ''} drawn (Alt+H: all)"
             note = f"{note} · {shown}" if note else shown
+        for s in self.strips:
             s.set_note(note if s is first else "", self.theme)
             s.legend.setVisible(False)  # the in-plot legend covered the curves: the side legend
         entries = []
