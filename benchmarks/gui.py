@@ -432,7 +432,7 @@ def take_curve_screenshots(app, out_dir: Path) -> None:
         paths = [t.path for t in w.doc.clip.tracks[:15]]
         w.doc.select_paths(paths)
         w.doc.select_keys({(paths[0], 1): {120, 160, 200}, (paths[4], 2): {300, 330}})
-        w.graphs.isolate_selected()
+        w.graphs.solo.isolate_selected()
         done(w, "percurve-isolate.png")
     if walk.is_file():
         w = window()

@@ -39,7 +39,7 @@ def rig(win, qtbot):
     win.doc.undo_stack.setClean()
     win.doc.whole_keys = False
     win.act_whole_keys.setChecked(False)
-    win.graphs.set_solo(None)
+    win.graphs.solo.set(None)
     t = biped_clip(60, 10.0)
     win.doc.load(t, None)
     win.doc.select_paths([BONE])
@@ -278,7 +278,7 @@ def test_isolate_and_solo_draw_and_hit_only_their_curves(rig, qtbot):
     doc.select_keys({(BONE, 1): {2}})
     qtbot.wait(20)
     rig.act_isolate.trigger()  # Shift+H
-    assert g.solo == {(BONE, 1)} and rig.act_isolate.isChecked()
+    assert g.solo.curves == {(BONE, 1)} and rig.act_isolate.isChecked()
     assert g.note_text().startswith("Isolate: 1 curve drawn")
     assert [ch for c, ch in g.items[BONE].curves if c.isVisible()] == [1]
     assert all(len(s.multi.curves()) == 0 for s in g.strips if s.is_euler)  # the other track hidden
@@ -286,10 +286,10 @@ def test_isolate_and_solo_draw_and_hit_only_their_curves(rig, qtbot):
     rig.select_all_keys()  # Ctrl+A selects what is shown
     assert set(doc.key_selection) == {(BONE, 1)}
     rig.act_show_all_curves.trigger()  # Alt+H
-    assert g.solo is None and not rig.act_isolate.isChecked() and g.note_text() == ""
+    assert g.solo.curves is None and not rig.act_isolate.isChecked() and g.note_text() == ""
     g.side_legend.soloRequested.emit(other)  # a legend row double-clicked
-    assert g.solo == {(other, c) for c in range(3)}
-    g.set_solo(None)
+    assert g.solo.curves == {(other, c) for c in range(3)}
+    g.solo.set(None)
 
 
 def test_select_a_bones_hierarchy_from_the_tree(rig, qtbot):

@@ -367,7 +367,7 @@ class GraphInput:
             t0=float(s_kt[i]),
             v0=float(s_kv[i, ch]),
         )
-        self.panel.hide_hover()  # the label left at the press would sit over the moving key
+        self.panel.marks.hide_hover()  # the label left at the press would sit over the moving key
         self.doc.begin_live_edit()
         return "keys"
 
@@ -396,7 +396,7 @@ class GraphInput:
         if finish:
             self.drag = None
             if d.kind == "keys":
-                self.panel.hide_hover()
+                self.panel.marks.hide_hover()
                 self.doc.end_live_edit("Move keys")
             elif d.kind == "handle":
                 self.doc.end_live_edit("Edit tangent")
@@ -442,7 +442,7 @@ class GraphInput:
         new = base.with_tracks(tracks.get(t.path, t) for t in base.tracks)
         self.doc.update_live(new, tracks.keys())
         if getattr(d, "vb", None) is not None and getattr(d, "path", ""):
-            self.panel.show_drag_label(d.vb, d.path, d.index, d.channel)
+            self.panel.marks.show_drag_label(d.vb, d.path, d.index, d.channel)
         tlabel = f"Δt {dt:+.4f} s ({dt * fr:+.1f} f)" if dt else ""
         vlabel = f"Δ{CHANNEL_NAMES[d.channel] if d.channel is not None and d.channel < 3 else ''} {dv:+.3f}°"
         self.panel.statusMessage.emit(f"Move keys: {tlabel} {vlabel if dv else ''}".strip())

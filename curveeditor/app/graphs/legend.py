@@ -5,7 +5,7 @@ in-plot legend hid a quarter of the X graph).
 button; the state is saved by the main window, ``view/legend_folded``) over a list of the drawn
 tracks, one row each with its colour swatch(es) and bone name (elided on the left, as the track
 tree; the full path as tooltip). Double-clicking a row solos that track's curves
-(``GraphPanel.set_solo``). The plots keep their whole area whatever the number of tracks.
+(``GraphPanel.solo``). The plots keep their whole area whatever the number of tracks.
 """
 
 from __future__ import annotations
@@ -36,8 +36,11 @@ class SideLegend(QWidget):
     soloRequested = Signal(str)  # track path (double-click)
     foldChanged = Signal(bool)
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, solo=None):
+        """``solo``: the panel's :class:`~.solo.CurveSolo` (a double-clicked track's curves go solo)."""
         super().__init__(parent)
+        if solo is not None:
+            self.soloRequested.connect(lambda p: solo.set({(p, ch) for ch in range(3)}))
         self.entries: list[tuple[str, tuple[str, ...], str]] = []
         self.folded = False
         self.button = QToolButton()

@@ -1,5 +1,6 @@
 """What the graphs draw over the curves: the selected keys and their tangent handles, the gimbal-lock
-bands and problem markers of the primary track, the legend of the drawn tracks and the cap note.
+bands and problem markers of the primary track, the legend of the drawn tracks, the cap note and the
+live label beside a dragged key.
 Nothing here handles input (:mod:`.input`) or decides when to redraw (:class:`~.panel.GraphPanel`
 maps the document's signals to these calls).
 """
@@ -25,6 +26,7 @@ MAX_HANDLE_KEYS = 64  # more selected keys per track than this: no handles drawn
 #: drawn BVH joints x 61 keys made 36,600 handles, 0.45 s per refresh in Python, unreadable anyway)
 MAX_HANDLE_TOTAL = 512
 BIG = 1e7  # half-height of vertical markers (ignored by auto-range)
+DRAG_LABEL_PX = 14.0  # the drag label's corner is this far (px, both axes) from the dragged key
 
 
 def _band_item() -> QGraphicsPathItem:
@@ -278,7 +280,7 @@ class Marks:
         note = ""
         if n_sel > n_drawn:
             note = f"{n_drawn} of {n_sel} selected tracks drawn (limit {MAX_DRAWN_TRACKS})"
-        solo = getattr(self.panel, "solo", None)
+        solo = getattr(getattr(self.panel, "solo", None), "curves", None)
         if solo:
             shown = f"Isolate: {len(solo)} curve{'s' if len(solo) > 1 else ''} drawn (Alt+H: all)"
             note = f"{note} · {shown}" if note else shown
@@ -293,6 +295,45 @@ class Marks:
         legend = getattr(self.panel, "side_legend", None)
         if legend is not None:
             legend.set_entries(entries)
+
+    def hide_hover(self) -> None:
+        for s in self.panel.strips:
+            s.hover_label.setVisible(False)
+
+    def show_drag_label(self, vb, path: str, index: int, channel: int | None) -> None:
+        """During a key drag: the grabbed key's live time and value, beside the key (never over
+        it: ``DRAG_LABEL_PX`` right of and above it, mirrored near the plot's right / top edge)."""
+        strip = next((s for s in self.panel.strips if s.vb is vb), None)
+        if strip is None:
+            return
+        for o in self.panel.strips:
+            if o is not strip:
+                o.hover_label.setVisible(False)
+        try:
+            tr = self.doc.clip.track(path)
+            kt, kv = self.panel.display_keys(path)
+        except KeyError:
+            return
+        if not (0 <= index < kt.size):
+            return
+        ch = 0 if channel is None else channel
+        t, y = float(kt[index]), float(kv[index, ch])
+        real = self.panel.from_display(path, ch, y)
+        name = path.rsplit("/", 1)[-1] or path
+        ch_name = ("X", "Y", "Z")[ch] if ch < 3 else "?"
+        text = f"{name} · {ch_name} {real:.2f}° at {self.panel.time_text(t)}"
+        if tr.kind == "quaternion":
+            text += " (display Euler)"
+        px, py = vb.viewPixelSize()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        right = t > 0.5 * (x0 + x1)
+        top = y > y1 - 0.3 * (y1 - y0)
+        dx = -DRAG_LABEL_PX * px if right else DRAG_LABEL_PX * px
+        dy = -DRAG_LABEL_PX * py if top else DRAG_LABEL_PX * py
+        strip.hover_label.setText(text)
+        strip.hover_label.setAnchor((1 if right else 0, 0 if top else 1))
+        strip.hover_label.setPos(t + dx, y + dy)
+        strip.hover_label.setVisible(True)
 
     def legend_lines(self) -> list[str]:
         """The legend's text lines ([] when no legend is shown or it is folded)."""

@@ -36,6 +36,7 @@ from .items import track_colors
 from .legend import SideLegend
 from .marks import HANDLE_PX, MAX_HANDLE_KEYS, Marks
 from .sampling import SampleCache, dense_times, normalize_scale
+from .solo import CurveSolo
 from .strips import Strip, export_scene
 from .track_drawer import FULL_TRACKS, LIVE_BATCH_MS, MAX_DRAWN_TRACKS, TrackDrawer, TrackItems
 from .wheel_zoom import WheelZoom
@@ -52,7 +53,6 @@ __all__ = [
     "TrackItems",
 ]
 
-DRAG_LABEL_PX = 14.0  # the drag label's corner is this far (px, both axes) from the dragged key
 MIN_SPAN_DEG = 2.0  # a flat channel is framed at least this tall (degrees) around its value
 
 
@@ -93,13 +93,10 @@ class GraphPanel(QWidget):
         self.show_original = True
         self.normalize = False
         self.time_in_frames = False
-        #: the only curves drawn, ``{(path, channel)}`` (isolate / solo), or None = every curve
-        self.solo: frozenset[tuple[str, int]] | None = None
+        self.solo = CurveSolo(self)  # Isolate / Solo: the only curves drawn (:mod:`.solo`)
         self.glw = pg.GraphicsLayoutWidget()
         self.glw.ci.setSpacing(2)
-        #: the drawn tracks' legend, beside the plots (folds away: ``legend_folded``)
-        self.side_legend = SideLegend()
-        self.side_legend.soloRequested.connect(lambda p: self.set_solo({(p, ch) for ch in range(3)}))
+        self.side_legend = SideLegend(solo=self.solo)  # the drawn tracks' legend, beside the plots
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
@@ -274,34 +271,7 @@ class GraphPanel(QWidget):
         return list(self.doc.selected_paths[:MAX_DRAWN_TRACKS])
 
     def curve_shown(self, path: str, ch: int) -> bool:
-        """Whether the Euler curve ``ch`` of ``path`` is drawn (and hit-tested): not hidden by solo."""
-        return self.solo is None or (path, ch) in self.solo
-
-    def set_solo(self, curves) -> None:
-        """Draw only ``curves`` (``{(path, channel)}``; empty / None = every curve again). Keys
-        selected on curves this hides are deselected: an edit acts only on keys one can see."""
-        curves = frozenset((p, int(c)) for p, c in curves) if curves else None
-        if curves == self.solo:
-            return
-        self.solo = curves
-        if curves is not None:
-            keep = {k: v for k, v in self.doc.key_selection.items() if k in curves}
-            if keep != self.doc.key_selection:
-                self.doc.select_keys(keep)
-        self.rebuild(frame=False)
-        self.soloChanged.emit()
-
-    def isolate_selected(self) -> bool:
-        """Toggle Isolate (Maya's isolate curve display): draw only the curves holding selected
-        keys, or every curve again. False when there is nothing to isolate."""
-        if self.solo is not None:
-            self.set_solo(None)
-            return True
-        curves = {k for k, v in self.doc.key_selection.items() if v and k[0] in set(self.drawn_paths())}
-        if not curves:
-            return False
-        self.set_solo(curves)
-        return True
+        return self.solo.shown(path, ch)
 
     def full_paths(self) -> list[str]:
         return self.drawn_paths()[:FULL_TRACKS]
@@ -381,12 +351,8 @@ class GraphPanel(QWidget):
         """Redraw every selected track (selection change, load, layout change)."""
         self.marks.forget()  # their items go with the tracks' (Strip.clear_track_items)
         paths = self.drawn_paths()
-        if self.solo is not None:
-            # solo outlives a selection change only for the curves still drawn
-            kept = frozenset(k for k in self.solo if k[0] in set(paths))
-            if kept != self.solo:
-                self.solo = kept or None
-                self.soloChanged.emit()
+        if self.solo.prune(paths):  # solo outlives a selection change for the curves still drawn
+            self.soloChanged.emit()
         self.hues = (
             {p: track_colors(i, self.theme.dark) for i, p in enumerate(paths)} if len(paths) > 1 else {}
         )
@@ -469,45 +435,6 @@ class GraphPanel(QWidget):
                     s.hover_label.setVisible(True)
                     QToolTip.hideText()
                 return
-
-    def hide_hover(self) -> None:
-        for s in self.strips:
-            s.hover_label.setVisible(False)
-
-    def show_drag_label(self, vb, path: str, index: int, channel: int | None) -> None:
-        """During a key drag: the grabbed key's live time and value, beside the key (never over
-        it: ``DRAG_LABEL_PX`` right of and above it, mirrored near the plot's right / top edge)."""
-        strip = next((s for s in self.strips if s.vb is vb), None)
-        if strip is None:
-            return
-        for o in self.strips:
-            if o is not strip:
-                o.hover_label.setVisible(False)
-        try:
-            tr = self.doc.clip.track(path)
-            kt, kv = self.display_keys(path)
-        except KeyError:
-            return
-        if not (0 <= index < kt.size):
-            return
-        ch = 0 if channel is None else channel
-        t, y = float(kt[index]), float(kv[index, ch])
-        real = self.from_display(path, ch, y)
-        name = path.rsplit("/", 1)[-1] or path
-        ch_name = ("X", "Y", "Z")[ch] if ch < 3 else "?"
-        text = f"{name} · {ch_name} {real:.2f}° at {self.time_text(t)}"
-        if tr.kind == "quaternion":
-            text += " (display Euler)"
-        px, py = vb.viewPixelSize()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        right = t > 0.5 * (x0 + x1)
-        top = y > y1 - 0.3 * (y1 - y0)
-        dx = -DRAG_LABEL_PX * px if right else DRAG_LABEL_PX * px
-        dy = -DRAG_LABEL_PX * py if top else DRAG_LABEL_PX * py
-        strip.hover_label.setText(text)
-        strip.hover_label.setAnchor((1 if right else 0, 0 if top else 1))
-        strip.hover_label.setPos(t + dx, y + dy)
-        strip.hover_label.setVisible(True)
 
     # ------------------------------------------------------------------ framing
     def frame_all(self) -> None:

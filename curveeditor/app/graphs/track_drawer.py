@@ -157,9 +157,8 @@ class TrackDrawer:
         for curve, ch in pool.curves:
             curve.setPen(self.pen(path, ch, True))
             curve._ce_xy = None
-        for keys, ch, _vb in pool.keys:
-            keys.fill = QColor(self.theme.plot_bg)
-            keys.outline = self._key_colour(path, ch)
+        for keys, _ch, _vb in pool.keys:
+            keys.fill, keys.outline = QColor(self.theme.plot_bg), QColor(self.theme.key)
             keys._sprite_key = None
         if pool.speed is not None:
             pool.speed.setPen(pg.mkPen(self._speed_colour(path), width=1.4))
@@ -167,11 +166,6 @@ class TrackDrawer:
         for q in pool.quat:
             q._ce_xy = None
         return pool
-
-    def _key_colour(self, path: str, ch: int) -> QColor:
-        """Unselected keys: a ring of the theme's key colour around the plot background, KEY_PX
-        wide (selected keys: a solid, larger mark, ``Strip.selected``)."""
-        return QColor(self.theme.key)
 
     def _speed_colour(self, path: str) -> QColor:
         return QColor(self.theme.speed if not self.panel.hues else self.panel.colours(path)[1])
@@ -186,14 +180,10 @@ class TrackDrawer:
                     curve.setZValue(10 if primary else 5)
                     p.addItem(curve)
                     it.curves.append((curve, ch))
-                    # keys: the curve colour, lifted toward the key colour (one drawPoints pass per frame)
-                    keys = KeyMarkers(
-                        KEY_PX if primary else KEY_PX - 2,
-                        self.theme.plot_bg,
-                        self._key_colour(path, ch).name(),
-                    )
+                    # unselected keys: rings of the theme's key colour (selected: Strip.selected);
+                    # rings closer than their own width would merge into a band: dots then
+                    keys = KeyMarkers(KEY_PX if primary else KEY_PX - 2, self.theme.plot_bg, self.theme.key)
                     keys.setZValue(20)
-                    # rings closer than their own width merge into a band: dots then (zoom in for rings)
                     keys.dense_per_px = 1.0 / (KEY_PX + 4)
                     p.addItem(keys)
                     it.keys.append((keys, ch, s.vb))
@@ -235,8 +225,7 @@ class TrackDrawer:
         s = self.cache.get(tr, self.window())
         shown = self.panel.curve_shown
         for curve, ch in it.curves:
-            if curve.isVisible() != shown(path, ch):
-                curve.setVisible(shown(path, ch))
+            curve.setVisible(shown(path, ch))
             set_if_changed(curve, s.samples.times, self.panel.to_display(path, s.samples.euler[:, ch], ch))
         kv = self.panel.to_display(path, s.key_values)
         none = np.zeros(0)

@@ -143,7 +143,7 @@ class KeyCommands:
     def select_all_keys(self) -> None:
         """Every key of the selected tracks; while the graphs isolate / solo curves, of those only."""
         clip = self.doc.clip
-        solo = getattr(getattr(self, "graphs", None), "solo", None)
+        solo = getattr(getattr(getattr(self, "graphs", None), "solo", None), "curves", None)
         if solo:
             sel = set(self.doc.selected_paths)
             self.doc.select_keys({(p, ch): set(range(clip.track(p).n_keys)) for p, ch in solo if p in sel})

@@ -189,7 +189,7 @@ class WindowActions:
             checkable=True,
         )
         self.act_show_all_curves = self._act(
-            "Show all &curves", lambda: self.graphs.set_solo(None), "Alt+H", "End Isolate / Solo"
+            "Show all &curves", lambda: self.graphs.solo.set(None), "Alt+H", "End Isolate / Solo"
         )
         self.act_solo_curve = self._act(
             "&Solo this curve", lambda: self._solo_menu_curve(), None, "Draw only the curve under the mouse"
@@ -414,7 +414,7 @@ class WindowActions:
         m.exec(global_pos)
 
     def _isolate(self) -> None:
-        if not self.graphs.isolate_selected():
+        if not self.graphs.solo.isolate_selected():
             self.statusBar().showMessage("Select keys first: Isolate draws the curves holding them", 3000)
         self._mark_solo()
 
@@ -422,13 +422,13 @@ class WindowActions:
         """The Isolate action shows whether curves are isolated / soloed (without toggling it)."""
         a = self.act_isolate
         a.blockSignals(True)
-        a.setChecked(self.graphs.solo is not None)
+        a.setChecked(self.graphs.solo.curves is not None)
         a.blockSignals(False)
 
     def _solo_menu_curve(self) -> None:
         curve = self.graphs.input.menu_curve
         if curve is not None:
-            self.graphs.set_solo({curve})
+            self.graphs.solo.set({curve})
 
     def show_about(self) -> None:
         QMessageBox.about(

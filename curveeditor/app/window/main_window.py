@@ -100,7 +100,6 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
             g.set_layout(**view)
         g.show_original = self.settings.get_bool("view/original", True)
         g.side_legend.set_folded(self.settings.get_bool("view/legend_folded", False))
-        g.side_legend.foldChanged.connect(lambda on: self.settings.set("view/legend_folded", on))
         if self.settings.get_bool("view/frames", False):
             g.set_time_in_frames(True)
         self.timeline = Timeline(self.doc)
@@ -186,6 +185,7 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         self.key_fields.statusMessage.connect(lambda m: status.showMessage(m, 5000))
         self.graphs.contextMenuRequested.connect(self._show_key_menu)
         self.graphs.soloChanged.connect(self._mark_solo)
+        self.graphs.side_legend.foldChanged.connect(lambda on: self.settings.set("view/legend_folded", on))
         self.themes.changed.connect(self._apply_theme)
 
     # ------------------------------------------------------------------ state display
