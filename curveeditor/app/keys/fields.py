@@ -66,6 +66,13 @@ class _Field(QDoubleSpinBox):
             self.entered.emit(float(v))
 
 
+def _set_text(label, text: str) -> None:
+    """``label.setText`` only when the text changes: a drag step refreshes the fields, and a
+    label's new text re-lays out the window above it."""
+    if label.text() != text:
+        label.setText(text)
+
+
 class KeyFields(QWidget):
     """Track / curve label, time, value, in and out slope of the active key (module docstring)."""
 
@@ -132,40 +139,41 @@ class KeyFields(QWidget):
                 track = None
         if track is None:
             self.key = None
-            self.name.setText("No key selected")
+            _set_text(self.name, "No key selected")
             self.name.setToolTip("Click a key in the graphs: its time, value and slopes show here")
             for f in self.fields():
                 f.setEnabled(False)
                 f.show_value(None)
-            self.frame.setText("")
-            self.mode.setText("")
+            _set_text(self.frame, "")
+            _set_text(self.mode, "")
             return
         path, i, ch = key
         n = sum(len(s) for s in self.doc.selected_keys.values())
         more = f" (+{n - 1} selected)" if n > 1 else ""
-        self.name.setText(
-            f"{_CHANNELS[ch]} key {i} · {path.rsplit('/', 1)[-1] or path}{' +' + str(n - 1) if n > 1 else ''}"
-        )
-        self.name.setToolTip(f"{path}\n{_CHANNELS[ch]} curve, key {i}{more}")
+        bone = path.rsplit("/", 1)[-1] or path
+        _set_text(self.name, f"{_CHANNELS[ch]} key {i} · {bone}{' +' + str(n - 1) if n > 1 else ''}")
+        tip = f"{path}\n{_CHANNELS[ch]} curve, key {i}{more}"
+        if self.name.toolTip() != tip:
+            self.name.setToolTip(tip)
         c = track.curve
         t = float(c.time[i])
         self.time.setEnabled(True)
         self.value.setEnabled(True)
         self.time.show_value(t)
         f = t * self.doc.frame_rate
-        self.frame.setText(f"f {round(f)}" if abs(f - round(f)) < 1e-6 else f"f {f:.2f}")
+        _set_text(self.frame, f"f {round(f)}" if abs(f - round(f)) < 1e-6 else f"f {f:.2f}")
         if track.kind == "euler":
             self.value.show_value(float(c.value[i, ch]))
             for f, arr in ((self.in_slope, c.in_slope), (self.out_slope, c.out_slope)):
                 f.setEnabled(True)
                 f.show_value(float(arr[i, ch]))
-            self.mode.setText(ed.describe_mode(int(c.tangent_mode[i, ch]), int(c.weighted_mode[i, ch])))
+            _set_text(self.mode, ed.describe_mode(int(c.tangent_mode[i, ch]), int(c.weighted_mode[i, ch])))
         else:
             self.value.show_value(float(display.key_euler(track)[i, ch]))
             for f in (self.in_slope, self.out_slope):
                 f.setEnabled(False)
                 f.show_value(None)
-            self.mode.setText("quaternion key (display Euler)")
+            _set_text(self.mode, "quaternion key (display Euler)")
 
     # ------------------------------------------------------------------ edits (one undo step each)
     def _apply(self, fn, text: str) -> None:
