@@ -32,7 +32,17 @@ import sys
 PROG = "curveeditor-cli"
 
 #: Order of the ``clean`` shorthand steps (docs/architecture.md, "CLI flag -> recipe step mapping").
-SHORTHAND_ORDER = ("to_order", "unwrap", "despike", "smooth", "max_speed", "limit", "resample", "reduce")
+SHORTHAND_ORDER = (
+    "to_order",
+    "unwrap",
+    "unflip",
+    "despike",
+    "smooth",
+    "max_speed",
+    "limit",
+    "resample",
+    "reduce",
+)
 
 _RESAMPLE_METHODS = ("slerp", "squad", "catmull-rom", "spline", "unity")
 _ORDERS = ("zxy", "xyz", "xzy", "yzx", "yxz", "zyx", "ZXY", "XYZ", "XZY", "YZX", "YXZ", "ZYX")
@@ -264,6 +274,8 @@ def _shorthand_steps(args) -> list[dict]:
         if args.spin_speed is not None:
             step["spin_speed"] = args.spin_speed
         steps["unwrap"] = step
+    if args.unflip:
+        steps["unflip"] = {"op": "unflip"}
     if args.despike is not None:
         speed = None if args.despike is _AUTO else args.despike
         steps["despike"] = {"op": "despike", "speed": speed}
@@ -357,6 +369,7 @@ _SHORTHAND_FLAGS = (
     ("to_order", "--to-order"),
     ("unwrap", "--unwrap"),
     ("spin_speed", "--spin-speed"),
+    ("unflip", "--unflip"),
     ("despike", "--despike"),
     ("smooth", "--smooth"),
     ("max_speed", "--max-speed"),
@@ -864,6 +877,11 @@ def build_parser() -> argparse.ArgumentParser:
     order_arg(p)
     p.add_argument("--track", action="append", metavar="PATH", help="only this track (repeatable)")
     p.add_argument("--unwrap", action="store_true", help="remove wrap jumps and Euler flips (pose unchanged)")
+    p.add_argument(
+        "--unflip",
+        action="store_true",
+        help="quaternion tracks: every key on its predecessor's hemisphere (Euler tracks: --unwrap)",
+    )
     p.add_argument(
         "--spin-speed",
         type=_positive_float,

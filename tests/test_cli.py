@@ -240,6 +240,7 @@ def test_shorthand_flags_become_steps_in_documented_order():
             "--smooth",
             "butterworth:6:4",
             "--despike",
+            "--unflip",
             "--unwrap",
             "--spin-speed",
             "1000",

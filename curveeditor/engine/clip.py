@@ -6,7 +6,7 @@ Everything is immutable; operations return new objects (``dataclasses.replace``)
   :class:`~curveeditor.engine.curves.Curve` of degrees, columns x, y, z, with a rotation ``order``)
   or in quaternions (a 4-component curve, columns x, y, z, w).
 * :class:`OtherTrack`: any other curve (position, scale, float, object reference); carried through
-  untouched and shown read-only.
+  untouched; one-channel float curves (muscles, blend shapes) are editable (``engine.float_curves``).
 * :class:`Clip`: tracks plus ``source``, an opaque format document (e.g. the parsed ``.anim`` text)
   that writers use to reproduce untouched parts byte for byte.
 
@@ -101,6 +101,14 @@ class OtherTrack:
     def name(self) -> str:
         return f"{self.path}:{self.attribute}" if self.path else self.attribute
 
+    @property
+    def n_keys(self) -> int:
+        return len(self.times)
+
+    def with_curve(self, curve: Curve) -> OtherTrack:
+        """The same curve with new keys (a one-channel float curve edited by ``engine.edit``)."""
+        return replace(self, curve=curve, times=np.asarray(curve.time))
+
 
 @dataclass(frozen=True, eq=False)
 class Clip:
@@ -147,14 +155,23 @@ class Clip:
     def with_tracks(self, tracks) -> Clip:
         return replace(self, tracks=tuple(tracks))
 
+    def _curves(self):
+        """The curves that give the clip its time span: the rotation tracks', or, in a clip with
+        no rotation track at all (a humanoid muscle clip), its float curves."""
+        if self.tracks:
+            return [t.curve for t in self.tracks if t.n_keys]
+        return [
+            o.curve for o in self.other_tracks if o.kind == "float" and o.curve is not None and o.curve.n_keys
+        ]
+
     @property
     def start(self) -> float:
-        starts = [t.curve.start for t in self.tracks if t.n_keys]
+        starts = [c.start for c in self._curves()]
         return min(starts) if starts else 0.0
 
     @property
     def end(self) -> float:
-        ends = [t.curve.end for t in self.tracks if t.n_keys]
+        ends = [c.end for c in self._curves()]
         return max(ends) if ends else 0.0
 
 

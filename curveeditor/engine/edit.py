@@ -1,5 +1,8 @@
 """Key edits: pure functions on a rotation track's keys (track in, new track out).
 
+They take one-channel float curves too (an ``OtherTrack`` of kind ``"float"``, ``Curve`` with C = 1:
+humanoid muscles, blend shapes): channel 0 is the value in the curve's own units.
+
 The editor turns each into one undoable command; nothing here knows about Qt. Times are seconds,
 Euler values degrees (columns x, y, z), quaternion keys (x, y, z, w). Slopes come from
 :mod:`~curveeditor.engine.tangents`; quaternion keys edited through Euler values are converted with
@@ -108,8 +111,13 @@ def move_keys(
     return track.with_curve(c.with_keys(time=time, value=value, in_slope=ins, out_slope=outs))
 
 
+def _direct(track) -> bool:
+    """Channels are the curve's own components: Euler tracks and float curves (not rotations)."""
+    return track.kind == "euler" or not isinstance(track, RotationTrack)
+
+
 def _shift_values(track: RotationTrack, sel: np.ndarray, channel: int, dv: float, value: np.ndarray):
-    if track.kind == "euler":
+    if _direct(track):
         value[sel, channel] += dv
         return value
     if channel >= 3:
@@ -149,7 +157,7 @@ def set_key(track: RotationTrack, i: int, *, time=None, channel=None, value=None
         t[i] = time
     if channel is not None and value is not None:
         sel = _mask(c.n_keys, [i])
-        if track.kind == "euler":
+        if _direct(track):
             v[i, channel] = float(value)
         elif channel >= 3:
             v[i, channel - 3] = float(value)

@@ -13,7 +13,14 @@ import numpy as np
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.tangents import make_curve
 
-__all__ = ["biped_paths", "biped_clip", "namespaced_clip", "many_tracks_clip", "DEEP_BIPED_BONE"]
+__all__ = [
+    "biped_paths",
+    "biped_clip",
+    "namespaced_clip",
+    "many_tracks_clip",
+    "humanoid_muscle_clip",
+    "DEEP_BIPED_BONE",
+]
 
 
 def biped_paths() -> list[str]:
@@ -99,3 +106,26 @@ def namespaced_clip(n_keys: int = 120, rate: float = 30.0) -> Clip:
 def many_tracks_clip(n: int = 60, n_keys: int = 600, rate: float = 60.0) -> Clip:
     paths = [f"Root/Group{i // 10}/Bone{i:02d}" for i in range(n)]
     return Clip("many", rate, _tracks(paths, n_keys, rate, 3))
+
+
+def humanoid_muscle_clip(n_keys: int = 31, rate: float = 30.0, shuffle: bool = True) -> Clip:
+    """A full-body humanoid clip as Unity's Animator records it: one float curve per muscle (all
+    95 of ``HumanTrait.MuscleName``, values in -1..1) plus ``RootT.x/y/z`` (metres), classID 95,
+    path '', in a shuffled order (FBX-derived clips do not follow Unity's), and a blend shape."""
+    from curveeditor.engine.clip import OtherTrack
+    from curveeditor.engine.float_curves import HUMAN_MUSCLES
+
+    rng = np.random.default_rng(4)
+    t = np.arange(n_keys) / rate
+    names = [*HUMAN_MUSCLES, "RootT.x", "RootT.y", "RootT.z"]
+    order = rng.permutation(len(names)) if shuffle else np.arange(len(names))
+    others = []
+    for k in order:
+        v = 0.6 * np.sin(2 * np.pi * rng.uniform(0.2, 1.0) * t + rng.uniform(0, 6))[:, None]
+        c = make_curve(t, v)
+        others.append(OtherTrack("", names[k], "float", c, c.time, {"list": "m_FloatCurves", "class_id": 95}))
+    c = make_curve(t, 50 + 40 * np.sin(t)[:, None])
+    others.append(
+        OtherTrack("Body", "blendShape.Smile", "float", c, c.time, {"list": "m_FloatCurves", "class_id": 137})
+    )
+    return Clip("humanoid", rate, (), others)

@@ -160,23 +160,45 @@ def test_3d_view_does_no_pose_work_for_a_key_dragged_away_from_the_time(win, qap
     _send(vp, QEvent.Type.MouseButtonRelease, start + QPoint(0, -24), LEFT, NONE)
     qapp.processEvents()
     # a key dragged beside the current time (which its neighbour's segment plays): the tripod
-    # follows every step (zoomed in, so the press lands on the key and not on the time cursor)
+    # follows every step, at most every _LIVE_FRAME_MS (zoomed in, so the press lands on the key and
+    # not on the time cursor)
+    from PySide6.QtTest import QTest
+
+    from curveeditor.app.view3d.gizmo import _LIVE_FRAME_MS
+
     tr = doc.clip.track(path)
     doc.set_time(float(tr.times[121]))
     qapp.processEvents()
     vp, start = _start_drag(win, qapp, path, 120, half=0.2)
     calls.clear()
+
+    def shows_the_clip():
+        q = played(doc.clip.track(path), np.array([doc.current_time]))
+        want = display.rotation_matrices(display.unity_to_gl_quat(q))[0]
+        np.testing.assert_allclose(gizmo._main_rot, want, atol=1e-9)
+
     for k in range(1, 6):
         _send(vp, QEvent.Type.MouseMove, start + QPoint(0, -6 * k), NONE, LEFT)
         qapp.processEvents()
-        now = doc.clip.track(path)
-        assert now is not tr
-        q = played(now, np.array([doc.current_time]))
-        want = display.rotation_matrices(display.unity_to_gl_quat(q))[0]
-        np.testing.assert_allclose(gizmo._main_rot, want, atol=1e-9)
+        assert doc.clip.track(path) is not tr
+        QTest.qWait(_LIVE_FRAME_MS + 10)
+        shows_the_clip()
     assert calls.count(None) >= 5
-    _send(vp, QEvent.Type.MouseButtonRelease, start + QPoint(0, -30), LEFT, NONE)
+    # moves faster than the frame cap: one frame at once, the last state on the trailing edge
+    import time
+
+    calls.clear()
+    t0 = time.perf_counter()
+    for k in range(6, 18):
+        _send(vp, QEvent.Type.MouseMove, start + QPoint(0, -6 * k), NONE, LEFT)
+        qapp.processEvents()
+    spent_ms = (time.perf_counter() - t0) * 1000
+    assert calls.count(None) <= 1 + spent_ms / _LIVE_FRAME_MS  # not one per move (12 moves)
+    QTest.qWait(_LIVE_FRAME_MS + 10)
+    shows_the_clip()
+    _send(vp, QEvent.Type.MouseButtonRelease, start + QPoint(0, -102), LEFT, NONE)
     qapp.processEvents()
+    shows_the_clip()  # the drag's end: the final pose exactly
 
 
 def test_value_drag_in_one_channel_leaves_the_other_plots_markers_alone(win, qapp, monkeypatch):

@@ -222,6 +222,7 @@ def test_help_keyboard_shortcuts_lists_the_menus_keys(loaded, qtbot):
     assert ("Ctrl+Right", "Jump to next key") in rows and ("B", "Swap buffer curves") in rows
     assert ("I", "Set playback in") in rows and ("Ctrl+Z", "Undo") in rows
     loaded.act_shortcuts.trigger()
-    dlg = loaded.tools.shortcuts_dialog
-    assert dlg.isVisible() and dlg.table.rowCount() == len(rows)
+    dlg = loaded.shortcuts_dialog
+    shown = {dlg.table.item(i, 0).text() for i in range(dlg.table.rowCount()) if dlg.table.item(i, 1).text()}
+    assert dlg.isVisible() and shown == {a for _k, a in rows}
     dlg.close()

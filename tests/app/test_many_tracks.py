@@ -216,11 +216,17 @@ def test_read_only_curves_can_be_shown_as_graphs_view_only(win, qtbot):
     assert win.doc.selected_other == [others[1].name]
     assert win.doc.selected_paths == primary  # rotation selection unchanged
     strip = win.graphs._strip("other")
-    assert strip is not None and "view only" in strip.note.textItem.toPlainText()
+    # a one-channel float curve is editable (issue 22: tests/app/test_float_curves.py): named, keys drawn
+    assert strip is not None and "LeftHand.Thumb.1 Stretched" in strip.note.textItem.toPlainText()
     ((x, y, _c),) = strip.multi.curves()
     np.testing.assert_allclose(np.interp(t, x, y), np.cos(t), atol=1e-9)
     np.testing.assert_allclose(y, evaluate(muscle, x)[:, 0])
-    # view only: a left drag there scrubs time, it never edits
+    assert len(strip.multi_keys.getData()[0]) == len(t)
+    # a position curve stays view only: a left drag there scrubs time, it never edits
+    win.doc.select_other([others[0].name])
+    qtbot.wait(10)
+    strip = win.graphs._strip("other")
+    assert "view only" in strip.note.textItem.toPlainText()
     assert (
         win.graphs.input.begin_drag(
             strip.vb, strip.vb.sceneBoundingRect().center(), Qt.KeyboardModifier.NoModifier

@@ -351,3 +351,84 @@ def test_limit_turnback_checkbox_and_lerp_speed_come_from_the_registry(setup, qt
     want = run_recipe(doc.clip, Recipe.from_dict(panel.recipe().to_dict()), paths=doc.selected_paths or None)
     head = doc.preview.track("Root/Head")
     np.testing.assert_allclose(head.curve.value, want.clip.track("Root/Head").curve.value)
+
+
+# Each op's CLI flags (``curveeditor-cli clean``), with values off every default so that a widget left
+# alone is caught. Together they cover every parameter of every op in the registry (asserted below).
+CLI_FORMS = [
+    ["--unwrap", "--spin-speed", "900"],
+    ["--unflip"],
+    ["--resample", "24", "--method", "squad", "--spin-speed", "1200"],
+    ["--reduce", "0.25"],
+    ["--smooth", "gaussian:0.125"],
+    ["--smooth", "butterworth:4.5:3"],
+    ["--despike", "540"],
+    ["--despike"],
+    ["--max-speed", "360"],
+    ["--limit", "yaw=-40:55,pitch=-30:20,smooth=0.25"],
+    ["--limit", "yaw=-50:50,pitch=-10:35,turnback=on,lerp_speed=8"],
+    ["--to-order", "xyz"],
+    ["--to-kind", "euler"],
+]
+
+
+def _type_into(widget, spec, value):
+    """Set one parameter widget to ``value`` through its own setters, as a user's edit does."""
+    from PySide6.QtWidgets import QCheckBox, QSpinBox
+
+    if isinstance(widget, QCheckBox):
+        widget.setChecked(bool(value))
+    elif isinstance(widget, QComboBox):
+        i = widget.findData(value)
+        assert i >= 0, f"{spec.name}: no entry for {value!r}"
+        widget.setCurrentIndex(i)
+    elif isinstance(widget, QSpinBox):
+        widget.setValue(int(value))
+    elif isinstance(widget, QDoubleSpinBox):
+        widget.setValue(widget.minimum() if value is None else float(value))
+    else:  # a range: min / max spin boxes
+        widget.hi.setValue(float(value[1]))
+        widget.lo.setValue(float(value[0]))
+
+
+def test_every_registry_op_and_parameter_is_in_the_panel_and_builds_the_cli_recipe(setup):
+    """The Add step list holds every op of ``OPS``; every parameter has a widget; a recipe built with
+    those widgets equals the recipe the CLI's flags build (so no option exists on one face only)."""
+    from curveeditor.cli import SHORTHAND_ORDER
+    from curveeditor.engine.recipe import OPS
+    from tests.test_cli import _recipe_for
+
+    _doc, panel = setup
+    assert list(panel.add_actions) == list(OPS)
+    covered: set[tuple[str, str]] = set()
+    cli_ops: set[str] = set()
+    for argv in CLI_FORMS:
+        want = _recipe_for(argv)
+        assert len(want.steps) == 1, argv
+        step = want.steps[0]
+        cli_ops.add(step.op)
+        spec = OPS[step.op]
+        panel.set_recipe(Recipe())
+        panel.add_actions[step.op].trigger()  # the Add step menu entry
+        widgets = panel._param_widgets
+        assert set(widgets) == {p.name for p in spec.params}, step.op
+        # unconditional parameters first: they decide which conditional ones apply (method, turnback)
+        for p in sorted(spec.params, key=lambda p: p.when is not None):
+            if p.name in step.params:
+                label, w = widgets[p.name]
+                assert w.isVisibleTo(panel) and label.isVisibleTo(panel), (step.op, p.name)
+                _type_into(w, p, step.params[p.name])
+                if step.params[p.name] != p.default:
+                    covered.add((step.op, p.name))
+            else:
+                assert not widgets[p.name][1].isVisibleTo(panel), (step.op, p.name)  # does not apply
+        assert panel.recipe().to_dict() == want.to_dict(), argv
+    assert cli_ops == set(OPS)
+    every = {(op, p.name) for op in OPS for p in OPS[op].params}
+    assert every - covered == set(), "parameters no CLI form above sets off their default"
+    assert set(SHORTHAND_ORDER) | {"to_kind"} == set(OPS)
+    # the CLI spells the choices itself (no engine import for --help): the registry's, exactly
+    from curveeditor import cli
+
+    assert cli._ORDERS == OPS["to_order"].param("order").choices
+    assert cli._RESAMPLE_METHODS == OPS["resample"].param("method").choices

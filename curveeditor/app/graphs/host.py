@@ -37,6 +37,8 @@ class GraphHost(Protocol):
     #: The panel's strips (``strips.Strip``), its drawers and the tangent-handle hit points.
     strips: list[Any]
     marks: Any
+    #: float-curve key editing in the value strip (``float_edit.FloatEditing``)
+    floats: Any
     handle_points: list
     statusMessage: Any  # noqa: N815  (Signal(str))
     contextMenuRequested: Any  # noqa: N815  (Signal(QPoint))
@@ -62,6 +64,7 @@ class GraphHost(Protocol):
 
     def colours(self, path: str) -> tuple[str, str, str]: ...
 
-    def strip_curves(self, vb: Any): ...
+    @property
+    def items(self) -> dict[str, Any]: ...
 
     def curve_shown(self, path: str, ch: int) -> bool: ...

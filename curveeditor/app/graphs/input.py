@@ -169,7 +169,7 @@ class CurveViewBox(pg.ViewBox):
 
 @dataclass
 class Drag:
-    kind: str  # "keys", "handle", "scrub"
+    kind: str  # "keys", "handle", "scrub", "float" (float-curve keys: ``float_edit``)
     vb: CurveViewBox
     base_clip: object = None
     sel: dict = field(default_factory=dict)
@@ -244,6 +244,28 @@ class GraphInput:
                 best = (d, path, i, ch, side)
         return None if best is None else best[1:]
 
+    def strip_curves(self, vb: CurveViewBox):
+        """``(path, channel, x, y)`` of every curve drawn in ``vb`` (display units), for hovering."""
+        strip = next((s for s in self.panel.strips if s.vb is vb), None)
+        if strip is None:
+            return
+        for path in self.panel.drawn_paths():
+            try:
+                tr = self.doc.clip.track(path)
+            except KeyError:
+                continue
+            s = self.panel.cache.get(tr, coarse=path not in self.panel.items)
+            t = s.samples.times
+            if strip.is_euler:
+                for ch in strip.channels():
+                    if self.panel.curve_shown(path, ch):
+                        yield path, ch, t, self.panel.to_display(path, s.samples.euler[:, ch], ch)
+            elif strip.role[0] == "speed":
+                yield path, 0, t, s.samples.speed
+            elif strip.role[0] == "quat":
+                for k in range(4):
+                    yield path, k, t, s.samples.quat[:, k]
+
     def curve_hit(self, vb: CurveViewBox, scene_pos) -> tuple[str, str, float, float] | None:
         """(path, channel name, time s, value) of the drawn curve nearest to the mouse within
         HOVER_PX pixels (vertical distance at the mouse's time)."""
@@ -253,7 +275,7 @@ class GraphInput:
             return None
         x = pos.x()
         best = None
-        for path, ch, xs, ys in self.panel.strip_curves(vb):
+        for path, ch, xs, ys in self.strip_curves(vb):
             if xs.size == 0 or x < xs[0] or x > xs[-1]:
                 continue
             y = float(np.interp(x, xs, ys))
@@ -289,6 +311,8 @@ class GraphInput:
         return {path: {i}} if self.doc.whole_keys else {(path, ch): {i}}
 
     def on_click(self, vb: CurveViewBox, scene_pos, mods) -> None:
+        if vb.role[0] == "other" and self.panel.floats.on_click(vb, scene_pos, mods):
+            return  # float curves (muscles, blend shapes): their keys are selected there
         if vb.role[0] != "euler":
             self._scrub(vb, scene_pos)
             return
@@ -329,6 +353,9 @@ class GraphInput:
         return out
 
     def box_select(self, vb: CurveViewBox, rect: QRectF, mods) -> None:
+        if vb.role[0] == "other":
+            self.panel.floats.box_select(rect, mods)
+            return
         found = self.select_keys_in_rect(vb, rect)
         shift, ctrl = _mods(mods)
         self.doc.select_keys(found, "toggle" if ctrl else "add" if shift else "set")
@@ -336,6 +363,11 @@ class GraphInput:
     # ------------------------------------------------------------------ drags
     def begin_drag(self, vb: CurveViewBox, scene_pos, mods) -> str | None:
         """Decide what a left drag starting at ``scene_pos`` does: "handle", "keys", "box" or "scrub"."""
+        if vb.role[0] == "other":
+            gesture = self.panel.floats.begin_drag(vb, scene_pos, mods)
+            if gesture is not None:
+                self.drag = Drag("float" if gesture == "keys" else "box", vb)
+                return gesture
         if vb.role[0] != "euler":
             self.drag = Drag("scrub", vb)
             self._scrub(vb, scene_pos)
@@ -377,6 +409,11 @@ class GraphInput:
             return
         if d.kind in ("keys", "handle") and not self.doc.in_live_edit():
             self.drag = None  # the edit was cancelled under the drag (undo/redo mid-drag)
+            return
+        if d.kind == "float":
+            self.panel.floats.drag_to(p0, p1, mods, finish)
+            if finish:
+                self.drag = None
             return
         if d.kind == "scrub":
             self.doc.set_time(self.doc.snap_time(p1.x()))
@@ -467,6 +504,8 @@ class GraphInput:
 
     def cancel_drag(self) -> None:
         """Escape during a drag: restore the state at drag start."""
+        if self.drag is not None and self.drag.kind == "float":
+            self.panel.floats.cancel()
         if self.drag is not None and self.drag.kind in ("keys", "handle"):
             self.doc.cancel_live_edit()
         self.drag = None

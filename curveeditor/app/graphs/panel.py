@@ -31,6 +31,7 @@ from curveeditor.engine.clip import RotationTrack
 from ..common.theme import LIGHT, Theme
 from ..model.document import ClipDocument
 from ..model.problems import ProblemIndex
+from .float_edit import FloatEditing
 from .input import CurveViewBox, Drag, GraphInput, no_hover_while_buttons_down
 from .items import track_colors
 from .legend import SideLegend
@@ -107,6 +108,7 @@ class GraphPanel(QWidget):
         self.hues: dict[str, tuple[str, str, str]] = {}
         self.tracks = TrackDrawer(self)  # what is drawn of the tracks
         self.marks = Marks(self)  # what is drawn over them
+        self.floats = FloatEditing(self)  # float curves' keys (muscles, blend shapes) in the value strip
         self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
         no_hover_while_buttons_down(self.glw.scene())
         self.wheel = WheelZoom(self.glw, lambda: (s.vb for s in self.strips))
@@ -188,8 +190,10 @@ class GraphPanel(QWidget):
             roles.append(("speed", None))
         if self.show_quat:
             roles.append(("quat", None))
+        if self.floats.only_floats():
+            roles = []  # only float curves shown (a humanoid muscle clip): they take the whole panel
         if self.doc.selected_other:
-            roles.append(("other", None))  # read-only curves, view only (drags scrub time)
+            roles.append(("other", None))  # float curves (editable) and read-only curves (view only)
         for row, role in enumerate(roles):
             s = Strip(self.glw, self.input, role, row, link=self.strips[0].plot if self.strips else None)
             s.vb.sigRangeChanged.connect(self._on_range_changed)
@@ -324,31 +328,12 @@ class GraphPanel(QWidget):
         """X, Y, Z colours of a drawn track (the theme's channel colours when it is drawn alone)."""
         return self.hues.get(path, tuple(self.theme.channels[:3]))
 
-    def strip_curves(self, vb: CurveViewBox):
-        """``(path, channel, x, y)`` of every curve drawn in ``vb`` (display units), for hovering."""
-        strip = next((s for s in self.strips if s.vb is vb), None)
-        if strip is None:
-            return
-        for path in self.drawn_paths():
-            try:
-                tr = self.doc.clip.track(path)
-            except KeyError:
-                continue
-            s = self.cache.get(tr, coarse=path not in self.tracks.items)
-            t = s.samples.times
-            if strip.is_euler:
-                for ch in strip.channels():
-                    if self.curve_shown(path, ch):
-                        yield path, ch, t, self.to_display(path, s.samples.euler[:, ch], ch)
-            elif strip.role[0] == "speed":
-                yield path, 0, t, s.samples.speed
-            elif strip.role[0] == "quat":
-                for k in range(4):
-                    yield path, k, t, s.samples.quat[:, k]
-
     # ------------------------------------------------------------------ drawing
     def rebuild(self, frame: bool = True) -> None:
         """Redraw every selected track (selection change, load, layout change)."""
+        if self._layout_stale():  # rotation tracks selected or not beside the shown float curves
+            self.set_layout()
+            return
         self.marks.forget()  # their items go with the tracks' (Strip.clear_track_items)
         paths = self.drawn_paths()
         if self.solo.prune(paths):  # solo outlives a selection change for the curves still drawn
@@ -372,17 +357,17 @@ class GraphPanel(QWidget):
         for s in self.strips:
             s.vb.prepareForPaint()
 
-    def _on_other_selection(self) -> None:
+    def _layout_stale(self) -> bool:
         has = self.strip_of("other") is not None
-        if has != bool(self.doc.selected_other):
+        only = bool(self.strips) and all(s.role[0] == "other" for s in self.strips)
+        return has != bool(self.doc.selected_other) or only != self.floats.only_floats()
+
+    def _on_other_selection(self) -> None:
+        if self._layout_stale():
             self.set_layout()
         else:
             self.tracks.update_other()
-            s = self.strip_of("other")
-            if s is not None:
-                s.plot.enableAutoRange(axis=pg.ViewBox.YAxis)
-                s.vb.updateAutoRange()
-                s.plot.disableAutoRange()
+            self.floats.frame_strip()
 
     # ------------------------------------------------------------------ document -> view
     def _on_range_changed(self, vb=None, ranges=None, *_):
@@ -395,6 +380,8 @@ class GraphPanel(QWidget):
         self.tracks.view_moved()
 
     def _on_clip_changed(self) -> None:
+        if self.doc.selected_other and self.doc.changed_paths is not None:
+            self.tracks.update_other()  # a float-curve edit (or the clip under the shown curves)
         paths = self.doc.changed_paths
         if paths is None:
             self.rebuild(frame=True)
@@ -466,6 +453,7 @@ class GraphPanel(QWidget):
             if hi - lo < span:
                 mid = 0.5 * (lo + hi)
                 s.plot.setYRange(mid - span / 2, mid + span / 2, padding=0)
+        self.floats.widen()
 
     def frame_selection(self) -> None:
         """Fit the plots to the selected keys (F); everything when nothing is selected."""

@@ -30,6 +30,7 @@ FULL_TRACKS = 1  # selected tracks drawn with their own items (the rest batched)
 MAX_DRAWN_TRACKS = 100  # selected tracks drawn at all (the plot says so past it)
 LIVE_BATCH_MS = 250  # mid-drag refresh interval of the batched secondary tracks (ms)
 VIEW_REST_MS = 300  # curve pixmaps come back this long after the last zoom / pan step (ms)
+_NONE = np.zeros(0)  # a hidden curve's keys (Isolate / Solo)
 KEY_PX = 5  # an unselected key: a 1-px ring around this many px of plot background (7 px in all)
 
 
@@ -228,9 +229,8 @@ class TrackDrawer:
             curve.setVisible(shown(path, ch))
             set_if_changed(curve, s.samples.times, self.panel.to_display(path, s.samples.euler[:, ch], ch))
         kv = self.panel.to_display(path, s.key_values)
-        none = np.zeros(0)
         for keys, ch, _vb in it.keys:
-            x, y = (s.key_times, kv[:, ch]) if shown(path, ch) else (none, none)
+            x, y = (s.key_times, kv[:, ch]) if shown(path, ch) else (_NONE, _NONE)
             old = keys.getData()
             if not (np.array_equal(old[0], x) and np.array_equal(old[1], y)):
                 keys.setData(x, y)
@@ -253,7 +253,6 @@ class TrackDrawer:
         self.batched_updates += 1
         live = self.doc.in_live_edit()
         rest = self.panel.drawn_paths()[FULL_TRACKS:]
-        shown = self.panel.curve_shown
         per: dict[int, list] = {id(s): [] for s in self.strips}
         keys: dict[int, tuple[list, list]] = {id(s): ([], []) for s in self.strips}
         for path in rest:
@@ -267,9 +266,7 @@ class TrackDrawer:
                 kv = self.panel.to_display(path, kv)
                 for s in self.strips:
                     if s.is_euler:
-                        for ch in s.channels():
-                            if not shown(path, ch):
-                                continue
+                        for ch in (c for c in s.channels() if self.panel.curve_shown(path, c)):
                             per[id(s)].append((kt, kv[:, ch], cols[ch] if self.panel.overlay else cols[1]))
                             keys[id(s)][0].append(kt)
                             keys[id(s)][1].append(kv[:, ch])
@@ -279,9 +276,7 @@ class TrackDrawer:
             for s in self.strips:
                 per[id(s)].extend(self._sampled_curves(s, path, smp, cols))
                 if s.is_euler:
-                    for ch in s.channels():
-                        if not shown(path, ch):
-                            continue
+                    for ch in (c for c in s.channels() if self.panel.curve_shown(path, c)):
                         keys[id(s)][0].append(smp.key_times)
                         keys[id(s)][1].append(kv[:, ch])
         for s in self.strips:
@@ -469,8 +464,9 @@ class TrackDrawer:
                 s.preview_multi.setCurves(per[id(s)])
 
     def update_other(self) -> None:
-        """The selected read-only curves (positions, scales, floats, muscles), one curve per
-        component, from the engine's ``evaluate``; they cannot be edited (view only)."""
+        """The selected non-rotation curves (floats, muscles, blend shapes, positions, scales), one
+        curve per component, from the engine's ``evaluate``; float curves' keys are drawn and edited
+        by ``float_edit`` (their units on the value axis), the rest is view only."""
         s = self.panel.strip_of("other")
         if s is None:
             return
@@ -490,5 +486,15 @@ class TrackDrawer:
                 )
                 curves.append((t, v[:, comp], colour))
         s.multi.setCurves(curves)
-        names = ", ".join(n.rsplit("/", 1)[-1] for n in self.doc.selected_other)
-        s.set_note(f"read-only, view only: {names}", self.theme)
+        floats = self.panel.floats
+        editable = set(floats.names())
+        names = ", ".join(n.rsplit("/", 1)[-1] for n in self.doc.selected_other if n not in editable)
+        if editable:
+            shown = [n.rsplit("/", 1)[-1] for n in self.doc.selected_other if n in editable]
+            more = f" (+{len(shown) - 3})" if len(shown) > 3 else ""
+            note = ", ".join(shown[:3]) + more + (f"; read-only: {names}" if names else "")
+        else:
+            note = f"read-only, view only: {names}"
+        s.set_note(note, self.theme)
+        s.plot.setLabel("left", floats.unit_label())
+        floats.update_marks()

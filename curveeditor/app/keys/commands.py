@@ -13,6 +13,7 @@ import numpy as np
 from PySide6.QtWidgets import QMessageBox
 
 from curveeditor.engine import edit as ed
+from curveeditor.engine import float_curves as fc
 from curveeditor.engine.curves import evaluate
 
 __all__ = ["KeyCommands", "insert_key_keeping_shape"]
@@ -55,10 +56,35 @@ class KeyCommands:
     def _selected(self) -> dict[str, set[int]]:
         return {p: s for p, s in self.doc.selected_keys.items() if s}
 
+    def _selected_floats(self) -> dict[str, set[int]]:
+        return {n: s for n, s in self.doc.selected_float_keys.items() if s}
+
+    def _edit_floats(self, fn, text: str, keys_after=None) -> bool:
+        """Apply ``fn(curve_track, idx, None) -> curve_track`` to every shown float curve with selected keys
+        (muscles, blend shapes: the same engine edits, channel 0) as one command."""
+        sel = self._selected_floats()
+        if not sel:
+            self.statusBar().showMessage("Select keys first", 3000)
+            return False
+        clip = self.doc.clip
+        try:
+            for n, idx in sel.items():
+                clip = fc.with_float_curve(clip, n, fn(self.doc.other_track(n), idx, None).curve)
+        except ValueError as exc:
+            QMessageBox.warning(self, text, str(exc))
+            return False
+        self.doc.apply_clip(clip, text)
+        if keys_after is not None:
+            self.doc.select_float_keys(keys_after)
+        return True
+
     def _edit_tracks(self, fn, text: str, keys_after=None) -> bool:
         """Apply ``fn(track, idx, cells) -> track`` to every track with selected keys as one command
-        (``idx``: the keys selected on any channel; ``cells``: the ``(N, 3)`` channel mask)."""
+        (``idx``: the keys selected on any channel; ``cells``: the ``(N, 3)`` channel mask; the
+        float curves' selected keys, with ``cells`` None, when no rotation key is selected)."""
         sel = self._selected()
+        if not sel and self._selected_floats():
+            return self._edit_floats(fn, text, keys_after)
         if not sel:
             self.statusBar().showMessage("Select keys first", 3000)
             return False
@@ -78,15 +104,20 @@ class KeyCommands:
         masks = {p: self.doc.channel_mask(p) for p in self._selected()}
         whole = sum(int(m.all(axis=1).sum()) for m in masks.values())
         cells = sum(int(m.sum()) for m in masks.values())
-        n = sum(len(s) for s in self._selected().values())
+        n = sum(len(s) for s in (self._selected() or self._selected_floats()).values())
         text = f"Delete {n} key(s)" if cells == 3 * whole else f"Delete {cells} key(s) on their curves"
-        if self._edit_tracks(lambda tr, idx, m: ed.delete_channel_keys(tr, m), text, keys_after={}):
+
+        def delete(tr, idx, m):
+            return ed.delete_keys(tr, idx) if m is None else ed.delete_channel_keys(tr, m)
+
+        if self._edit_tracks(delete, text, keys_after={}):
             self.statusBar().showMessage(text.replace("Delete", "Deleted"), 3000)
 
     def add_key(self) -> None:
         t = self.doc.current_time
         paths = self.doc.selected_paths
         if not paths:
+            self._add_float_keys(t)
             return
         clip = self.doc.clip
         keys = {}
@@ -97,6 +128,20 @@ class KeyCommands:
             keys[p] = {i}
         new = clip.with_tracks(tracks.get(tr.path, tr) for tr in clip.tracks)
         self.doc.apply_clip(new, f"Add key at {t:.3f} s", keys_after=keys)
+
+    def _add_float_keys(self, t: float) -> None:
+        """K with only float curves shown: a key at the cursor on each editable one (its shape kept)."""
+        names = [n for n in self.doc.selected_other if fc.is_editable(self.doc.other_track(n))]
+        if not names:
+            return
+        clip = self.doc.clip
+        keys = {}
+        for n in names:
+            tr, i = insert_key_keeping_shape(self.doc.other_track(n), t)
+            clip = fc.with_float_curve(clip, n, tr.curve)
+            keys[n] = {i}
+        self.doc.apply_clip(clip, f"Add key at {t:.3f} s")
+        self.doc.select_float_keys(keys)
 
     def copy_keys(self) -> None:
         sel = self._selected()
@@ -166,11 +211,16 @@ class KeyCommands:
     def selected_tangent_mode(self) -> str | None:
         """The selected keys' tangent mode (``ed.describe_mode`` of channel 0), when they share one."""
         pairs = set()
-        for p, idx in self._selected().items():
-            tr = self.doc.clip.track(p)
+        sel = self._selected()
+        tracks = {p: self.doc.clip.track(p) for p in sel}
+        if not sel:
+            sel = self._selected_floats()
+            tracks = {n: self.doc.other_track(n) for n in sel}
+        for p, idx in sel.items():
+            tr = tracks[p]
             c = tr.curve
-            # the selected cells (Euler tracks: per channel; quaternion keys: whole)
-            cells = _cells(tr, self.doc.channel_mask(p, c.n_keys))
+            # the selected cells (Euler tracks: per channel; quaternion keys and float curves: whole)
+            cells = _cells(tr, self.doc.channel_mask(p, c.n_keys)) if tr.kind == "euler" else None
             if cells is None:
                 rows = np.fromiter(idx, dtype=np.int64, count=len(idx))
                 tm, wm = c.tangent_mode[rows], c.weighted_mode[rows]

@@ -80,6 +80,7 @@ class ClipDocument(QObject):
     dirtyChanged = Signal(bool)
     pathChanged = Signal()
     otherSelectionChanged = Signal()  # read-only curves shown as graphs (view only)
+    floatKeySelectionChanged = Signal()  # selected keys of the shown float curves
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -98,6 +99,9 @@ class ClipDocument(QObject):
         #: see :meth:`active_key`
         self._active: tuple[str, int, int] | None = None
         self.selected_other: list[str] = []  # OtherTrack.name of read-only curves shown (view only)
+        #: per shown float curve (``OtherTrack.name``), the selected key indices (muscles, blend
+        #: shapes: ``engine.float_curves``; edited with the same ``engine.edit`` functions)
+        self.selected_float_keys: dict[str, set[int]] = {}
         self.changed_paths: frozenset[str] | None = None
         self._live_before: Clip | None = None
         self._live_keys: KeySelection | None = None
@@ -122,6 +126,7 @@ class ClipDocument(QObject):
         self.selected_paths = [first] if first is not None else []
         had_other = bool(self.selected_other)
         self.selected_other = []
+        self.selected_float_keys = {}
         self.current_time = float(clip.start)
         self.changed_paths = None
         self.clipChanged.emit()
@@ -231,9 +236,29 @@ class ClipDocument(QObject):
         if new != self.selected_other:
             self.selected_other = new
             self.otherSelectionChanged.emit()
+            self.select_float_keys(self.selected_float_keys)
+
+    def select_float_keys(self, keys: dict[str, set[int]]) -> None:
+        """Replace the key selection of the shown float curves (indices per ``OtherTrack.name``;
+        curves not shown and indices out of range dropped)."""
+        clean: dict[str, set[int]] = {}
+        for name, idx in keys.items():
+            if name not in self.selected_other or not idx:
+                continue
+            n = self.other_track(name).n_keys
+            s = {int(i) for i in idx if 0 <= int(i) < n}
+            if s:
+                clean[name] = s
+        if clean != self.selected_float_keys:
+            self.selected_float_keys = clean
+            self.floatKeySelectionChanged.emit()
 
     def other_track(self, name: str):
-        return next(o for o in self.clip.other_tracks if o.name == name)
+        """The curve named ``name``: the float curve rather than its editor mirror (same name)."""
+        return next(
+            (o for o in self.clip.other_tracks if o.name == name and not o.meta.get("mirror_of")),
+            None,
+        ) or next(o for o in self.clip.other_tracks if o.name == name)
 
     def current_track(self) -> RotationTrack | None:
         """The primary selected rotation track, or ``None``."""
@@ -473,6 +498,8 @@ class ClipDocument(QObject):
         keys_changed = new_keys != self.key_selection
         self._install_keys(new_keys)
         self.clipChanged.emit()
+        if self.selected_float_keys:
+            self.select_float_keys(self.selected_float_keys)  # a deleted key's index is gone
         if sel_changed:
             self.selectionChanged.emit()
         if keys_changed:

@@ -40,6 +40,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from curveeditor.engine import float_curves as fc
+
 from ..common.elided import elide_name, name_prefix
 from ..common.theme import LIGHT, PROBLEM_KINDS, Theme
 from ..model.document import ClipDocument
@@ -141,12 +143,14 @@ class TrackTreeModel(QAbstractItemModel):
                 groups[(id(node), parts[-1])] = leaf
             leaf.track, leaf.kind, leaf.keys, leaf.full = tr.path, tr.kind, tr.n_keys, tr.path
             by_track[tr.path] = leaf
-        if clip.other_tracks:
-            group = TrackNode(
-                f"Read-only curves ({len(clip.other_tracks)})", "", root, readonly=True, group=True
-            )
+        floats = fc.float_tracks(clip)
+        self._by_float = self._add_float_groups(root, floats)
+        editable = {id(o) for o in floats}
+        rest = [o for o in clip.other_tracks if id(o) not in editable and not o.meta.get("mirror_of")]
+        if rest:
+            group = TrackNode(f"Read-only curves ({len(rest)})", "", root, readonly=True, group=True)
             root.children.append(group)
-            for ot in clip.other_tracks:
+            for ot in rest:
                 node = _group_node(groups, group, [p for p in ot.path.split("/") if p], readonly=True)
                 n = len(ot.times) if ot.times is not None else 0
                 leaf = TrackNode(ot.attribute, ot.name, node, kind=ot.kind, keys=n, readonly=True)
@@ -155,6 +159,48 @@ class TrackTreeModel(QAbstractItemModel):
         self.root = root
         self._by_track = by_track
         self.endResetModel()
+
+    @staticmethod
+    def _add_float_groups(root: TrackNode, floats) -> dict[str, TrackNode]:
+        """Editable float curves (``engine.float_curves``, in Unity's order): "Humanoid muscles"
+        with a row per body part (Spine, Chest, ..., Left Hand fingers), "Blend shapes" and "Float
+        curves" by path. Their editor-curve mirrors (the same curve) are not listed. Returns the
+        rows by curve name."""
+        rows: dict[str, TrackNode] = {}
+        for cat, label, kind in (
+            ("humanoid", "Humanoid muscles", "muscle"),
+            ("blendshape", "Blend shapes", "blend shape"),
+            ("float", "Float curves", "float"),
+        ):
+            items = [o for o in floats if fc.category(o) == cat]
+            if not items:
+                continue
+            group = TrackNode(f"{label} ({len(items)})", "", root, group=True)
+            root.children.append(group)
+            parts: dict[object, TrackNode] = {}
+            for o in items:
+                if cat == "humanoid":
+                    part = fc.body_part(o.attribute)[1]
+                    key = (o.path, part)
+                    parent = parts.get(key)
+                    if parent is None:
+                        name = f"{o.path}: {part}" if o.path else part
+                        parent = TrackNode(name, "", group, group=True)
+                        group.children.append(parent)
+                        parts[key] = parent
+                else:
+                    parent = parts.get(o.path)
+                    if parent is None:
+                        parent = group
+                        if o.path:
+                            parent = TrackNode(o.path.rsplit("/", 1)[-1], o.path, group, group=True)
+                            group.children.append(parent)
+                        parts[o.path] = parent
+                leaf = TrackNode(o.attribute, o.name, parent, kind=kind, keys=o.n_keys)
+                leaf.other = o.name
+                parent.children.append(leaf)
+                rows[o.name] = leaf
+        return rows
 
     def _on_clip_changed(self) -> None:
         paths = self.doc.changed_paths
@@ -168,7 +214,7 @@ class TrackTreeModel(QAbstractItemModel):
             return
         paths = set(paths) | self._pending
         self._pending = set()
-        recounted = []
+        recounted = self._recount_floats()
         for p in paths:
             node = self._by_track.get(p)
             if node is None:
@@ -184,6 +230,19 @@ class TrackTreeModel(QAbstractItemModel):
                 node.keys = n
                 recounted.append(node)
         self._rows_changed(recounted, 1)
+
+    def _recount_floats(self) -> list[TrackNode]:
+        """Float-curve rows whose key count an edit changed (K, Delete on muscle keys)."""
+        floats = getattr(self, "_by_float", {})
+        if not floats:
+            return []
+        out = []
+        for o in self.doc.clip.other_tracks:
+            node = floats.get(o.name)
+            if node is not None and o.kind == "float" and o.n_keys != node.keys:
+                node.keys = o.n_keys
+                out.append(node)
+        return out
 
     def _rows_changed(self, nodes: list, column: int) -> None:
         """Tell the views that ``column`` of ``nodes`` changed: a dataChanged per row, or one layout
@@ -283,6 +342,8 @@ class TrackTreeModel(QAbstractItemModel):
                 c = self.problems.counts(node.track)
                 probs = ", ".join(f"{c[k]} {KIND_LABELS[k].lower()}" for k in PROBLEM_KINDS if c[k])
                 return f"{node.track}\n{node.kind} rotation, {node.keys} keys\n{probs or 'no problems'}"
+            if node.other and not node.readonly:
+                return f"{node.full}\n{node.kind} curve, {node.keys} keys (select to edit in the graphs)"
             if node.readonly and node.kind:
                 view = " - select to view as a graph" if node.other else ""
                 return f"{node.full}\n{node.kind} curve, {node.keys} keys (read-only{view})"
@@ -534,7 +595,8 @@ class TrackTree(QWidget):
         if collapse_readonly:
             for r in range(self.proxy.rowCount()):
                 idx = self.proxy.index(r, 0)
-                if self.model.node(self.proxy.mapToSource(idx)).group:
+                node = self.model.node(self.proxy.mapToSource(idx))
+                if node.group and node.readonly:
                     self.view.collapse(idx)
         self.fit_indentation()
 

@@ -20,7 +20,8 @@ Unity's Y on the screen's up and Unity's forward (+Z) into the screen at the def
 Updates: ``timeChanged`` only moves the tripods and rings (``setTransform`` / one ring evaluation);
 ``clipChanged`` / ``previewChanged`` / ``selectionChanged`` resample the trails. During a key drag
 (``document.in_live_edit()``) the trails are resampled at most every ``_LIVE_TRAIL_MS`` and once when
-the drag ends, and the GL view repaints only when a tripod's pose at the current time changed.
+the drag ends, the tripods and rings follow at most every ``_LIVE_FRAME_MS`` (the final pose exactly
+when the drag ends), and the GL view repaints only when a tripod's pose at the current time changed.
 
 The GL view is a :class:`GLViewWindow` (pyqtgraph's ``GLViewMixin`` on a ``QOpenGLWindow``) in a
 ``QWidget.createWindowContainer``, not a ``QOpenGLWidget``: see the class for the measured reason.
@@ -37,7 +38,7 @@ import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
 from pyqtgraph.opengl.GLGraphicsItem import GLOptions
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
-from PySide6.QtCore import QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -117,6 +118,11 @@ _TRAIL_BUDGET = 5000
 _TRAIL_PER_KEY = 16
 #: during a key drag the trails are resampled at most this often (ms), and once when it ends.
 _LIVE_TRAIL_MS = 250
+#: Mid-drag, the tripod and rings follow at most every this many ms (about 30 frames/s; leading
+#: edge at once, the last state on the trailing edge, the exact final pose when the drag ends): a
+#: software-GL frame (llvmpipe) cost ~7-10 ms of the GUI thread per mouse move, in series with the
+#: graphs' repaint, which kept key-drag input-to-pixel at 27-55 ms (issue 22, benchmarks/gui.py).
+_LIVE_FRAME_MS = 33
 #: gimbal ring radii (outer, middle, inner): just outside the unit sphere of the trails.
 _RING_RADII = (1.22, 1.15, 1.08)
 
@@ -357,6 +363,10 @@ class GizmoView(QWidget):
         self._trail_timer.setSingleShot(True)
         self._trail_timer.setInterval(_LIVE_TRAIL_MS)
         self._trail_timer.timeout.connect(self.refresh)
+        self._live_frame_timer = QTimer(self)  # the trailing edge of the mid-drag frame cap
+        self._live_frame_timer.setSingleShot(True)
+        self._live_frame_timer.timeout.connect(self._live_frame)
+        self._live_frame_clock = QElapsedTimer()
         self.trail_updates = 0  # how many times the trails were resampled (tests)
 
         self.view = GLViewWindow()
@@ -602,13 +612,25 @@ class GizmoView(QWidget):
             span = changed_span(old.curve, main.curve) if others_same else None
             if span is not None and not (span[0] <= self.document.current_time <= span[1]):
                 return
-            self._on_time(None, only_if_moved=True)
+            if self._live_frame_timer.isActive():
+                return  # a frame is due: it poses the latest clip
+            clock = self._live_frame_clock
+            if clock.isValid() and clock.elapsed() < _LIVE_FRAME_MS:
+                self._live_frame_timer.start(max(1, _LIVE_FRAME_MS - int(clock.elapsed())))
+                return
+            self._live_frame()
             return
         self.refresh()
+
+    def _live_frame(self) -> None:
+        """One mid-drag frame: the tripods and rings at the current time, if they moved."""
+        self._live_frame_clock.start()
+        self._on_time(None, only_if_moved=True)
 
     def refresh(self) -> None:
         """Recompute everything that depends on the clip, preview or selection."""
         self._trail_timer.stop()
+        self._live_frame_timer.stop()
         if self._unseen():
             return
         self._trails_stale = False

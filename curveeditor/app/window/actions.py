@@ -227,7 +227,9 @@ class WindowActions:
             "Compare Euler/Slerp/Squad/spline on a track",
         )
         self.act_about = self._act("&About curveeditor", self.show_about, None, "Versions")
-        self.act_shortcuts = self._act("&Keyboard shortcuts", self.show_shortcuts, "F1", "List the shortcuts")
+        self.act_shortcuts = self._act(
+            "&Keyboard shortcuts…", self.show_shortcuts, "F1", "List and change the keyboard shortcuts"
+        )
         # tangent modes
         self.tangent_actions: list[QAction] = []
         for preset in ed.TANGENT_PRESETS:
@@ -379,7 +381,7 @@ class WindowActions:
         self.act_exp_bvh.setEnabled(can_export_bvh(self.doc.clip))
 
     def _update_actions(self) -> None:
-        has_keys = any(self.doc.selected_keys.values())
+        has_keys = any(self.doc.selected_keys.values()) or any(self.doc.selected_float_keys.values())
         for a in (self.act_copy, self.act_delete, *self.tangent_actions):
             a.setEnabled(has_keys)
         for acts in self.side_actions.values():
@@ -440,11 +442,11 @@ class WindowActions:
         )
 
     def show_shortcuts(self) -> None:
-        rows = []
-        for a in self.actions():
-            sc = a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            if sc:
-                rows.append(f"<tr><td><b>{sc}</b></td><td>{a.text().replace('&', '')}</td></tr>")
-        QMessageBox.information(
-            self, "Keyboard shortcuts", "<table>" + "".join(sorted(set(rows))) + "</table>"
-        )
+        """Help > Keyboard shortcuts: the keymap's list, editable (``window/shortcuts.py``)."""
+        from .shortcuts import ShortcutsDialog
+
+        if getattr(self, "shortcuts_dialog", None) is None:
+            self.shortcuts_dialog = ShortcutsDialog(self, self.keymap)
+        self.shortcuts_dialog.refresh()
+        self.shortcuts_dialog.show()
+        self.shortcuts_dialog.raise_()

@@ -214,15 +214,6 @@ class EditingTools(QObject):
         tm = menus.get("Tools")
         if tm is not None:
             tm.addAction(self.act_range_recipe)
-        # Help > Keyboard shortcuts: the page built from the menus (lists the graphs' own keys too).
-        self.win.act_shortcuts.triggered.disconnect()
-        self.win.act_shortcuts.triggered.connect(self.show_shortcuts)
-
-    def show_shortcuts(self) -> None:
-        from .shortcuts import ShortcutsDialog
-
-        self.shortcuts_dialog = ShortcutsDialog(self.win)
-        self.shortcuts_dialog.show()
 
     # ------------------------------------------------------------------ infinity
     def _infinity_targets(self) -> list[str]:

@@ -37,6 +37,7 @@ from .file_menu import WindowFiles
 from .files import Autosaver, FileController
 from .layout import DEFAULT_SIZE, LAYOUT_VERSION, DockLayout
 from .settings import Settings
+from .shortcuts import Keymap
 from .timeline import Timeline
 
 __all__ = [
@@ -75,6 +76,9 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         self._build_actions()
         self._build_menus()
         self.tools.add_menus(self.menuBar())
+        # every action's shortcut, the user's saved ones applied (Help > Keyboard shortcuts edits it)
+        self.keymap = Keymap(self, self.settings)
+        self.keymap.apply_saved()
         self._build_status()
         self._connect_document()
 
@@ -172,6 +176,10 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         doc.undo_stack.canUndoChanged.connect(lambda _c: self._update_actions())
         doc.keySelectionChanged.connect(self._update_actions)
         doc.keySelectionChanged.connect(self._mark_tangent_mode)
+        doc.floatKeySelectionChanged.connect(self._update_actions)  # float curves' keys (muscles)
+        doc.floatKeySelectionChanged.connect(self._update_status)
+        doc.otherSelectionChanged.connect(self._update_status)
+        doc.floatKeySelectionChanged.connect(self._mark_tangent_mode)
         doc.clipChanged.connect(self._mark_tangent_mode)
         doc.clipChanged.connect(self._update_export_actions)
         # The recipe ops' scipy imports (~2 s) wait until the first clip is drawn (cold start).
@@ -196,11 +204,13 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
     def _update_status(self) -> None:
         clip = self.doc.clip
         nsel = sum(len(s) for s in self.doc.selected_keys.values())
+        nsel += sum(len(s) for s in self.doc.selected_float_keys.values())
         tr = self.doc.current_track()
+        floats = len(self.doc.selected_other)
+        what = tr.path if tr else (f"{floats} float curve(s)" if floats else "no track")
         # the path last: middle elision keeps the counts and the bone's name
         self.status_label.setText(
-            f"{len(clip.tracks)} rotation tracks · {clip.frame_rate:g} fps · {nsel} key(s) selected · "
-            f"{tr.path if tr else 'no track'}"
+            f"{len(clip.tracks)} rotation tracks · {clip.frame_rate:g} fps · {nsel} key(s) selected · {what}"
         )
 
     def _apply_theme(self, theme) -> None:

@@ -78,6 +78,24 @@ class Settings:
     def set(self, key: str, value) -> None:
         self.store.setValue(key, value)
 
+    # ------------------------------------------------------------------ keyboard shortcuts
+    def shortcut(self, action_id: str) -> str | None:
+        """The saved shortcuts of a keymap entry (Qt portable text, ``"; "`` between several, ``""``
+        = none), or None when the user kept the default (``window/shortcuts.py``)."""
+        v = self.store.value(f"shortcuts/{action_id}")
+        if v is None:
+            return None
+        if isinstance(v, (list, tuple)):  # QSettings reads "a, b" back as a list
+            return "; ".join(str(x) for x in v)
+        return str(v)
+
+    def set_shortcut(self, action_id: str, text: str | None) -> None:
+        """Save a keymap entry's shortcuts (None: back to the default, the key removed)."""
+        if text is None:
+            self.store.remove(f"shortcuts/{action_id}")
+        else:
+            self.store.setValue(f"shortcuts/{action_id}", text)
+
     # ------------------------------------------------------------------ named settings
     @property
     def theme(self) -> str:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
+from ...engine.float_curves import muscle_index
+
 __all__ = [
     "crc32",
     "Binding",
@@ -75,6 +77,8 @@ def float_binding(path: str, attribute: str, class_id: int, script: str = "{file
     """Binding of a float curve (humanoid, blend shape or generic property)."""
     if class_id == 95 and attribute in HUMANOID_IK_INDEX:
         return Binding(crc32(path), HUMANOID_IK_INDEX[attribute], 95, 8)
+    if class_id == 95 and muscle_index(attribute) is not None:  # muscles follow the goals: 42..136
+        return Binding(crc32(path), len(HUMANOID_IK_INDEX) + muscle_index(attribute), 95, 8)
     if attribute.startswith("blendShape."):
         return Binding(crc32(path), crc32(attribute[len("blendShape.") :]), class_id, 20)
     return Binding(crc32(path), crc32(attribute), class_id, 0, 0, script)

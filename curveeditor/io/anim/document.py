@@ -103,6 +103,7 @@ class AnimDocument:
     settings: dict[str, str]
     events: list[dict]
     original_tracks: dict = field(default_factory=dict)  # track path -> (RotationTrack, TrackSource)
+    original_floats: dict = field(default_factory=dict)  # float name -> (OtherTrack, Entry, mirrors)
     style: str | None = None
 
     def field_span(self, name: str) -> tuple[int, int] | None:

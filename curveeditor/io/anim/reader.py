@@ -227,6 +227,28 @@ def _compressed_curve(e: Entry) -> Curve:
     return Curve.make(t, v, ins, outs, pre_infinity=e.pre_infinity, post_infinity=e.post_infinity)
 
 
+def _mark_float_mirrors(doc: AnimDocument, others: list[OtherTrack], E) -> None:
+    """Editable float curves: each ``m_FloatCurves`` entry's ``m_EditorCurves`` twin (same path,
+    attribute and class, identical keys: Unity's editor copy) is marked ``mirror_of`` the float's
+    name, so that an edit changes both (``engine.float_curves.with_float_curve``) and the writer
+    writes both (``doc.original_floats``: name -> (track, entry, mirror entries))."""
+    floats: dict[tuple, tuple[int, Entry]] = {}
+    for k, o in enumerate(others):
+        if o.kind == "float" and o.curve is not None and o.meta["list"] == "m_FloatCurves":
+            e = E["m_FloatCurves"][o.meta["index"]]
+            floats.setdefault((o.path, o.attribute, o.meta["class_id"]), (k, e))
+    mirrors: dict[int, list[Entry]] = {}
+    for o in others:
+        if o.kind != "editor" or o.meta["list"] != "m_EditorCurves" or o.curve is None:
+            continue
+        hit = floats.get((o.path, o.attribute, o.meta["class_id"]))
+        if hit is None or hit[0] in mirrors or not others[hit[0]].curve.equals(o.curve):
+            continue
+        o.meta["mirror_of"] = others[hit[0]].name
+        mirrors[hit[0]] = [E["m_EditorCurves"][o.meta["index"]]]
+    doc.original_floats = {others[k].name: (others[k], e, mirrors.get(k, [])) for k, e in floats.values()}
+
+
 def build_clip(doc: AnimDocument) -> Clip:
     """The clip of a parsed document; sets ``doc.original_tracks``."""
     path = doc.path
@@ -346,6 +368,7 @@ def build_clip(doc: AnimDocument) -> Clip:
                     {"list": lname, "index": e.index, "class_id": e.class_id},
                 )
             )
+    _mark_float_mirrors(doc, others, E)
     for e in E["m_PPtrCurves"]:
         others.append(
             OtherTrack(

@@ -703,6 +703,7 @@ def _render_doc(
                 [],
                 0,
             )
+    changed_any |= _apply_floats(clip, doc, ed, fmt, uses, single_rule)
     if clip.name != doc.name or np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
         changed_any = True
     n_comp = len(doc.entries["m_CompressedRotationCurves"])
@@ -714,6 +715,32 @@ def _render_doc(
     if not changed_any:
         return iter([doc.data]), warnings
     return _assemble(clip, doc, ed, fmt), warnings
+
+
+def _apply_floats(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt, uses, single_rule) -> bool:
+    """Edited one-channel float curves (muscles, blend shapes, ...): each one's ``m_FloatCurves``
+    entry and its ``m_EditorCurves`` mirror get the new keys, every other line verbatim. Unchanged
+    curves (the object as read, or equal keys) are not touched. True when something was rewritten."""
+    if not doc.original_floats:
+        return False
+    changed = False
+    for o in clip.other_tracks:
+        if o.kind != "float":
+            continue
+        orig = doc.original_floats.get(o.name)
+        if orig is None or o is orig[0] or o.curve is None:
+            continue
+        ot, e, mirrors = orig
+        if o.curve.equals(ot.curve):
+            continue
+        changed = True
+        ed.replace[id(e)] = rewrite_entry(doc, e, o.curve, fmt, 0)
+        for m in mirrors:
+            ed.replace[id(m)] = rewrite_entry(doc, m, o.curve, fmt, 0)
+        if o.curve.n_keys != ot.curve.n_keys:
+            b = [float_binding(o.path, o.attribute, int(o.meta.get("class_id") or 0), e.script)]
+            _update_bindings(ed, uses, single_rule, b, ot.curve.n_keys, b, o.curve.n_keys)
+    return changed
 
 
 def _modes_edited(t: RotationTrack, original: RotationTrack | None) -> bool:

@@ -1,0 +1,256 @@
+"""Editing the shown float curves (humanoid muscles, blend shapes, generic floats) in the graphs'
+value strip: one curve per float track, its keys drawn, selected (click, Shift/Ctrl, box), dragged in
+time (snapped to frames) and value (the curve's own units; Shift constrains), Escape cancels, one
+undo step per drag. The edits are the engine's key edits (``engine.edit.move_keys`` on the float
+``OtherTrack``, channel 0) and ``engine.float_curves.with_float_curve`` (the editor mirror follows).
+
+Read-only curves (positions, scales, object references) in the same strip stay view only: a drag
+over them scrubs time, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+
+from curveeditor.engine import edit as ed
+from curveeditor.engine import float_curves as fc
+
+__all__ = ["FloatEditing", "HIT_PX"]
+
+#: Pick radius of a key, in screen pixels (at least the 8 px target of issue 22).
+HIT_PX = 8.0
+
+
+class FloatEditing:
+    """Selection and drags of float-curve keys in the panel's ``"other"`` strip."""
+
+    def __init__(self, panel):
+        self.panel = panel
+        self.doc = panel.doc
+        self._drag: dict[str, Any] | None = None
+        # its own markers follow the float-key selection (the panel maps the rest of the document)
+        self.doc.floatKeySelectionChanged.connect(self.update_marks)
+
+    # ------------------------------------------------------------------ what is shown
+    def names(self) -> list[str]:
+        """The shown curves that can be edited (``OtherTrack.name``), in the selection's order."""
+        out = []
+        for n in self.doc.selected_other:
+            try:
+                o = self.doc.other_track(n)
+            except StopIteration:
+                continue
+            if fc.is_editable(o):
+                out.append(n)
+        return out
+
+    def unit_label(self) -> str:
+        """The value axis's label for the shown curves (their own units: not degrees)."""
+        units = set()
+        kinds = set()
+        for n in self.doc.selected_other:
+            o = self.doc.other_track(n)
+            units.add(fc.unit(o) if fc.is_editable(o) else o.kind)
+            kinds.add(fc.category(o) if fc.is_editable(o) else "read-only")
+        if not units:
+            return "value"
+        if kinds == {"humanoid"} and units == {"muscle"}:
+            return "muscle (-1..1)"
+        if units == {"%"}:
+            return "blend shape (%)"
+        if "read-only" in kinds and len(kinds) == 1:
+            return "read-only (view)"
+        u = units.pop() if len(units) == 1 else ""
+        return f"value ({u})" if u and u not in ("muscle",) else "value"
+
+    def only_floats(self) -> bool:
+        """Curves of ``selected_other`` shown and no rotation track selected: the panel holds the
+        value strip alone (a humanoid muscle clip has no rotation tracks to draw)."""
+        return bool(self.doc.selected_other) and not self.doc.selected_paths
+
+    def frame_strip(self) -> None:
+        """The value strip's Y range around the shown curves (:meth:`widen`)."""
+        s = self.panel.strip_of("other")
+        if s is None:
+            return
+        s.plot.enableAutoRange(axis=pg.ViewBox.YAxis)
+        s.vb.updateAutoRange()
+        s.plot.disableAutoRange()
+        self.widen()
+
+    def widen(self) -> None:
+        """Never a flat Y range: a held muscle pose is a constant curve (+-1 unit around it, or the
+        muscle range -1..1 when that is wider)."""
+        s = self.panel.strip_of("other")
+        if s is None:
+            return
+        lo, hi = s.vb.viewRange()[1]
+        if hi - lo < 1e-3:
+            mid = 0.5 * (lo + hi)
+            lo, hi = mid - 1.0, mid + 1.0
+            if self.unit_label().startswith("muscle"):
+                lo, hi = min(lo, -1.1), max(hi, 1.1)
+            s.plot.setYRange(lo, hi, padding=0.05)
+
+    def update_marks(self) -> None:
+        """Key markers of every shown editable curve, the selected ones highlighted."""
+        s = self.panel.strip_of("other")
+        if s is None:
+            return
+        names = self.names()
+        s.multi_keys.max_per_px = None if names else 0.5
+        xs, ys, sx, sy = [], [], [], []
+        for n in names:
+            c = self.doc.other_track(n).curve
+            xs.append(c.time)
+            ys.append(c.value[:, 0])
+            sel = sorted(self.doc.selected_float_keys.get(n, ()))
+            if sel:
+                sx.append(c.time[sel])
+                sy.append(c.value[sel, 0])
+        cat = lambda a: np.concatenate(a) if a else np.zeros(0)  # noqa: E731
+        s.multi_keys.setData(cat(xs), cat(ys))
+        s.selected.setData(cat(sx), cat(sy))
+
+    # ------------------------------------------------------------------ hit testing
+    def key_hit(self, vb, scene_pos) -> tuple[str, int] | None:
+        """(curve name, key index) of the key nearest to the mouse within :data:`HIT_PX` pixels."""
+        pos = vb.mapSceneToView(scene_pos)
+        px, py = vb.viewPixelSize()
+        if not (px > 0 and py > 0):
+            return None
+        best = None
+        for n in self.names():
+            c = self.doc.other_track(n).curve
+            d = ((c.time - pos.x()) / px) ** 2 + ((c.value[:, 0] - pos.y()) / py) ** 2
+            j = int(np.argmin(d))
+            if d[j] <= HIT_PX * HIT_PX and (best is None or d[j] < best[0]):
+                best = (float(d[j]), n, j)
+        return None if best is None else (best[1], best[2])
+
+    def keys_in_rect(self, rect: QRectF) -> dict[str, set[int]]:
+        out = {}
+        for n in self.names():
+            c = self.doc.other_track(n).curve
+            v = c.value[:, 0]
+            in_t = (c.time >= rect.left()) & (c.time <= rect.right())
+            inside = in_t & (v >= rect.top()) & (v <= rect.bottom())
+            idx = np.nonzero(inside)[0]
+            if idx.size:
+                out[n] = {int(i) for i in idx}
+        return out
+
+    # ------------------------------------------------------------------ selection
+    def on_click(self, vb, scene_pos, mods) -> bool:
+        """Select the key under the mouse (Shift adds, Ctrl toggles); False when nothing is
+        editable here (the caller scrubs time)."""
+        if not self.names():
+            return False
+        hit = self.key_hit(vb, scene_pos)
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
+        if hit is None:
+            if not (shift or ctrl):
+                self.doc.select_float_keys({})
+            self.doc.set_time(self.doc.snap_time(vb.mapSceneToView(scene_pos).x()))
+            return True
+        name, i = hit
+        keys = {k: set(v) for k, v in self.doc.selected_float_keys.items()} if (shift or ctrl) else {}
+        cur = keys.setdefault(name, set())
+        if ctrl and i in cur:
+            cur.discard(i)
+        else:
+            cur.add(i)
+        self.doc.select_float_keys(keys)
+        return True
+
+    def box_select(self, rect: QRectF, mods) -> None:
+        found = self.keys_in_rect(rect)
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
+        if not (shift or ctrl):
+            self.doc.select_float_keys(found)
+            return
+        keys = {k: set(v) for k, v in self.doc.selected_float_keys.items()}
+        for n, idx in found.items():
+            cur = keys.setdefault(n, set())
+            if ctrl:
+                cur ^= idx
+            else:
+                cur |= idx
+        self.doc.select_float_keys(keys)
+
+    # ------------------------------------------------------------------ drags
+    def begin_drag(self, vb, scene_pos, mods) -> str | None:
+        """ "keys" (a key grabbed: the live edit starts), "box", or None (nothing editable here)."""
+        if not self.names():
+            return None
+        hit = self.key_hit(vb, scene_pos)
+        if hit is None:
+            return "box"
+        name, i = hit
+        if i not in self.doc.selected_float_keys.get(name, ()):
+            if mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier):
+                keys = {k: set(v) for k, v in self.doc.selected_float_keys.items()}
+                keys.setdefault(name, set()).add(i)
+            else:
+                keys = {name: {i}}
+            self.doc.select_float_keys(keys)
+        base = self.doc.clip
+        sel = {n: sorted(v) for n, v in self.doc.selected_float_keys.items()}
+        moving = {}
+        for n, idx in sel.items():
+            o = self.doc.other_track(n)
+            mask = np.zeros(o.n_keys, dtype=bool)
+            mask[idx] = True
+            t = np.asarray(o.curve.time)
+            step = float(np.min(np.diff(t))) if t.size > 1 else 1.0
+            moving[n] = (o, idx, mask, step)
+        c = self.doc.other_track(name).curve
+        self._drag = {"base": base, "moving": moving, "t0": float(c.time[i]), "vb": vb}
+        self.doc.begin_live_edit()
+        return "keys"
+
+    def drag_to(self, p0: QPointF, p1: QPointF, mods, finish: bool) -> None:
+        d = self._drag
+        if d is None:
+            return
+        if not self.doc.in_live_edit():
+            self._drag = None  # cancelled under the drag (undo / redo mid-drag)
+            return
+        dt, dv = p1.x() - p0.x(), p1.y() - p0.y()
+        if mods & Qt.KeyboardModifier.ShiftModifier:
+            px, py = d["vb"].viewPixelSize()
+            if abs(dt / px) >= abs(dv / py):
+                dv = 0.0
+            else:
+                dt = 0.0
+        if dt:
+            dt = self.doc.snap_time(d["t0"] + dt) - d["t0"]
+        gap = 1.0 / self.doc.frame_rate
+        for o, _idx, mask, step in d["moving"].values():
+            if dt:
+                dt = ed.clamp_time_shift(np.asarray(o.curve.time), mask, dt, min(gap, 0.5 * step))
+        clip = d["base"]
+        for n, (o, idx, _mask, _step) in d["moving"].items():
+            clip = fc.with_float_curve(clip, n, ed.move_keys(o, idx, dt, 0, dv).curve)
+        self.doc.update_live(clip, ())
+        self.panel.statusMessage.emit(f"Move keys: Δt {dt:+.4f} s, Δ {dv:+.4f}")
+        if finish:
+            self._drag = None
+            self.doc.end_live_edit("Move float keys")
+
+    def cancel(self) -> bool:
+        if self._drag is None:
+            return False
+        self._drag = None
+        self.doc.cancel_live_edit()
+        return True
+
+    @property
+    def dragging(self) -> bool:
+        return self._drag is not None
