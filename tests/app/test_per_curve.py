@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 from curveeditor.app.common.elided import elide_name, elide_path
 from curveeditor.app.graphs.input import HIT_PX
 from curveeditor.app.graphs.strips import SELECTED_PX
+from curveeditor.app.keys.fields import LIVE_FIELDS_MS
 from curveeditor.engine.curves import evaluate
 from curveeditor.io import read_clip
 from tests.app.rig_clips import DEEP_BIPED_BONE, biped_clip
@@ -173,7 +174,8 @@ def test_a_drag_moves_the_selected_cells_and_its_label_shows_the_live_value_besi
     r = label.mapRectToScene(label.boundingRect())
     half = SELECTED_PX / 2 + 1
     assert not r.intersects(r.__class__(key_scene.x() - half, key_scene.y() - half, 2 * half, 2 * half))
-    # the fields above the graphs follow the drag live
+    # the fields above the graphs follow the drag live (at most every LIVE_FIELDS_MS)
+    qtbot.wait(LIVE_FIELDS_MS + 50)
     assert rig.key_fields.value.value() == pytest.approx(live, abs=1e-3)
     _mouse(vp, QEvent.Type.MouseButtonRelease, start + QPoint(0, -32), LEFT, NONE)
     QTest.qWait(15)
