@@ -93,7 +93,7 @@ def bench_drag(app, win) -> dict[str, list[float]]:
     app.processEvents()
     tr = doc.clip.track(path)
     i = N_KEYS // 2
-    doc.select_keys({path: {i}})
+    doc.select_keys({(path, 0): {i}})  # as a click on the X curve selects it (per curve)
     doc.set_time(float(tr.times[i]) + 0.5)
     plot = win.graphs.euler_plots[0]
     t0 = float(tr.times[i])
@@ -482,6 +482,98 @@ def take_muscle_screenshots(app, out_dir: Path) -> None:
     _wait(app, 100)
 
 
+def take_curve_screenshots(app, out_dir: Path) -> None:
+    """Issue 22 "Per-curve work" screenshots of the real window (1600 x 1000 screen, ``import
+    -window root``): ``percurve-biped-light.png`` / ``percurve-biped-dark.png`` (Biped rig, keys
+    selected per curve, the active key's fields, rings and selected marks), ``percurve-drag-label.png``
+    (mid-drag on the Gangnam BVH: the live value beside the key), ``percurve-walk-31-legend.png``
+    (the CMU walk's 31 joints: the legend beside the plots), ``percurve-isolate.png`` (Isolate on 15
+    Gangnam tracks) and ``percurve-walk-hierarchy.png`` (a thigh's hierarchy selected in 3D)."""
+    from PySide6.QtTest import QTest
+
+    from curveeditor.io import read_clip
+    from tests.app.rig_clips import biped_clip
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    from curveeditor.app.window.main_window import MainWindow
+
+    def window(theme="light"):
+        w = MainWindow(autosave_folder="/tmp/curveeditor-shot-autosave")
+        w.set_theme(theme)
+        w.setGeometry(0, 0, 1600, 960)
+        w.reset_layout()
+        w.show()
+        QTest.qWaitForWindowExposed(w)
+        _wait(app, 300)
+        return w
+
+    def done(w, name):
+        _wait(app, 700)
+        grab_screen(out_dir / name)
+        print(f"wrote {out_dir / name}")
+        w.doc.undo_stack.setClean()
+        w.close()
+        _wait(app, 100)
+
+    bone = "Bip001/Bip001 Pelvis/Bip001 Spine/Bip001 Spine1"
+    for theme in ("light", "dark"):
+        w = window(theme)
+        w.doc.load(biped_clip(300, 30.0), None)
+        w.doc.select_paths([bone])
+        w.graphs.strips[0].plot.setXRange(0.0, 1.6, padding=0)
+        w.graphs._frame_values()
+        w.doc.select_keys({(bone, 0): {9, 10}, (bone, 1): {20}}, active=(bone, 20, 1))
+        w.doc.set_time(0.8)
+        done(w, f"percurve-biped-{theme}.png")
+
+    gangnam = CORPUS / "bvh" / "PeizhuoLi__ganimator__data_Malcolm_Gangnam-Style.bvh"
+    walk = CORPUS / "bvh" / "VictorS-67__pybvh__bvh_data_cmu_12_01_walk.bvh"
+    if gangnam.is_file():
+        w = window()
+        w.doc.load(read_clip(gangnam), None)
+        path = w.doc.clip.tracks[3].path
+        w.doc.select_paths([path])
+        g = w.graphs
+        g.strips[0].plot.setXRange(2.0, 3.0, padding=0)
+        g._frame_values()
+        _wait(app, 300)
+        kt, kv = g.display_keys(path)
+        i = int(np.searchsorted(kt, 2.5))
+        vb = g.euler_plots[1].getViewBox()
+        start = g.glw.mapFromScene(vb.mapViewToScene(QPointF(float(kt[i]), float(kv[i, 1]))))
+        w.doc.select_keys({(path, 1): {i}}, active=(path, i, 1))
+        g.input.begin_drag(vb, g.glw.mapToScene(start), Qt.KeyboardModifier.NoModifier)
+        p0 = vb.mapSceneToView(QPointF(g.glw.mapToScene(start)))
+        g.input.drag_to(vb, p0, QPointF(p0.x(), p0.y() + 0.4), Qt.KeyboardModifier.NoModifier, False)
+        _wait(app, 500)
+        grab_screen(out_dir / "percurve-drag-label.png")
+        print(f"wrote {out_dir / 'percurve-drag-label.png'}")
+        g.input.cancel_drag()
+        w.doc.undo_stack.setClean()
+        w.close()
+        _wait(app, 100)
+
+        w = window()
+        w.doc.load(read_clip(gangnam), None)
+        paths = [t.path for t in w.doc.clip.tracks[:15]]
+        w.doc.select_paths(paths)
+        w.doc.select_keys({(paths[0], 1): {120, 160, 200}, (paths[4], 2): {300, 330}})
+        w.graphs.solo.isolate_selected()
+        done(w, "percurve-isolate.png")
+    if walk.is_file():
+        w = window()
+        w.doc.load(read_clip(walk), None)
+        w.doc.select_paths([t.path for t in w.doc.clip.tracks])
+        done(w, "percurve-walk-31-legend.png")
+
+        w = window()
+        w.doc.load(read_clip(walk), None)
+        thigh = next(t.path for t in w.doc.clip.tracks if t.path.endswith("LeftUpLeg"))
+        w.doc.select_hierarchy(thigh)
+        w.tools.skeleton.frame_character()
+        done(w, "percurve-walk-hierarchy.png")
+
+
 def synthetic_main(app) -> int:
     """The first wave's table: a synthetic 60 x 3000 clip (drag, recipe preview, cold start)."""
     pg.setConfigOptions(mouseRateLimit=-1)
@@ -702,7 +794,9 @@ def bench_input(app, win, keyed: list[str]) -> dict:
     doc.select_paths([tr.path])
     app.processEvents()
     i = tr.n_keys // 2
-    doc.select_keys({tr.path: {i}})
+    # the key on the X curve, as a click on it selects it (per curve; the whole key X, Y, Z with
+    # View > Select whole keys, whose drag moves and repaints all three plots)
+    doc.select_keys({(tr.path, 0): {i}})
     plot = graphs.euler_plots[0]
     t0 = float(tr.times[i])
     v0 = float(graphs.cache.keys(tr)[1][i, 0])
@@ -1121,6 +1215,7 @@ def main() -> int:
     ap.add_argument("--rig-screenshots", metavar="DIR", help="write the issue 9 rig screenshots to DIR")
     ap.add_argument("--keymap-screenshot", metavar="DIR", help="write the keymap editor screenshot to DIR")
     ap.add_argument("--muscle-screenshots", metavar="DIR", help="write the muscle-curve screenshots to DIR")
+    ap.add_argument("--curve-screenshots", metavar="DIR", help="write the issue 22 per-curve screenshots")
     ap.add_argument("--playback", action="store_true", help="only the playback rows and their breakdown")
     ap.add_argument("--repeat", type=int, default=1, help="playback runs per clip with --playback")
     ap.add_argument("--input", action="store_true", help="only the drag / zoom / pan (input -> pixels) rows")
@@ -1145,6 +1240,9 @@ def main() -> int:
         return 0
     if args.rig_screenshots:
         take_rig_screenshots(app, Path(args.rig_screenshots))
+        return 0
+    if args.curve_screenshots:
+        take_curve_screenshots(app, Path(args.curve_screenshots))
         return 0
     if args.synthetic:
         return synthetic_main(app)

@@ -25,10 +25,12 @@ __all__ = [
     "set_slope",
     "set_weight",
     "delete_keys",
+    "delete_channel_keys",
     "merge_keys",
     "insert_key",
     "copy_keys",
     "paste_keys",
+    "paste_channel_keys",
     "set_tangent_preset",
     "set_side_mode",
     "describe_mode",
@@ -67,9 +69,15 @@ def clamp_time_shift(times: np.ndarray, sel: np.ndarray, dt: float, min_gap: flo
     return float(min(max(dt, lo), hi)) if lo <= hi else 0.0
 
 
-def move_keys(track: RotationTrack, idx, dt: float, channel: int | None, dv: float) -> RotationTrack:
+def move_keys(
+    track: RotationTrack, idx, dt: float, channel: int | None, dv: float, value_mask=None
+) -> RotationTrack:
     """Shift keys ``idx`` by ``dt`` seconds (already clamped) and, if ``channel`` is given, add ``dv``
     to that display channel.
+
+    ``value_mask``: ``(N, 3)`` bool of the (key, display channel) cells that get ``dv`` (a per-curve
+    selection), instead of ``channel`` for every key of ``idx``; time still moves the keys ``idx``
+    (a key's X, Y and Z share its time).
 
     Euler tracks: ``channel`` 0..2 is the Euler column (degrees). Quaternion tracks: ``channel`` 0..2
     is a continuous Euler channel of the display (degrees, converted back through the engine, same
@@ -84,7 +92,19 @@ def move_keys(track: RotationTrack, idx, dt: float, channel: int | None, dv: flo
     if dt:
         time = np.array(c.time)
         time[sel] += dt
-    if channel is not None and dv:
+    if value_mask is not None and dv:
+        vm = np.asarray(value_mask, dtype=bool)
+        rows = np.any(vm, axis=1)
+        if np.any(rows):
+            sel = sel | rows
+            value = np.array(c.value)
+            if track.kind == "euler":
+                value[:, :3][vm] += dv
+            else:
+                e = _key_euler(track)[rows]
+                e[vm[rows]] += dv
+                value = _quat_keys_from_euler(value, rows, e, track.order)
+    elif channel is not None and dv:
         value = _shift_values(track, sel, channel, dv, np.array(c.value))
     # the slopes first, then one new curve (validated once: this is every key drag step)
     ins, outs = recomputed_slopes(time, value, c.in_slope, c.out_slope, c.tangent_mode, sel)
@@ -197,6 +217,66 @@ def delete_keys(track: RotationTrack, idx) -> RotationTrack:
     return track.with_curve(recompute_tangents(curve, touched[keep]))
 
 
+_FD_S = 1e-5  # seconds: half step of the central difference giving a curve's slope
+
+
+def _slopes_at(curve: Curve, t: np.ndarray) -> np.ndarray:
+    """``(M, C)`` slopes (units per second) of ``curve`` as played at ``t``: a central difference of
+    :func:`evaluate` (exact to ~1e-9 deg/s on Hermite segments; flat on stepped ones)."""
+    d = (evaluate(curve, t + _FD_S) - evaluate(curve, t - _FD_S)) / (2 * _FD_S)
+    return np.where(np.isfinite(d), d, 0.0)
+
+
+def delete_channel_keys(track: RotationTrack, mask) -> RotationTrack:
+    """Delete the (key, channel) cells of ``mask`` (``(N, 3)`` bool, display channels X, Y, Z).
+
+    A key selected on every channel is removed. A key selected on some channels only stays (the
+    track's X, Y and Z share one time per key, as Unity's rotation curves do) and, on each selected
+    channel, takes the value and slope that channel's curve plays without its selected keys, with
+    Free Smooth tangents: the channel plays as if those keys were deleted (exactly, on unweighted
+    segments); its neighbours' automatic slopes are recomputed as :func:`delete_keys` does.
+    Quaternion tracks' keys are whole rotations: any selected channel deletes the key.
+    """
+    c = track.curve
+    m = np.asarray(mask, dtype=bool).reshape(c.n_keys, -1)[:, :3]
+    rows = np.any(m, axis=1)
+    if track.kind != "euler" or not np.any(rows):
+        return delete_keys(track, np.nonzero(rows)[0])
+    full = np.all(m, axis=1)
+    if not np.any(rows & ~full):
+        return delete_keys(track, np.nonzero(full)[0])
+    keep = ~full
+    if not np.any(keep):
+        raise ValueError(f"{track.path}: a track keeps at least one key")
+    kept = np.nonzero(keep)[0]
+    new = {f: np.array(getattr(c, f)[keep]) for f in KEY_FIELDS}
+    for ch in range(m.shape[1]):
+        sel = m[:, ch]
+        if not np.any(sel):
+            continue
+        rest = ~sel
+        if not np.any(rest):
+            raise ValueError(f"{track.path}: a channel keeps at least one key")
+        touched = np.zeros_like(sel)
+        touched[:-1] |= sel[1:]
+        touched[1:] |= sel[:-1]
+        without = recompute_tangents(c.select(rest), touched[rest])
+        at = np.cumsum(rest) - 1  # row of each original key in ``without`` (for unselected keys)
+        on = rest[keep]  # kept rows not selected on ch: the slopes ``without`` gives them
+        src = at[kept[on]]
+        new["in_slope"][on, ch] = without.in_slope[src, ch]
+        new["out_slope"][on, ch] = without.out_slope[src, ch]
+        through = sel[keep]  # kept rows selected on ch: points on ``without``
+        t = c.time[kept[through]]
+        new["value"][through, ch] = evaluate(without, t)[:, ch]
+        slope = _slopes_at(without, t)[:, ch]
+        new["in_slope"][through, ch] = slope
+        new["out_slope"][through, ch] = slope
+        new["tangent_mode"][through, ch] = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False)
+        new["weighted_mode"][through, ch] = 0
+    return track.with_curve(c.with_keys(**new))
+
+
 def merge_keys(track: RotationTrack, keys: Curve) -> tuple[RotationTrack, np.ndarray]:
     """Insert the keys of ``keys`` (same component count) into the track, replacing existing keys at
     the same times (within 1 µs). Returns the new track and the indices of the inserted keys."""
@@ -251,15 +331,102 @@ def paste_keys(track: RotationTrack, keys: Curve, at: float) -> tuple[RotationTr
     return merge_keys(track, keys.with_keys(time=keys.time + at))
 
 
+def paste_channel_keys(
+    track: RotationTrack, keys: Curve, at: float, channels
+) -> tuple[RotationTrack, np.ndarray]:
+    """Paste clipboard ``keys`` (first key at ``at`` seconds) on the ``channels`` cells only
+    (``(K, 3)`` bool per copied key: the display channels it was copied from; all True =
+    :func:`paste_keys`).
+
+    Each pasted time gets a key: an existing key there keeps its other channels; a new key takes,
+    on the channels not pasted, the value and slope the curve plays there (Free Smooth: those
+    channels keep their shape). The pasted channels take the copied value, slopes, weights and
+    modes; their neighbours' automatic slopes are recomputed. Quaternion tracks paste whole keys.
+    Returns the new track and the indices of the pasted keys."""
+    ch = np.asarray(channels, dtype=bool).reshape(keys.n_keys, -1)
+    if track.kind != "euler" or np.all(ch) or track.curve.n_components != keys.n_components:
+        return paste_keys(track, keys, at)
+    c = track.curve
+    times = keys.time + at
+    # the pasted times as keys on the curve as it plays (values and slopes of every channel)
+    base = keys.with_keys(
+        time=times,
+        value=evaluate(c, times),
+        in_slope=_slopes_at(c, times),
+        out_slope=_slopes_at(c, times),
+        tangent_mode=np.zeros_like(keys.tangent_mode),
+        weighted_mode=np.zeros_like(keys.weighted_mode),
+    )
+    if c.n_keys:
+        # times that already hold a key keep that key's channels
+        j = np.clip(np.searchsorted(c.time, times), 0, c.n_keys - 1)
+        j = np.where(
+            (j > 0) & (np.abs(c.time[np.maximum(j - 1, 0)] - times) < np.abs(c.time[j] - times)), j - 1, j
+        )
+        hit = np.abs(c.time[j] - times) < _TIME_EPS
+        if np.any(hit):
+            fields = {f: np.array(getattr(base, f)) for f in KEY_FIELDS if f != "time"}
+            for f in fields:
+                fields[f][hit] = getattr(c, f)[j[hit]]
+            base = base.with_keys(**fields)
+    fields = {f: np.array(getattr(base, f)) for f in KEY_FIELDS if f != "time"}
+    for f in fields:
+        src = getattr(keys, f)
+        fields[f][:, :3][ch] = src[:, :3][ch]
+    pasted = base.with_keys(**fields)
+    before = c
+    new, idx = merge_keys(track, pasted)
+    # merge_keys recomputed automatic slopes around the pasted keys on every channel; the channels
+    # not pasted keep the slopes they had (their shape does not change)
+    nc = new.curve
+    ins, outs = np.array(nc.in_slope), np.array(nc.out_slope)
+    pasted_rows = np.zeros(nc.n_keys, dtype=bool)
+    pasted_rows[idx] = True
+    old_rows = ~pasted_rows
+    if before.n_keys and np.any(old_rows):
+        # old keys not replaced: same order in both curves
+        old_t = nc.time[old_rows]
+        src = np.searchsorted(before.time, old_t)
+        src = np.clip(src, 0, before.n_keys - 1)
+        untouched = ~ch  # (K, 3): channels of each pasted key left as played
+        keep_cols = ~np.any(ch, axis=0)  # channels no pasted key writes: exactly as before
+        for k in range(3):
+            if keep_cols[k]:
+                ins[old_rows, k] = before.in_slope[src, k]
+                outs[old_rows, k] = before.out_slope[src, k]
+        for r, i in enumerate(idx):
+            for k in range(3):
+                if untouched[r, k]:
+                    ins[i, k] = pasted.in_slope[r, k]
+                    outs[i, k] = pasted.out_slope[r, k]
+    new = new.with_curve(nc.with_keys(in_slope=ins, out_slope=outs))
+    return new, idx
+
+
 #: Tangent-mode menu entries: name -> (left, right, broken) or a special action.
 TANGENT_PRESETS = ("Clamped Auto", "Auto", "Free Smooth", "Flat", "Broken")
 SIDE_MODES = ("Free", "Linear", "Constant", "Weighted")
 
 
-def set_tangent_preset(track: RotationTrack, idx, preset: str) -> RotationTrack:
-    """Apply one of :data:`TANGENT_PRESETS` to keys ``idx`` (all components), as Unity's key menu does."""
-    c = track.curve
+def _cells(c: Curve, idx, channels) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows (N,), cells)``: the keys ``idx`` and the (key, component) cells an edit touches:
+    ``channels`` ``(N, C')`` bool (C' <= C: the first components) restricts it, None = all
+    components of the keys."""
     sel = _mask(c.n_keys, idx)
+    if channels is None:
+        return sel, sel
+    cells = np.zeros((c.n_keys, c.n_components), dtype=bool)
+    m = np.asarray(channels, dtype=bool).reshape(c.n_keys, -1)
+    cells[:, : m.shape[1]] = m[:, : c.n_components]
+    cells &= sel[:, None]
+    return np.any(cells, axis=1), cells
+
+
+def set_tangent_preset(track: RotationTrack, idx, preset: str, channels=None) -> RotationTrack:
+    """Apply one of :data:`TANGENT_PRESETS` to keys ``idx`` (all components, or the cells of the
+    ``(N, C)`` bool ``channels``: a per-curve selection), as Unity's key menu does."""
+    c = track.curve
+    rows, sel = _cells(c, idx, channels)
     if not np.any(sel):
         return track
     tm = np.array(c.tangent_mode)
@@ -290,16 +457,18 @@ def set_tangent_preset(track: RotationTrack, idx, preset: str) -> RotationTrack:
     else:
         raise ValueError(f"unknown tangent preset {preset!r}")
     curve = c.with_keys(in_slope=ins, out_slope=outs, tangent_mode=tm, weighted_mode=wm)
-    return track.with_curve(recompute_tangents(curve, sel))
+    return track.with_curve(recompute_tangents(curve, rows))
 
 
-def set_side_mode(track: RotationTrack, idx, side: str, mode: str) -> RotationTrack:
+def set_side_mode(track: RotationTrack, idx, side: str, mode: str, channels=None) -> RotationTrack:
     """Set ``side`` ("in", "out" or "both") of keys ``idx`` to Free, Linear or Constant (which breaks
-    the key, as in Unity), or toggle Weighted on that side (bit 0 in, bit 1 out of ``weighted_mode``)."""
+    the key, as in Unity), or toggle Weighted on that side (bit 0 in, bit 1 out of ``weighted_mode``).
+    ``channels``: the ``(N, C)`` bool cells to change (a per-curve selection), None = every component."""
     c = track.curve
-    sel = _mask(c.n_keys, idx)
+    rows, sel = _cells(c, idx, channels)
     if not np.any(sel):
         return track
+    cell = sel if sel.ndim == 2 else np.broadcast_to(sel[:, None], c.tangent_mode.shape)
     sides = ("in", "out") if side == "both" else (side,)
     tm = np.array(c.tangent_mode)
     wm = np.array(c.weighted_mode)
@@ -311,21 +480,21 @@ def set_side_mode(track: RotationTrack, idx, side: str, mode: str) -> RotationTr
         # Unity cannot keep Auto modes on a weighted side: they become Free.
         auto = np.isin(left, (TangentMode.AUTO, TangentMode.CLAMPED_AUTO))
         if "in" in sides:
-            left = np.where(sel[:, None] & auto, TangentMode.FREE, left)
+            left = np.where(cell & auto, TangentMode.FREE, left)
         auto = np.isin(right, (TangentMode.AUTO, TangentMode.CLAMPED_AUTO))
         if "out" in sides:
-            right = np.where(sel[:, None] & auto, TangentMode.FREE, right)
-        tm = np.where(sel[:, None], (broken.astype(np.int64)) | (left << 1) | (right << 5), tm)
+            right = np.where(cell & auto, TangentMode.FREE, right)
+        tm = np.where(cell, (broken.astype(np.int64)) | (left << 1) | (right << 5), tm)
         return track.with_curve(c.with_keys(weighted_mode=wm, tangent_mode=tm))
     code = {"Free": TangentMode.FREE, "Linear": TangentMode.LINEAR, "Constant": TangentMode.CONSTANT}[mode]
     if "in" in sides:
-        left = np.where(sel[:, None], code, left)
+        left = np.where(cell, code, left)
     if "out" in sides:
-        right = np.where(sel[:, None], code, right)
-    broken = np.where(sel[:, None], True, broken)
+        right = np.where(cell, code, right)
+    broken = np.where(cell, True, broken)
     tm = broken.astype(np.int64) | (left << 1) | (right << 5)
     curve = c.with_keys(tangent_mode=tm)
-    return track.with_curve(recompute_tangents(curve, sel))
+    return track.with_curve(recompute_tangents(curve, rows))
 
 
 def describe_mode(mode: int, weighted: int = 0) -> str:

@@ -100,9 +100,9 @@ def test_s_scales_selected_keys_in_time_and_value_about_their_centre(loaded, qtb
 def test_arrows_nudge_a_frame_and_a_value_step_and_ctrl_arrows_jump_to_keys(loaded, qtbot):
     win = loaded
     doc, g = win.doc, win.graphs
-    doc.select_keys({"Root": {2}})
+    doc.select_keys({("Root", 2): {2}})  # key 2 selected on its Z curve only
     vp = g.glw.viewport()
-    plot = g.euler_plots[2]  # the Z plot: Up/Down act on Z
+    plot = g.euler_plots[0]  # the mouse over X: Up/Down still act on what is selected (Z)
     _mouse(
         vp, QEvent.Type.MouseMove, _px(win, plot, 0.5, 0.0), Qt.MouseButton.NoButton, Qt.MouseButton.NoButton
     )
@@ -114,6 +114,15 @@ def test_arrows_nudge_a_frame_and_a_value_step_and_ctrl_arrows_jump_to_keys(load
     assert tr.times[2] * RATE == pytest.approx(22)
     assert tr.curve.value[2, 2] == pytest.approx(1.0) and tr.curve.value[2, 0] == pytest.approx(20.0)
     assert doc.undo_stack.count() == 3
+    # issue 20: a key shown selected on X, Y and Z gets the step on all three
+    before = doc.clip.track("Root").curve.value.copy()
+    doc.select_keys({"Root": {2}})
+    g.glw.setFocus()
+    QTest.keyClick(g.glw, Qt.Key.Key_Up)
+    d = doc.clip.track("Root").curve.value - before
+    np.testing.assert_allclose(d[2], [1.0, 1.0, 1.0], atol=1e-9)
+    assert not np.any(np.delete(d, 2, axis=0))
+    doc.undo_stack.undo()
     QTest.keyClick(g.glw, Qt.Key.Key_Left)
     assert doc.clip.track("Root").times[2] * RATE == pytest.approx(21)
     doc.set_time(0.0)

@@ -54,18 +54,28 @@ def test_sixty_selected_tracks_are_all_drawn_with_a_legend(win, sixty):
         # the batched curve is what Unity plays: it passes through the key values
         np.testing.assert_allclose(np.interp(tr.times, x, y), tr.curve.value[:, ch], atol=1e-6)
     lines = g.legend_lines()
-    shown = len(lines) - 1
-    assert [ln.rsplit(" ", 1)[-1] for ln in lines[:shown]] == [f"Bone{i:02d}" for i in range(shown)]
-    assert shown >= 16 and lines[-1] == f"+{60 - shown} more"
+    # every track is listed (the side legend scrolls), none hidden behind "+N more"
+    assert [ln.rsplit(" ", 1)[-1] for ln in lines] == [f"Bone{i:02d}" for i in range(60)]
     _legend_fits(g)
     assert g.note_text() == ""  # nothing capped
 
 
 def _legend_fits(g):
-    """The legend lies inside its plot (the view box clips what does not: lines lost silently)."""
-    legend = g.strips[0].legend
-    box = legend.mapRectToParent(legend.boundingRect())
-    assert g.strips[0].vb.boundingRect().contains(box), (box, g.strips[0].vb.boundingRect())
+    """Issue 22: the legend sits beside the plots, never over them (31 tracks hid a quarter of the
+    X graph), and folds away to its button."""
+    legend = g.side_legend
+    assert legend.isVisible()
+    lr = legend.geometry()
+    gr = g.glw.geometry()
+    assert not lr.intersects(gr) and lr.left() >= gr.right(), (lr, gr)
+    assert not g.strips[0].legend.isVisible()  # the in-plot overlay is gone
+    width = gr.width()
+    legend.set_folded(True)
+    QApplication.processEvents()
+    assert g.legend_lines() == [] and legend.width() < 40
+    assert g.glw.width() > width + 100  # the plots take the room back
+    legend.set_folded(False)
+    QApplication.processEvents()
 
 
 def test_fifteen_tracks_are_all_named_in_a_short_strip(win, sixty, qtbot):

@@ -11,9 +11,9 @@ import html
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocumentFragment
-from PySide6.QtWidgets import QLabel, QSizePolicy
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStyledItemDelegate
 
-__all__ = ["ElidedLabel", "plain_text", "elide_path"]
+__all__ = ["ElidedLabel", "PathDelegate", "plain_text", "elide_path", "elide_name", "name_prefix"]
 
 #: ``elide`` value of :class:`ElidedLabel` for bone paths (see :func:`elide_path`)
 ELIDE_PATH = "path"
@@ -46,6 +46,51 @@ def elide_path(text: str, fm, width: int) -> str:
         if fm.horizontalAdvance(cand) <= width:
             return cand
     return fm.elidedText(text, Qt.TextElideMode.ElideLeft, width)
+
+
+def name_prefix(names) -> str:
+    """The rig's name prefix most bone names share (``"Bip001 "``, ``"mixamorig:"``): the first
+    token up to ``:`` or a space, when at least half the names start with it; else ""."""
+    counts: dict[str, int] = {}
+    names = list(names)
+    for n in names:
+        cut = n.find(":")
+        cut = n.find(" ") if cut < 0 else cut
+        if cut > 0:
+            tok = n[: cut + 1]
+            counts[tok] = counts.get(tok, 0) + 1
+    if not counts:
+        return ""
+    tok, k = max(counts.items(), key=lambda kv: kv[1])
+    return tok if 2 * k >= len(names) else ""
+
+
+def elide_name(name: str, prefix: str, fm, width: int) -> str:
+    """A bone name fitted to ``width`` pixels: whole if it fits, else without the rig's ``prefix``
+    (``"…L Finger0Nub"`` for ``"Bip001 L Finger0Nub"``: the part every bone repeats goes first),
+    else elided on its left (its end tells bones apart)."""
+    if fm.horizontalAdvance(name) <= width:
+        return name
+    if prefix and name.startswith(prefix) and len(name) > len(prefix):
+        cand = "…" + name[len(prefix) :]
+        if fm.horizontalAdvance(cand) <= width:
+            return cand
+        name = cand
+    return fm.elidedText(name, Qt.TextElideMode.ElideLeft, width)
+
+
+class PathDelegate(QStyledItemDelegate):
+    """Item delegate showing a bone path with :func:`elide_path` (``root/…/Bone``: the bone's
+    name stays whole) instead of Qt's character elision; the full path is the tooltip."""
+
+    def initStyleOption(self, option, index):  # noqa: N802 - Qt API
+        super().initStyleOption(option, index)
+        text = option.text
+        if text:
+            width = option.rect.width() - 8
+            shown = elide_path(text, option.fontMetrics, width)
+            if shown != text:
+                option.text = shown
 
 
 class ElidedLabel(QLabel):

@@ -41,6 +41,7 @@ class Theme:
     original: str  # ghost (as loaded)
     problems: dict[str, str] = field(default_factory=dict)
     highlight: str = "#2f6fd0"
+    key_selected_outline: str = "#000000"
 
     def qcolor(self, name_or_hex: str) -> QColor:
         return QColor(getattr(self, name_or_hex, name_or_hex))
@@ -75,8 +76,8 @@ DARK = Theme(
     grid_alpha=0.18,
     channels=("#ff5c5c", "#5ddc6a", "#5c9dff", "#c0c0c0"),
     speed="#ffb347",
-    key="#f0f0f0",
-    key_selected="#ffd23f",
+    key="#e6e6e6",  # unselected keys: a ring of this around the plot background
+    key_selected="#ffc400",  # selected keys: solid, larger
     handle="#e0e0e0",
     cursor="#ffffff",
     gimbal_band="#30ffd60a",  # Qt reads 8-digit hex as #AARRGGBB
@@ -96,8 +97,8 @@ LIGHT = Theme(
     grid_alpha=0.25,
     channels=("#d62828", "#2a9d3a", "#1f5fd0", "#555555"),
     speed="#d17a00",
-    key="#202020",
-    key_selected="#e08e00",
+    key="#1a1a1a",
+    key_selected="#e06a00",  # 3.3:1 on white (non-text contrast >= 3)
     handle="#404040",
     cursor="#000000",
     gimbal_band="#38e0a800",  # #AARRGGBB

@@ -228,24 +228,16 @@ class DopeCanvas(QWidget):
         return min(HIT_PX, self.tick_half() + 2.0)
 
     def apply_selection(self, keys: dict[str, set[int]], mode: str) -> None:
-        """Set (``"set"``), add (``"add"``) or toggle (``"toggle"``) keys in the document's selection."""
-        cur = {p: set(s) for p, s in self.doc.selected_keys.items()}
-        if mode == "set":
-            new = {p: set(s) for p, s in keys.items() if s}
-        else:
-            new = cur
-            for p, s in keys.items():
-                have = new.setdefault(p, set())
-                if mode == "toggle":
-                    have ^= s
-                else:
-                    have |= s
-            new = {p: s for p, s in new.items() if s}
-        if new:
-            order = [p for p in self.doc.selected_paths if p in new]
-            order += [t.path for t in self.doc.clip.tracks if t.path in new and t.path not in order]
+        """Set (``"set"``), add (``"add"``) or toggle (``"toggle"``) keys in the document's selection.
+        A tick is a whole key (X, Y and Z); adding or toggling keeps the other keys' per-curve
+        selection as it is."""
+        keys = {p: set(s) for p, s in keys.items() if s}
+        touched = set(keys) | (set(self.doc.selected_keys) if mode != "set" else set())
+        if touched:
+            order = [p for p in self.doc.selected_paths if p in touched]
+            order += [t.path for t in self.doc.clip.tracks if t.path in touched and t.path not in order]
             self.doc.select_paths(order)
-        self.doc.select_keys(new)
+        self.doc.select_keys(keys, mode)
 
     # ------------------------------------------------------------------ editing
     def _retime(self, g: _Gesture, offset: float = 0.0, scale: float = 1.0, pivot: float = 0.0) -> bool:

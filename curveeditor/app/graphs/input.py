@@ -1,9 +1,11 @@
 """Mouse and keyboard handling of the graphs, apart from drawing.
 
 :class:`CurveViewBox` turns pyqtgraph's mouse events into calls on :class:`GraphInput`, which decides
-what they do (Unity / Blender conventions): click a key to select it (Shift adds, Ctrl toggles), drag
-on empty space for a box selection, drag a key to move the selection in time (snapped to frames) and
-value (Shift constrains to the dominant direction), drag a tangent handle of a selected key, middle
+what they do (Maya / Blender conventions): click a key to select it on the curve clicked (Shift adds,
+Ctrl toggles; with the document's ``whole_keys`` option, on X, Y and Z together), drag on empty space
+for a box selection of the keys of the curves it covers, drag a key to move the selection in time
+(snapped to frames; a key's channels share its time) and value (every selected curve's keys by the
+same amount; Shift constrains to the dominant direction), drag a tangent handle of a selected key, middle
 drag or Alt+drag pans, wheel zooms, right click opens the key menu. A drag is one undo step. Hovering
 a curve names its track, channel and value.
 
@@ -38,7 +40,8 @@ __all__ = [
 ]
 
 CHANNEL_NAMES = ("X", "Y", "Z")
-HIT_PX = 7.0
+#: grab radius of a key / handle (px): at least 8 px (issue 22), around a KEY_PX mark
+HIT_PX = 9.0
 HOVER_PX = 8.0
 
 
@@ -198,6 +201,8 @@ class GraphInput:
         self.doc = panel.doc
         self.drag: Drag | None = None
         self.hover_text = ""
+        #: ``(path, channel)`` of the Euler curve under the last right click (the menu's Solo), or None
+        self.menu_curve: tuple[str, int] | None = None
 
     # ------------------------------------------------------------------ hit testing
     def key_hit(self, vb: CurveViewBox, scene_pos) -> tuple[str, int, int] | None:
@@ -217,6 +222,8 @@ class GraphInput:
             if hi <= lo:
                 continue
             for ch in vb.channels():
+                if not self.panel.curve_shown(path, ch):
+                    continue
                 dx = (s_kt[lo:hi] - pos.x()) / px
                 dy = (s_kv[lo:hi, ch] - pos.y()) / py
                 d = dx * dx + dy * dy
@@ -237,6 +244,28 @@ class GraphInput:
                 best = (d, path, i, ch, side)
         return None if best is None else best[1:]
 
+    def strip_curves(self, vb: CurveViewBox):
+        """``(path, channel, x, y)`` of every curve drawn in ``vb`` (display units), for hovering."""
+        strip = next((s for s in self.panel.strips if s.vb is vb), None)
+        if strip is None:
+            return
+        for path in self.panel.drawn_paths():
+            try:
+                tr = self.doc.clip.track(path)
+            except KeyError:
+                continue
+            s = self.panel.cache.get(tr, coarse=path not in self.panel.items)
+            t = s.samples.times
+            if strip.is_euler:
+                for ch in strip.channels():
+                    if self.panel.curve_shown(path, ch):
+                        yield path, ch, t, self.panel.to_display(path, s.samples.euler[:, ch], ch)
+            elif strip.role[0] == "speed":
+                yield path, 0, t, s.samples.speed
+            elif strip.role[0] == "quat":
+                for k in range(4):
+                    yield path, k, t, s.samples.quat[:, k]
+
     def curve_hit(self, vb: CurveViewBox, scene_pos) -> tuple[str, str, float, float] | None:
         """(path, channel name, time s, value) of the drawn curve nearest to the mouse within
         HOVER_PX pixels (vertical distance at the mouse's time)."""
@@ -246,7 +275,7 @@ class GraphInput:
             return None
         x = pos.x()
         best = None
-        for path, ch, xs, ys in self.panel.strip_curves(vb):
+        for path, ch, xs, ys in self.strip_curves(vb):
             if xs.size == 0 or x < xs[0] or x > xs[-1]:
                 continue
             y = float(np.interp(x, xs, ys))
@@ -276,6 +305,11 @@ class GraphInput:
         return self.hover_text
 
     # ------------------------------------------------------------------ clicks
+    def pick(self, path: str, i: int, ch: int) -> dict:
+        """The selection a click on key ``i`` of ``path``'s channel ``ch`` makes: that curve's key, or
+        the whole key (X, Y and Z) with the document's ``whole_keys`` option."""
+        return {path: {i}} if self.doc.whole_keys else {(path, ch): {i}}
+
     def on_click(self, vb: CurveViewBox, scene_pos, mods) -> None:
         if vb.role[0] == "other" and self.panel.floats.on_click(vb, scene_pos, mods):
             return  # float curves (muscles, blend shapes): their keys are selected there
@@ -288,30 +322,34 @@ class GraphInput:
             if not (shift or ctrl):
                 self.doc.clear_key_selection()
             return
-        path, i, _ch = hit
-        keys = {p: set(s) for p, s in self.doc.selected_keys.items()} if (shift or ctrl) else {}
-        cur = keys.setdefault(path, set())
-        if ctrl and i in cur:
-            cur.discard(i)
-        else:
-            cur.add(i)
-        self.doc.select_keys(keys)
+        path, i, ch = hit
+        mode = "toggle" if ctrl else "add" if shift else "set"
+        self.doc.select_keys(self.pick(path, i, ch), mode, active=(path, i, ch))
 
     def _scrub(self, vb: CurveViewBox, scene_pos) -> None:
         self.doc.set_time(self.doc.snap_time(vb.mapSceneToView(scene_pos).x()))
 
-    def select_keys_in_rect(self, vb: CurveViewBox, rect: QRectF) -> dict[str, set[int]]:
-        """Keys of the drawn tracks inside ``rect`` (display coords) in ``vb``'s channel(s)."""
-        out: dict[str, set[int]] = {}
+    def select_keys_in_rect(self, vb: CurveViewBox, rect: QRectF) -> dict:
+        """Keys of the drawn tracks inside ``rect`` (display coords) on ``vb``'s channel(s):
+        ``{(path, channel): indices}``, or ``{path: indices}`` (whole keys) with ``whole_keys``."""
+        out: dict = {}
+        whole = self.doc.whole_keys
         for path in self.panel.drawn_paths():
             s_kt, s_kv = self.panel.display_keys(path)
             inside = (s_kt >= rect.left()) & (s_kt <= rect.right())
-            vin = np.zeros_like(inside)
+            if not np.any(inside):
+                continue
             for ch in vb.channels():
-                vin |= (s_kv[:, ch] >= rect.top()) & (s_kv[:, ch] <= rect.bottom())
-            idx = np.nonzero(inside & vin)[0]
-            if idx.size:
-                out[path] = {int(i) for i in idx}
+                if not self.panel.curve_shown(path, ch):
+                    continue
+                vin = inside & (s_kv[:, ch] >= rect.top()) & (s_kv[:, ch] <= rect.bottom())
+                idx = np.nonzero(vin)[0]
+                if not idx.size:
+                    continue
+                if whole:
+                    out.setdefault(path, set()).update(idx.tolist())
+                else:
+                    out[(path, ch)] = set(idx.tolist())
         return out
 
     def box_select(self, vb: CurveViewBox, rect: QRectF, mods) -> None:
@@ -320,17 +358,7 @@ class GraphInput:
             return
         found = self.select_keys_in_rect(vb, rect)
         shift, ctrl = _mods(mods)
-        if not (shift or ctrl):
-            self.doc.select_keys(found)
-            return
-        keys = {p: set(s) for p, s in self.doc.selected_keys.items()}
-        for p, idx in found.items():
-            cur = keys.setdefault(p, set())
-            if ctrl:
-                cur ^= idx
-            else:
-                cur |= idx
-        self.doc.select_keys(keys)
+        self.doc.select_keys(found, "toggle" if ctrl else "add" if shift else "set")
 
     # ------------------------------------------------------------------ drags
     def begin_drag(self, vb: CurveViewBox, scene_pos, mods) -> str | None:
@@ -354,25 +382,24 @@ class GraphInput:
         if hit is None:
             return "box"
         path, i, ch = hit
-        if i not in self.doc.selected_keys.get(path, ()):  # grabbing an unselected key selects it
-            if mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier):
-                keys = {p: set(s) for p, s in self.doc.selected_keys.items()}
-                keys.setdefault(path, set()).add(i)
-            else:
-                keys = {path: {i}}
-            self.doc.select_keys(keys)
+        if i not in self.doc.channel_keys(path, ch):  # grabbing an unselected key selects it
+            add = mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
+            self.doc.select_keys(self.pick(path, i, ch), "add" if add else "set", active=(path, i, ch))
+        else:
+            self.doc.select_keys(self.doc.key_selection, active=(path, i, ch))  # the grabbed key is active
         s_kt, s_kv = self.panel.display_keys(path)
         self.drag = Drag(
             "keys",
             vb,
             self.doc.clip,
-            {p: set(v) for p, v in self.doc.selected_keys.items()},
+            {k: set(v) for k, v in self.doc.key_selection.items() if v},
             channel=ch,
             path=path,
             index=i,
             t0=float(s_kt[i]),
             v0=float(s_kv[i, ch]),
         )
+        self.panel.marks.hide_hover()  # the label left at the press would sit over the moving key
         self.doc.begin_live_edit()
         return "keys"
 
@@ -406,13 +433,16 @@ class GraphInput:
         if finish:
             self.drag = None
             if d.kind == "keys":
+                self.panel.marks.hide_hover()
                 self.doc.end_live_edit("Move keys")
             elif d.kind == "handle":
                 self.doc.end_live_edit("Edit tangent")
 
     def move_selection(self, d: Drag, dt: float, dv: float) -> None:
-        """Move the keys selected at drag start by ``dt`` s (grabbed key snapped to a frame) and
-        ``dv`` degrees in the grabbed channel; one live-edit update."""
+        """Move the keys selected at drag start by ``dt`` s (grabbed key snapped to a frame; a key
+        selected on any channel moves, its channels share the time) and ``dv`` degrees on every
+        selected (key, channel); one live-edit update. ``d.sel`` in the per-track form
+        (``{path: indices}``) moves the values of ``d.channel`` only."""
         base = d.base_clip
         fr = self.doc.frame_rate
         if dt:
@@ -421,18 +451,35 @@ class GraphInput:
         moving = getattr(d, "moving", None)  # (GraphPanel.move_selection takes any drag-like object)
         if moving is None:
             moving = {}
-            for path, idx in d.sel.items():
+            cells: dict[str, list] = {}
+            for k, idx in d.sel.items():
+                path, ch = k if isinstance(k, tuple) else (k, None)
+                if idx:
+                    cells.setdefault(path, []).append((ch, idx))
+            for path, entries in cells.items():
                 tr = base.track(path)
                 mask = np.zeros(tr.n_keys, dtype=bool)
-                mask[np.fromiter(idx, dtype=np.int64)] = True
-                moving[path] = (tr, mask, _min_step(tr))
+                vmask = None
+                for ch, idx in entries:
+                    ii = np.fromiter(idx, dtype=np.int64, count=len(idx))
+                    mask[ii] = True
+                    if ch is not None:
+                        if vmask is None:
+                            vmask = np.zeros((tr.n_keys, 3), dtype=bool)
+                        vmask[ii, ch] = True
+                moving[path] = (tr, mask, _min_step(tr), np.nonzero(mask)[0], vmask)
             d.moving = moving
         if dt:
-            for tr, mask, step in moving.values():
+            for tr, mask, step, *_ in moving.values():
                 dt = ed.clamp_time_shift(np.asarray(tr.times), mask, dt, min(gap, 0.5 * step))
-        tracks = {p: ed.move_keys(tr, d.sel[p], dt, d.channel, dv) for p, (tr, *_) in moving.items()}
+        tracks = {
+            p: ed.move_keys(tr, rows, dt, None if vm is not None else d.channel, dv, value_mask=vm)
+            for p, (tr, _m, _s, rows, vm) in moving.items()
+        }
         new = base.with_tracks(tracks.get(t.path, t) for t in base.tracks)
         self.doc.update_live(new, tracks.keys())
+        if getattr(d, "vb", None) is not None and getattr(d, "path", ""):
+            self.panel.marks.show_drag_label(d.vb, d.path, d.index, d.channel)
         tlabel = f"Δt {dt:+.4f} s ({dt * fr:+.1f} f)" if dt else ""
         vlabel = f"Δ{CHANNEL_NAMES[d.channel] if d.channel is not None and d.channel < 3 else ''} {dv:+.3f}°"
         self.panel.statusMessage.emit(f"Move keys: {tlabel} {vlabel if dv else ''}".strip())
@@ -464,7 +511,14 @@ class GraphInput:
         self.drag = None
 
     def on_context_menu(self, vb: CurveViewBox, scene_pos, screen_pos) -> None:
+        self.menu_curve = None
+        if vb.role[0] == "euler":
+            c = self.curve_hit(vb, scene_pos)
+            if c is not None:
+                self.menu_curve = (c[0], CHANNEL_NAMES.index(c[1]))
         hit = self.key_hit(vb, scene_pos)
-        if hit is not None and hit[1] not in self.doc.selected_keys.get(hit[0], ()):
-            self.doc.select_keys({hit[0]: {hit[1]}})
+        if hit is not None:
+            self.menu_curve = (hit[0], hit[2])
+        if hit is not None and hit[1] not in self.doc.channel_keys(hit[0], hit[2]):
+            self.doc.select_keys(self.pick(*hit))
         self.panel.contextMenuRequested.emit(screen_pos.toPoint())

@@ -382,6 +382,12 @@ class KeyMarkers(pg.GraphicsObject):
         self._frag_look: tuple | None = None
         #: draw nothing when more than this many keys per pixel column are visible (None = always)
         self.max_per_px: float | None = None
+        #: denser than this many visible keys per pixel column: draw ``dense_size`` px solid dots of
+        #: the outline colour instead of the (ringed) marks, which would merge into a band (mocap
+        #: keys on every frame, zoomed out); None = never
+        self.dense_per_px: float | None = None
+        self.dense_size = 2.0
+        self._dense = False
         self.setVisible(False)  # no keys yet
         # paint() gets the exposed rect: a cursor move repaints two thin bands, not every key
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
@@ -447,6 +453,8 @@ class KeyMarkers(pg.GraphicsObject):
 
     def _sprite(self, dpr: float) -> QPixmap:
         """The marker as a pixmap (outline square, fill square inside), rebuilt when its look changes."""
+        if self._dense and self.outline is not None:
+            return self._dense_sprite(dpr)
         key = (self.size, self.fill.rgba(), None if self.outline is None else self.outline.rgba(), dpr)
         if self._sprite_key != key:
             side = self.size + (2.0 if self.outline is not None else 0.0)
@@ -462,12 +470,25 @@ class KeyMarkers(pg.GraphicsObject):
             self._sprite_pm, self._sprite_key = pm, key
         return self._sprite_pm
 
+    def _dense_sprite(self, dpr: float) -> QPixmap:
+        key = ("dense", self.dense_size, self.outline.rgba(), dpr)
+        pm = self.__dict__.get("_dense_pm")
+        if pm is None or self.__dict__.get("_dense_key") != key:
+            px = max(1, int(np.ceil(self.dense_size * dpr)))
+            pm = QPixmap(px, px)
+            c = QColor(self.outline)
+            c.setAlpha(120)  # the curve's colour shows through the band of dots
+            pm.fill(c)
+            self._dense_pm, self._dense_key = pm, key
+        return pm
+
     def _visible(self, option) -> tuple[np.ndarray, np.ndarray] | None:
         """The keys to draw: those in the visible time range (and the exposed band), none when
         denser than :attr:`max_per_px`. A few keys (a selection, a key's handles) are drawn
         whole without looking at the view: Qt clips them, and the view look-ups, searches and
         slices cost more than the blits (~25 us per paint of a 1-2 key item, 6 per zoom step)."""
         n = self._x.size
+        self._dense = False
         if n <= self.WHOLE and self.max_per_px is None:
             return self._x, self._y
         vr, px, _py = view_of(self)
@@ -477,6 +498,8 @@ class KeyMarkers(pg.GraphicsObject):
             hi = int(np.searchsorted(self._x, vr.right(), side="right")) + 1
         if hi <= lo:
             return None
+        if self.dense_per_px is not None and vr is not None and px > 0:
+            self._dense = (min(hi, n) - lo) > self.dense_per_px * vr.width() / px
         if self.max_per_px is not None and vr is not None:
             if px > 0 and (min(hi, n) - lo) > self.max_per_px * vr.width() / px:
                 return None

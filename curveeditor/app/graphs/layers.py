@@ -186,14 +186,18 @@ class InfinityLayer(CurveLayer):
             spans.append((track.curve.start, end))
             for t, e in self._cached_parts(track, x0, x1, stale_ok=live and n > 0):
                 side = "post" if t[0] >= end else "pre"
-                groups.setdefault((n == 0, side), []).append((t, e))
+                groups.setdefault((n == 0, side), []).append((t, e, path))
         self._idle = None
         if not groups and spans and len(spans) == len(drawn):
             self._idle = (self.doc.clip, tuple(drawn), max(a for a, _b in spans), min(b for _a, b in spans))
         old, self._shown = self._shown, {}
         for plot in self.panel.euler_plots:
             for ch in _channels(plot):
-                for (primary, side), parts in groups.items():
+                for (primary, side), all_parts in groups.items():
+                    # curves hidden by Isolate / Solo have no extrapolation either
+                    parts = [(t, e) for t, e, p in all_parts if self.panel.curve_shown(p, ch)]
+                    if not parts:
+                        continue
                     key = (id(plot), ch, primary, side)
                     c = QColor(self.panel.theme.channels[ch])
                     c.setAlpha(170 if primary else 90)

@@ -1,5 +1,6 @@
 """What the graphs draw over the curves: the selected keys and their tangent handles, the gimbal-lock
-bands and problem markers of the primary track, the legend of the drawn tracks and the cap note.
+bands and problem markers of the primary track, the legend of the drawn tracks, the cap note and the
+live label beside a dragged key.
 Nothing here handles input (:mod:`.input`) or decides when to redraw (:class:`~.panel.GraphPanel`
 maps the document's signals to these calls).
 """
@@ -25,6 +26,7 @@ MAX_HANDLE_KEYS = 64  # more selected keys per track than this: no handles drawn
 #: drawn BVH joints x 61 keys made 36,600 handles, 0.45 s per refresh in Python, unreadable anyway)
 MAX_HANDLE_TOTAL = 512
 BIG = 1e7  # half-height of vertical markers (ignored by auto-range)
+DRAG_LABEL_PX = 14.0  # the drag label's corner is this far (px, both axes) from the dragged key
 
 
 def _band_item() -> QGraphicsPathItem:
@@ -154,20 +156,25 @@ class Marks:
                 self.markers.append(item)
 
     def update_selection(self) -> None:
-        """Selected keys of every drawn track (one marker item per plot), then their handles."""
+        """Selected keys of every drawn track on the curves they are selected on (one marker item
+        per plot), then their handles."""
+        sel = self.doc.key_selection
         for s in self.strips:
             if not s.is_euler:
                 continue
             xs, ys = [], []
             for path in self.panel.drawn_paths():
-                idx = np.array(sorted(self.doc.selected_keys.get(path, ())), dtype=np.int64)
-                if not idx.size:
+                if path not in self.doc.selected_keys:
                     continue
                 try:
                     s_kt, s_kv = self.panel.display_keys(path)
                 except KeyError:
                     continue
                 for ch in s.channels():
+                    got = sel.get((path, ch))
+                    if not got:
+                        continue
+                    idx = np.fromiter(got, dtype=np.int64, count=len(got))
                     xs.append(s_kt[idx])
                     ys.append(s_kv[idx, ch])
             if xs:
@@ -190,8 +197,8 @@ class Marks:
         if sum(len(self.doc.selected_keys.get(p, ())) for p in drawn) > MAX_HANDLE_TOTAL:
             drawn = []
         for path in drawn:
-            idx = sorted(self.doc.selected_keys.get(path, ()))
-            if not idx or len(idx) > MAX_HANDLE_KEYS:
+            n_sel = len(self.doc.selected_keys.get(path, ()))
+            if not n_sel or n_sel > MAX_HANDLE_KEYS:
                 continue
             try:
                 tr = self.doc.clip.track(path)
@@ -208,6 +215,9 @@ class Marks:
                     continue
                 xs, ys, hx, hy = per_vb[id(s.vb)]
                 for ch in s.channels():
+                    idx = sorted(self.doc.channel_keys(path, ch))
+                    if not idx:
+                        continue
                     f = self.panel.value_factor(path, ch)
                     for i in idx:
                         t = float(c.time[i])
@@ -261,7 +271,8 @@ class Marks:
         return t + sign * k, v + sign * slope * k
 
     def update_legend(self) -> None:
-        """Legend of the drawn tracks (more than one) and the cap note, in the first plot."""
+        """Legend of the drawn tracks (more than one) beside the plots (``panel.side_legend``), and
+        the cap note in the first plot."""
         if not self.strips:
             return
         first = self.strips[0]
@@ -269,24 +280,65 @@ class Marks:
         note = ""
         if n_sel > n_drawn:
             note = f"{n_drawn} of {n_sel} selected tracks drawn (limit {MAX_DRAWN_TRACKS})"
+        solo = getattr(getattr(self.panel, "solo", None), "curves", None)
+        if solo:
+            shown = f"Isolate: {len(solo)} curve{'s' if len(solo) > 1 else ''} drawn (Alt+H: all)"
+            note = f"{note} · {shown}" if note else shown
         for s in self.strips:
             s.set_note(note if s is first else "", self.theme)
-            s.legend.setVisible(False)
+            s.legend.setVisible(False)  # the in-plot legend covered the curves: the side legend
+        entries = []
         if n_drawn > 1:
-            bg = QColor(self.theme.plot_bg)
-            bg.setAlpha(200)
-            entries = []
             for p in self.panel.drawn_paths():
                 cols = self.panel.colours(p)
-                entries.append((p.rsplit("/", 1)[-1] or p, cols if self.panel.overlay else (cols[1],)))
-            first.legend.set_entries(entries, self.theme.plot_fg, bg.name(QColor.NameFormat.HexArgb))
-            first.legend.setToolTip("\n".join(self.panel.drawn_paths()))
+                entries.append((p.rsplit("/", 1)[-1] or p, cols if self.panel.overlay else (cols[1],), p))
+        legend = getattr(self.panel, "side_legend", None)
+        if legend is not None:
+            legend.set_entries(entries)
+
+    def hide_hover(self) -> None:
+        for s in self.panel.strips:
+            s.hover_label.setVisible(False)
+
+    def show_drag_label(self, vb, path: str, index: int, channel: int | None) -> None:
+        """During a key drag: the grabbed key's live time and value, beside the key (never over
+        it: ``DRAG_LABEL_PX`` right of and above it, mirrored near the plot's right / top edge)."""
+        strip = next((s for s in self.panel.strips if s.vb is vb), None)
+        if strip is None:
+            return
+        for o in self.panel.strips:
+            if o is not strip:
+                o.hover_label.setVisible(False)
+        try:
+            tr = self.doc.clip.track(path)
+            kt, kv = self.panel.display_keys(path)
+        except KeyError:
+            return
+        if not (0 <= index < kt.size):
+            return
+        ch = 0 if channel is None else channel
+        t, y = float(kt[index]), float(kv[index, ch])
+        real = self.panel.from_display(path, ch, y)
+        name = path.rsplit("/", 1)[-1] or path
+        ch_name = ("X", "Y", "Z")[ch] if ch < 3 else "?"
+        text = f"{name} · {ch_name} {real:.2f}° at {self.panel.time_text(t)}"
+        if tr.kind == "quaternion":
+            text += " (display Euler)"
+        px, py = vb.viewPixelSize()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        right = t > 0.5 * (x0 + x1)
+        top = y > y1 - 0.3 * (y1 - y0)
+        dx = -DRAG_LABEL_PX * px if right else DRAG_LABEL_PX * px
+        dy = -DRAG_LABEL_PX * py if top else DRAG_LABEL_PX * py
+        strip.hover_label.setText(text)
+        strip.hover_label.setAnchor((1 if right else 0, 0 if top else 1))
+        strip.hover_label.setPos(t + dx, y + dy)
+        strip.hover_label.setVisible(True)
 
     def legend_lines(self) -> list[str]:
-        """The legend's text lines ([] when no legend is shown)."""
-        if not self.strips or not self.strips[0].legend.isVisible():
-            return []
-        return self.strips[0].legend.text_lines()
+        """The legend's text lines ([] when no legend is shown or it is folded)."""
+        legend = getattr(self.panel, "side_legend", None)
+        return [] if legend is None else legend.text_lines()
 
     def note_text(self) -> str:
         n = self.strips[0].note if self.strips else None

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QToolTip, QWidget
 
 from curveeditor.engine.clip import RotationTrack
 
@@ -34,8 +34,10 @@ from ..model.problems import ProblemIndex
 from .float_edit import FloatEditing
 from .input import CurveViewBox, Drag, GraphInput, no_hover_while_buttons_down
 from .items import track_colors
+from .legend import SideLegend
 from .marks import HANDLE_PX, MAX_HANDLE_KEYS, Marks
 from .sampling import SampleCache, dense_times, normalize_scale
+from .solo import CurveSolo
 from .strips import Strip, export_scene
 from .track_drawer import FULL_TRACKS, LIVE_BATCH_MS, MAX_DRAWN_TRACKS, TrackDrawer, TrackItems
 from .wheel_zoom import WheelZoom
@@ -77,6 +79,7 @@ class GraphPanel(QWidget):
     contextMenuRequested = Signal(object)  # QPoint (global) -> the main window shows the key menu
     statusMessage = Signal(str)
     rebuilt = Signal()  # after rebuild() re-created every item: overlay layers (layers.py) re-add theirs
+    soloChanged = Signal()
 
     def __init__(self, document: ClipDocument, problems: ProblemIndex | None = None, parent=None):
         super().__init__(parent)
@@ -91,11 +94,15 @@ class GraphPanel(QWidget):
         self.show_original = True
         self.normalize = False
         self.time_in_frames = False
+        self.solo = CurveSolo(self)  # Isolate / Solo: the only curves drawn (:mod:`.solo`)
         self.glw = pg.GraphicsLayoutWidget()
         self.glw.ci.setSpacing(2)
-        lay = QVBoxLayout(self)
+        self.side_legend = SideLegend(solo=self.solo)  # the drawn tracks' legend, beside the plots
+        lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.glw)
+        lay.setSpacing(0)
+        lay.addWidget(self.glw, 1)
+        lay.addWidget(self.side_legend)
         self.strips: list[Strip] = []
         self._norm: dict[int, tuple[RotationTrack, np.ndarray, np.ndarray]] = {}
         self.hues: dict[str, tuple[str, str, str]] = {}
@@ -267,6 +274,9 @@ class GraphPanel(QWidget):
     def drawn_paths(self) -> list[str]:
         return list(self.doc.selected_paths[:MAX_DRAWN_TRACKS])
 
+    def curve_shown(self, path: str, ch: int) -> bool:
+        return self.solo.shown(path, ch)
+
     def full_paths(self) -> list[str]:
         return self.drawn_paths()[:FULL_TRACKS]
 
@@ -318,27 +328,6 @@ class GraphPanel(QWidget):
         """X, Y, Z colours of a drawn track (the theme's channel colours when it is drawn alone)."""
         return self.hues.get(path, tuple(self.theme.channels[:3]))
 
-    def strip_curves(self, vb: CurveViewBox):
-        """``(path, channel, x, y)`` of every curve drawn in ``vb`` (display units), for hovering."""
-        strip = next((s for s in self.strips if s.vb is vb), None)
-        if strip is None:
-            return
-        for path in self.drawn_paths():
-            try:
-                tr = self.doc.clip.track(path)
-            except KeyError:
-                continue
-            s = self.cache.get(tr, coarse=path not in self.tracks.items)
-            t = s.samples.times
-            if strip.is_euler:
-                for ch in strip.channels():
-                    yield path, ch, t, self.to_display(path, s.samples.euler[:, ch], ch)
-            elif strip.role[0] == "speed":
-                yield path, 0, t, s.samples.speed
-            elif strip.role[0] == "quat":
-                for k in range(4):
-                    yield path, k, t, s.samples.quat[:, k]
-
     # ------------------------------------------------------------------ drawing
     def rebuild(self, frame: bool = True) -> None:
         """Redraw every selected track (selection change, load, layout change)."""
@@ -347,6 +336,8 @@ class GraphPanel(QWidget):
             return
         self.marks.forget()  # their items go with the tracks' (Strip.clear_track_items)
         paths = self.drawn_paths()
+        if self.solo.prune(paths):  # solo outlives a selection change for the curves still drawn
+            self.soloChanged.emit()
         self.hues = (
             {p: track_colors(i, self.theme.dark) for i, p in enumerate(paths)} if len(paths) > 1 else {}
         )

@@ -22,7 +22,13 @@ from ..common.theme import Theme
 from .input import CHANNEL_NAMES, CurveViewBox, GraphInput
 from .items import CursorLine, GridLines, KeyMarkers, LegendOverlay, MultiCurveItem, SteadyCurve
 
-__all__ = ["Strip", "FastAxis", "TimeAxis", "export_scene"]
+__all__ = ["Strip", "FastAxis", "TimeAxis", "export_scene", "SELECTED_PX", "SECONDARY_KEY_PX"]
+
+#: a selected key's mark (px, inside its 1-px outline: 10 px in all): solid ``Theme.key_selected``,
+#: larger than an unselected key's ring (``track_drawer.KEY_PX``) so the two differ in size, fill and colour
+SELECTED_PX = 8
+#: the keys of the batched (secondary) tracks (px)
+SECONDARY_KEY_PX = 4
 
 
 class FastAxis(pg.AxisItem):
@@ -491,16 +497,17 @@ class Strip:
         self.preview_multi = MultiCurveItem(style=Qt.PenStyle.DashLine)
         self.preview_multi.setZValue(14)
         p.addItem(self.preview_multi)
-        self.multi_keys = KeyMarkers(3, "#808080")
+        self.multi_keys = KeyMarkers(SECONDARY_KEY_PX, "#808080")
         self.multi_keys.setZValue(19)
         self.multi_keys.max_per_px = 0.5  # hide dense secondary keys (mocap: one per frame) until zoomed
         p.addItem(self.multi_keys)
-        self.selected = KeyMarkers(6, "#e08e00", "#000000")
+        self.selected = KeyMarkers(SELECTED_PX, "#e08e00", "#000000")
         self.selected.setZValue(30)
         p.addItem(self.selected, ignoreBounds=True)
         self.handle_line = SteadyCurve(connect="pairs", hide_empty=True)
         self.handle_line.setZValue(25)
-        self.handle_pts = KeyMarkers(6, "#ffffff", "#404040")
+        # tangent handle ends: small solid dots, unlike the keys' rings and squares
+        self.handle_pts = KeyMarkers(5, "#404040")
         self.handle_pts.setZValue(26)
         p.addItem(self.handle_line, ignoreBounds=True)
         p.addItem(self.handle_pts, ignoreBounds=True)
@@ -573,12 +580,11 @@ class Strip:
         self.cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
         self.cursor.setHoverPen(pg.mkPen(theme.key_selected, width=2.5))
         self.selected.fill = QColor(theme.key_selected)
-        self.selected.outline = QColor(theme.cursor)
+        self.selected.outline = QColor(theme.key_selected_outline)
         self.handle_line.setPen(pg.mkPen(theme.handle, width=1))
-        self.handle_pts.fill = QColor(theme.plot_bg)
-        self.handle_pts.outline = QColor(theme.handle)
-        kc = QColor(theme.plot_fg)
-        kc.setAlpha(150)
+        self.handle_pts.fill = QColor(theme.handle)
+        kc = QColor(theme.key)
+        kc.setAlpha(190)
         self.multi_keys.fill = kc
         self.hover_label.setColor(fg)
         self.hover_label.fill = pg.mkBrush(QColor(theme.plot_bg))

@@ -24,12 +24,14 @@ from .input import CurveViewBox
 from .items import KeyMarkers, curve_item, set_curve_cache, set_if_changed, track_colors
 from .sampling import dense_times_of
 
-__all__ = ["TrackItems", "TrackDrawer", "FULL_TRACKS", "MAX_DRAWN_TRACKS", "LIVE_BATCH_MS"]
+__all__ = ["TrackItems", "TrackDrawer", "FULL_TRACKS", "MAX_DRAWN_TRACKS", "LIVE_BATCH_MS", "KEY_PX"]
 
 FULL_TRACKS = 1  # selected tracks drawn with their own items (the rest batched)
 MAX_DRAWN_TRACKS = 100  # selected tracks drawn at all (the plot says so past it)
 LIVE_BATCH_MS = 250  # mid-drag refresh interval of the batched secondary tracks (ms)
 VIEW_REST_MS = 300  # curve pixmaps come back this long after the last zoom / pan step (ms)
+_NONE = np.zeros(0)  # a hidden curve's keys (Isolate / Solo)
+KEY_PX = 5  # an unselected key: a 1-px ring around this many px of plot background (7 px in all)
 
 
 class TrackItems:
@@ -156,8 +158,8 @@ class TrackDrawer:
         for curve, ch in pool.curves:
             curve.setPen(self.pen(path, ch, True))
             curve._ce_xy = None
-        for keys, ch, _vb in pool.keys:
-            keys.fill = self._key_colour(path, ch)
+        for keys, _ch, _vb in pool.keys:
+            keys.fill, keys.outline = QColor(self.theme.plot_bg), QColor(self.theme.key)
             keys._sprite_key = None
         if pool.speed is not None:
             pool.speed.setPen(pg.mkPen(self._speed_colour(path), width=1.4))
@@ -165,11 +167,6 @@ class TrackDrawer:
         for q in pool.quat:
             q._ce_xy = None
         return pool
-
-    def _key_colour(self, path: str, ch: int) -> QColor:
-        kc = QColor(self.pen(path, ch, True).color())
-        kc.setAlpha(255)
-        return kc.lighter(118) if self.theme.dark else kc.darker(150)
 
     def _speed_colour(self, path: str) -> QColor:
         return QColor(self.theme.speed if not self.panel.hues else self.panel.colours(path)[1])
@@ -184,9 +181,11 @@ class TrackDrawer:
                     curve.setZValue(10 if primary else 5)
                     p.addItem(curve)
                     it.curves.append((curve, ch))
-                    # keys: the curve colour, lifted toward the key colour (one drawPoints pass per frame)
-                    keys = KeyMarkers(4 if primary else 3, self._key_colour(path, ch).name())
+                    # unselected keys: rings of the theme's key colour (selected: Strip.selected);
+                    # rings closer than their own width would merge into a band: dots then
+                    keys = KeyMarkers(KEY_PX if primary else KEY_PX - 2, self.theme.plot_bg, self.theme.key)
                     keys.setZValue(20)
+                    keys.dense_per_px = 1.0 / (KEY_PX + 4)
                     p.addItem(keys)
                     it.keys.append((keys, ch, s.vb))
             elif s.role[0] == "speed":
@@ -225,13 +224,16 @@ class TrackDrawer:
         except KeyError:
             return
         s = self.cache.get(tr, self.window())
+        shown = self.panel.curve_shown
         for curve, ch in it.curves:
+            curve.setVisible(shown(path, ch))
             set_if_changed(curve, s.samples.times, self.panel.to_display(path, s.samples.euler[:, ch], ch))
         kv = self.panel.to_display(path, s.key_values)
         for keys, ch, _vb in it.keys:
+            x, y = (s.key_times, kv[:, ch]) if shown(path, ch) else (_NONE, _NONE)
             old = keys.getData()
-            if not (np.array_equal(old[0], s.key_times) and np.array_equal(old[1], kv[:, ch])):
-                keys.setData(s.key_times, kv[:, ch])
+            if not (np.array_equal(old[0], x) and np.array_equal(old[1], y)):
+                keys.setData(x, y)
         if it.speed is not None:
             set_if_changed(it.speed, s.samples.times, s.samples.speed)
         for k, q in enumerate(it.quat):
@@ -264,7 +266,7 @@ class TrackDrawer:
                 kv = self.panel.to_display(path, kv)
                 for s in self.strips:
                     if s.is_euler:
-                        for ch in s.channels():
+                        for ch in (c for c in s.channels() if self.panel.curve_shown(path, c)):
                             per[id(s)].append((kt, kv[:, ch], cols[ch] if self.panel.overlay else cols[1]))
                             keys[id(s)][0].append(kt)
                             keys[id(s)][1].append(kv[:, ch])
@@ -274,7 +276,7 @@ class TrackDrawer:
             for s in self.strips:
                 per[id(s)].extend(self._sampled_curves(s, path, smp, cols))
                 if s.is_euler:
-                    for ch in s.channels():
+                    for ch in (c for c in s.channels() if self.panel.curve_shown(path, c)):
                         keys[id(s)][0].append(smp.key_times)
                         keys[id(s)][1].append(kv[:, ch])
         for s in self.strips:
@@ -434,6 +436,7 @@ class TrackDrawer:
                     cols[ch] if self.panel.overlay else cols[1],
                 )
                 for ch in strip.channels()
+                if self.panel.curve_shown(path, ch)
             ]
         if strip.role[0] == "speed":
             return [(t, smp.samples.speed, cols[1])]

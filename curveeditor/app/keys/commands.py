@@ -1,6 +1,7 @@
 """The main window's key commands (Key and Edit menus): delete, add (K), copy / paste, select all,
 tangent presets and per-side modes -- each one undo command through ``ClipDocument.apply_clip``,
-the edit itself an engine function (:mod:`curveeditor.engine.edit`).
+the edit itself an engine function (:mod:`curveeditor.engine.edit`). Each acts on exactly the
+(key, channel) cells the document shows selected (``ClipDocument.key_selection``).
 
 A mixin of :class:`~curveeditor.app.window.main_window.MainWindow` (it uses ``self.doc``, ``self.clipboard``
 and the status bar).
@@ -43,6 +44,12 @@ def insert_key_keeping_shape(track, t: float):
     return ed.insert_key(track, t)
 
 
+def _cells(track, mask):
+    """The (key, component) cells an edit of a per-curve selection touches: the ``(N, 3)`` channel
+    mask on Euler tracks, None (whole keys) on quaternion tracks, whose components are not X, Y, Z."""
+    return mask if track.kind == "euler" else None
+
+
 class KeyCommands:
     """Key edits on the selected keys / tracks (mixin of ``MainWindow``)."""
 
@@ -53,7 +60,7 @@ class KeyCommands:
         return {n: s for n, s in self.doc.selected_float_keys.items() if s}
 
     def _edit_floats(self, fn, text: str, keys_after=None) -> bool:
-        """Apply ``fn(curve_track, idx) -> curve_track`` to every shown float curve with selected keys
+        """Apply ``fn(curve_track, idx, None) -> curve_track`` to every shown float curve with selected keys
         (muscles, blend shapes: the same engine edits, channel 0) as one command."""
         sel = self._selected_floats()
         if not sel:
@@ -62,7 +69,7 @@ class KeyCommands:
         clip = self.doc.clip
         try:
             for n, idx in sel.items():
-                clip = fc.with_float_curve(clip, n, fn(self.doc.other_track(n), idx).curve)
+                clip = fc.with_float_curve(clip, n, fn(self.doc.other_track(n), idx, None).curve)
         except ValueError as exc:
             QMessageBox.warning(self, text, str(exc))
             return False
@@ -72,8 +79,9 @@ class KeyCommands:
         return True
 
     def _edit_tracks(self, fn, text: str, keys_after=None) -> bool:
-        """Apply ``fn(track, idx) -> track`` to every track with selected keys as one command (the
-        float curves' selected keys when no rotation key is selected)."""
+        """Apply ``fn(track, idx, cells) -> track`` to every track with selected keys as one command
+        (``idx``: the keys selected on any channel; ``cells``: the ``(N, 3)`` channel mask; the
+        float curves' selected keys, with ``cells`` None, when no rotation key is selected)."""
         sel = self._selected()
         if not sel and self._selected_floats():
             return self._edit_floats(fn, text, keys_after)
@@ -82,7 +90,7 @@ class KeyCommands:
             return False
         clip = self.doc.clip
         try:
-            tracks = {p: fn(clip.track(p), idx) for p, idx in sel.items()}
+            tracks = {p: fn(clip.track(p), idx, self.doc.channel_mask(p)) for p, idx in sel.items()}
         except ValueError as exc:
             QMessageBox.warning(self, text, str(exc))
             return False
@@ -91,9 +99,19 @@ class KeyCommands:
         return True
 
     def delete_keys(self) -> None:
+        """Delete the selected keys; a key selected on some channels only keeps its time and stops
+        shaping those channels (:func:`~curveeditor.engine.edit.delete_channel_keys`)."""
+        masks = {p: self.doc.channel_mask(p) for p in self._selected()}
+        whole = sum(int(m.all(axis=1).sum()) for m in masks.values())
+        cells = sum(int(m.sum()) for m in masks.values())
         n = sum(len(s) for s in (self._selected() or self._selected_floats()).values())
-        if self._edit_tracks(ed.delete_keys, f"Delete {n} key(s)", keys_after={}):
-            self.statusBar().showMessage(f"Deleted {n} key(s)", 3000)
+        text = f"Delete {n} key(s)" if cells == 3 * whole else f"Delete {cells} key(s) on their curves"
+
+        def delete(tr, idx, m):
+            return ed.delete_keys(tr, idx) if m is None else ed.delete_channel_keys(tr, m)
+
+        if self._edit_tracks(delete, text, keys_after={}):
+            self.statusBar().showMessage(text.replace("Delete", "Deleted"), 3000)
 
     def add_key(self) -> None:
         t = self.doc.current_time
@@ -135,7 +153,9 @@ class KeyCommands:
             tr = self.doc.clip.track(p)
             keys = ed.copy_keys(tr, idx)
             first = float(tr.times[min(idx)])
-            self.clipboard[p] = (keys, first - t0)
+            rows = np.array(sorted(idx), dtype=np.int64)
+            # the channels each copied key was selected on: paste writes only those
+            self.clipboard[p] = (keys, first - t0, self.doc.channel_mask(p, tr.n_keys)[rows])
         n = sum(len(s) for s in sel.values())
         self.statusBar().showMessage(f"Copied {n} key(s)", 3000)
 
@@ -152,10 +172,12 @@ class KeyCommands:
         else:
             targets = [(p, v) for p, v in items if p in {tr.path for tr in clip.tracks}]
         try:
-            for p, (curve, offset) in targets:
-                tr, idx = ed.paste_keys(clip.track(p), curve, t + offset)
+            for p, (curve, offset, chans) in targets:
+                tr, idx = ed.paste_channel_keys(clip.track(p), curve, t + offset, chans)
                 tracks[p] = tr
-                keys[p] = {int(i) for i in idx}
+                for ch in range(3):
+                    on = np.asarray(chans[:, ch]) if tr.kind == "euler" else np.ones(len(idx), dtype=bool)
+                    keys[(p, ch)] = {int(i) for i, o in zip(idx, on, strict=True) if o}
         except ValueError as exc:
             QMessageBox.warning(self, "Paste keys", str(exc))
             return
@@ -164,30 +186,49 @@ class KeyCommands:
             self.doc.apply_clip(new, f"Paste keys at {t:.3f} s", keys_after=keys)
 
     def select_all_keys(self) -> None:
+        """Every key of the selected tracks; while the graphs isolate / solo curves, of those only."""
         clip = self.doc.clip
+        solo = getattr(getattr(getattr(self, "graphs", None), "solo", None), "curves", None)
+        if solo:
+            sel = set(self.doc.selected_paths)
+            self.doc.select_keys({(p, ch): set(range(clip.track(p).n_keys)) for p, ch in solo if p in sel})
+            return
         self.doc.select_keys({p: set(range(clip.track(p).n_keys)) for p in self.doc.selected_paths})
 
     def set_tangent_preset(self, preset: str) -> None:
-        self._edit_tracks(lambda tr, idx: ed.set_tangent_preset(tr, idx, preset), f"Tangents: {preset}")
+        self._edit_tracks(
+            lambda tr, idx, m: ed.set_tangent_preset(tr, idx, preset, channels=_cells(tr, m)),
+            f"Tangents: {preset}",
+        )
 
     def set_side_mode(self, side: str, mode: str) -> None:
         label = {"in": "Left", "out": "Right", "both": "Both"}[side]
-        self._edit_tracks(lambda tr, idx: ed.set_side_mode(tr, idx, side, mode), f"{label} tangent: {mode}")
+        self._edit_tracks(
+            lambda tr, idx, m: ed.set_side_mode(tr, idx, side, mode, channels=_cells(tr, m)),
+            f"{label} tangent: {mode}",
+        )
 
     def selected_tangent_mode(self) -> str | None:
         """The selected keys' tangent mode (``ed.describe_mode`` of channel 0), when they share one."""
         pairs = set()
         sel = self._selected()
-        curves = {p: self.doc.clip.track(p).curve for p in sel}
+        tracks = {p: self.doc.clip.track(p) for p in sel}
         if not sel:
             sel = self._selected_floats()
-            curves = {n: self.doc.other_track(n).curve for n in sel}
+            tracks = {n: self.doc.other_track(n) for n in sel}
         for p, idx in sel.items():
-            c = curves[p]
-            rows = np.fromiter(idx, dtype=np.int64, count=len(idx))
+            tr = tracks[p]
+            c = tr.curve
+            # the selected cells (Euler tracks: per channel; quaternion keys and float curves: whole)
+            cells = _cells(tr, self.doc.channel_mask(p, c.n_keys)) if tr.kind == "euler" else None
+            if cells is None:
+                rows = np.fromiter(idx, dtype=np.int64, count=len(idx))
+                tm, wm = c.tangent_mode[rows], c.weighted_mode[rows]
+            else:
+                tm, wm = c.tangent_mode[cells], c.weighted_mode[cells]
             # Only the distinct (mode, weighted) pairs are described: a per-key describe_mode cost
             # 0.65 s per dope-sheet drag step with 10,000 selected keys.
-            both = c.tangent_mode[rows].astype(np.int64) * 4 + (c.weighted_mode[rows].astype(np.int64) & 3)
+            both = tm.astype(np.int64) * 4 + (wm.astype(np.int64) & 3)
             pairs.update(np.unique(both).tolist())
         names = {ed.describe_mode(int(mw // 4), int(mw % 4)) for mw in pairs}
         return names.pop() if len(names) == 1 else None

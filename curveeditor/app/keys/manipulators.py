@@ -4,8 +4,9 @@
   (the selection's centre, or the time cursor for time), like a live drag; time snaps to frames, values
   snap to the value step when *Snap values* is on. X keeps it to time, Y to values; a left click or
   Enter confirms (one undo step), Escape or a right click cancels.
-* **Arrow keys** nudge the selected keys: Left/Right one frame in time, Up/Down one value step (degrees)
-  in the active channel (the channel plot the mouse was last over; all three in the overlaid plot).
+* **Arrow keys** nudge the selected keys: Left/Right one frame in time (a key selected on any channel:
+  its channels share the time), Up/Down one value step (degrees) on exactly the channels each key is
+  shown selected on (``ClipDocument.key_selection``), wherever the mouse is.
 * **Jump** to the next / previous key of the selected tracks.
 * :class:`PlaybackRange`: in/out points; the timeline loops inside them (``Timeline.range_source``).
 
@@ -116,7 +117,8 @@ class KeyManipulator(QObject):
         return True
 
     def nudge_value(self, steps: int) -> bool:
-        """Add ``steps`` value steps (degrees) to the selected keys' active channel(s) (one undo step)."""
+        """Add ``steps`` value steps (degrees) to the selected keys on the channels they are
+        selected on (one undo step)."""
         sel = self._selection()
         if not sel:
             self._note("Select keys first")
@@ -126,9 +128,7 @@ class KeyManipulator(QObject):
         tracks = {}
         for p, idx in sel.items():
             tr = clip.track(p)
-            for ch in self._channels():
-                tr = ed.move_keys(tr, idx, 0.0, ch, dv)
-            tracks[p] = tr
+            tracks[p] = ed.move_keys(tr, idx, 0.0, None, dv, value_mask=self.doc.channel_mask(p, tr.n_keys))
         self.doc.apply_clip(
             clip.with_tracks(tracks.get(t.path, t) for t in clip.tracks), f"Nudge keys {dv:+g}°"
         )
@@ -165,18 +165,35 @@ class KeyManipulator(QObject):
             here = self._last_pos  # the last mouse event: exact, where the cursor query can lag
         scene = view.mapToScene(here)
         vb = self._vb_at(scene) or self.panel.euler_plots[0].getViewBox()
-        chans = [0, 1, 2] if vb.role[1] is None else [vb.role[1]]
         clip = self.doc.clip
-        times, values = [], []
+        # values scale on the channels each key is selected on (the selection as shown)
+        chans = {
+            p: {ch: sorted(self.doc.channel_keys(p, ch)) for ch in range(3) if self.doc.channel_keys(p, ch)}
+            for p in sel
+        }
+        times, values = [], {0: [], 1: [], 2: []}
         for p, idx in sel.items():
             kt, kv = self.panel.cache.keys(clip.track(p))
             ii = np.array(sorted(idx))
             times.append(kt[ii])
-            values.append(kv[ii][:, chans])
+            for ch, rows in chans[p].items():
+                values[ch].append(kv[np.asarray(rows), ch])
         t = np.concatenate(times)
-        v = np.concatenate(values).ravel()
+        # each channel scales about the centre of its own selected values (the stacked plots are
+        # separate value spaces); the factor is read in the plot under the mouse, about its centre
+        # (all channels' centre in the overlaid plot)
+        centre = {
+            ch: 0.5 * (float(np.min(np.concatenate(v))) + float(np.max(np.concatenate(v))))
+            for ch, v in values.items()
+            if v
+        }
+        mine = [ch for ch in ((vb.role[1],) if vb.role[1] is not None else (0, 1, 2)) if ch in centre]
+        if mine:
+            v = np.concatenate([np.concatenate(values[ch]) for ch in mine])
+            pivot_v = 0.5 * (float(v.min()) + float(v.max()))
+        else:
+            pivot_v = float(np.mean(list(centre.values())))
         pivot_t = 0.5 * (float(t.min()) + float(t.max()))
-        pivot_v = 0.5 * (float(v.min()) + float(v.max()))
         p0 = vb.mapSceneToView(QPointF(scene))
         self._modal = {
             "vb": vb,
@@ -184,6 +201,7 @@ class KeyManipulator(QObject):
             "base": clip,
             "sel": sel,
             "pivot": (pivot_t, pivot_v),
+            "centre": centre,
             "p0": (p0.x(), p0.y()),
             "axis": None,
             "last": None,
@@ -218,10 +236,10 @@ class KeyManipulator(QObject):
             return False
         tracks = {}
         snap = self.value_step if self.value_snap else None
-        for p, idx in m["sel"].items():
+        for p in m["sel"]:
             tr = new.track(p)
-            for ch in m["chans"]:
-                tr = scale_key_values(tr, idx, ch, fv, pv, snap)
+            for ch, rows in m["chans"][p].items():
+                tr = scale_key_values(tr, rows, ch, fv, m["centre"][ch], snap)
             tracks[p] = tr
         new = new.with_tracks(tracks.get(t.path, t) for t in new.tracks)
         m["last"] = (ft, fv)

@@ -3,7 +3,8 @@
 Columns: time (s), frame, the key values (X, Y, Z degrees for Euler tracks; x, y, z, w for
 quaternion tracks), the tangent mode (of the first component, "mixed" when components differ), and
 the in/out slopes per component. Editing a time, value or slope pushes one command; the row
-selection mirrors ``document.selected_keys`` for the track.
+selection mirrors ``document.selected_keys`` for the track (a row per key selected on any channel;
+the cells of the channels it is selected on, ``document.key_selection``, are bold and underlined).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -48,8 +49,12 @@ _ROLES = frozenset(
         Qt.ItemDataRole.TextAlignmentRole,
         Qt.ItemDataRole.ForegroundRole,
         Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.FontRole,
     )
 )
+_SELECTED_CELL = QFont()
+_SELECTED_CELL.setBold(True)
+_SELECTED_CELL.setUnderline(True)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _GREY = QColor("#8a8d93")
 # Mid-drag the table follows at most this often (ms), and exactly at the drag's end: a dope-sheet
@@ -208,6 +213,12 @@ class KeyTableModel(QAbstractTableModel):
             return None if field == "mode" else _RIGHT
         if role == Qt.ItemDataRole.ForegroundRole:
             return _GREY if field in ("in", "out") else None
+        if role == Qt.ItemDataRole.FontRole:
+            # a per-curve selection: the selected channels' cells (Euler columns X, Y, Z)
+            if field in ("value", "in", "out") and k < 3 and self.track.kind == "euler":
+                if i in self.doc.key_selection.get((self.track.path, k), ()):
+                    return _SELECTED_CELL
+            return None
         c = self.track.curve
         if role == Qt.ItemDataRole.EditRole:
             if field == "time":
@@ -350,9 +361,10 @@ class KeyTable(QWidget):
         if self._syncing or self.model.track is None:
             return
         rows = {i.row() for i in self.view.selectionModel().selectedRows()}
-        keys = {p: set(s) for p, s in self.doc.selected_keys.items() if p != self.model.track.path}
+        # rows are whole keys (X, Y, Z); the other tracks keep their per-curve selection
+        keys = {k: set(s) for k, s in self.doc.key_selection.items() if k[0] != self.model.track.path}
         if rows:
-            keys[self.model.track.path] = rows
+            keys.update({(self.model.track.path, ch): set(rows) for ch in range(3)})
         self.doc.select_keys(keys)
 
     def _sync_from_doc(self) -> None:
@@ -363,6 +375,7 @@ class KeyTable(QWidget):
         rows = sorted(self.doc.selected_keys.get(tr.path, ()))
         sm = self.view.selectionModel()
         current = {i.row() for i in sm.selectedRows()}
+        self.view.viewport().update()  # the selected cells' fonts (per channel)
         if current == set(rows):
             return
         self._syncing = True

@@ -6,6 +6,14 @@ clip, they go through :meth:`ClipDocument.apply_clip` (one undoable command) or,
 through :meth:`begin_live_edit` / :meth:`update_live` / :meth:`end_live_edit` (many redraws, one
 undo step).
 
+Key selection (one representation, :attr:`ClipDocument.key_selection`): per ``(track path, display
+channel)`` the selected key indices, channel 0..2 = the X, Y, Z curve the graphs draw. Every view
+reads it (graphs per curve, the key table, dope sheet and timeline per key through the derived
+:attr:`ClipDocument.selected_keys`) and every key edit acts on exactly it. A key's time is shared by
+its X, Y and Z (Unity keeps one time per rotation key), so time edits move a key selected on any
+channel; value, tangent, delete and paste edits act on the selected channels only. Quaternion
+tracks' keys are whole rotations: selecting one channel of a quaternion key selects all three.
+
 Times are seconds. ``changed_paths`` tells listeners of ``clipChanged`` which rotation tracks changed
 (``None`` = assume everything changed, e.g. after a load), so a drag on one track of a 60-track clip
 redraws only that track.
@@ -13,6 +21,7 @@ redraws only that track.
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
@@ -20,7 +29,29 @@ from curveeditor.engine.clip import Clip, RotationTrack
 
 from .undo import ReplaceClipCommand, changed_track_paths
 
-__all__ = ["ClipDocument"]
+__all__ = ["ClipDocument", "CHANNELS", "KeySelection"]
+
+#: display channels of a rotation track's graphs (X, Y, Z)
+CHANNELS = (0, 1, 2)
+
+#: the key selection: ``{(track path, channel 0..2): key indices}``
+KeySelection = dict[tuple[str, int], set[int]]
+
+
+def _as_channel_keys(keys) -> KeySelection:
+    """``keys`` in the canonical form: a dict keyed by ``(path, channel)`` is taken as it is, one keyed
+    by path (``{path: indices}``, whole keys) is spread over the three channels."""
+    out: KeySelection = {}
+    if not keys:
+        return out
+    for k, idx in keys.items():
+        if isinstance(k, tuple):
+            out[(k[0], int(k[1]))] = set(idx)
+        else:
+            s = set(idx)
+            for ch in CHANNELS:
+                out[(k, ch)] = set(s)
+    return out
 
 
 class ClipDocument(QObject):
@@ -34,7 +65,10 @@ class ClipDocument(QObject):
         undo_stack: every edit is one command here.
         current_time: seconds.
         selected_paths: selected rotation tracks, first = primary (the "current" track).
-        selected_keys: per track path, the selected key indices.
+        key_selection: the key selection, ``{(path, channel): key indices}`` (module docstring).
+        selected_keys: derived from it (read only): per track path, the keys selected on any channel.
+        whole_keys: a graph click selects a key on X, Y and Z together (the "three-channel key"
+            option); False = per curve, as Maya's and Blender's graph editors.
         changed_paths: rotation tracks changed by the last ``clipChanged`` (``None`` = all).
     """
 
@@ -58,14 +92,19 @@ class ClipDocument(QObject):
         self.undo_stack = QUndoStack(self)
         self.current_time: float = 0.0
         self.selected_paths: list[str] = []
-        self.selected_keys: dict[str, set[int]] = {}
+        self.key_selection: KeySelection = {}
+        self._by_track: dict[str, set[int]] = {}
+        self.whole_keys = False
+        #: the key last picked in the graphs, ``(path, index, channel)`` (the active key's fields);
+        #: see :meth:`active_key`
+        self._active: tuple[str, int, int] | None = None
         self.selected_other: list[str] = []  # OtherTrack.name of read-only curves shown (view only)
         #: per shown float curve (``OtherTrack.name``), the selected key indices (muscles, blend
         #: shapes: ``engine.float_curves``; edited with the same ``engine.edit`` functions)
         self.selected_float_keys: dict[str, set[int]] = {}
         self.changed_paths: frozenset[str] | None = None
         self._live_before: Clip | None = None
-        self._live_keys: dict[str, set[int]] | None = None
+        self._live_keys: KeySelection | None = None
         self._saved_externally_dirty = False
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
 
@@ -82,7 +121,7 @@ class ClipDocument(QObject):
         self.original = clip
         self.preview = None
         self.path = None if path is None else str(path)
-        self.selected_keys = {}
+        self._install_keys({})
         first = next((t.path for t in clip.tracks if t.n_keys), None)
         self.selected_paths = [first] if first is not None else []
         had_other = bool(self.selected_other)
@@ -169,12 +208,26 @@ class ClipDocument(QObject):
             self.selected_paths = new
             # Keys stay selected only on selected (drawn) tracks: otherwise Delete, copy or a
             # drag would act on keys of a track the user switched away from and cannot see.
-            keys = self._clean_keys(self.selected_keys)
-            keys_changed = keys != self.selected_keys
-            self.selected_keys = keys
+            keys = self._clean_keys(self.key_selection)
+            keys_changed = keys != self.key_selection
+            self._install_keys(keys)
             self.selectionChanged.emit()
             if keys_changed:
                 self.keySelectionChanged.emit()
+
+    def hierarchy_of(self, path: str) -> list[str]:
+        """``path`` and every rotation track below it (its children, grandchildren, ...: paths that
+        continue ``path/``), in clip order, ``path`` first when it is a track."""
+        head = path.rstrip("/") + "/"
+        below = [t.path for t in self.clip.tracks if t.path.startswith(head)]
+        own = [path] if any(t.path == path for t in self.clip.tracks) else []
+        return own + below
+
+    def select_hierarchy(self, path: str | None = None) -> None:
+        """Select ``path``'s hierarchy (default: the primary track's), ``path`` stays primary."""
+        path = path if path is not None else (self.selected_paths[0] if self.selected_paths else None)
+        if path is not None:
+            self.select_paths(self.hierarchy_of(path))
 
     def select_other(self, names) -> None:
         """Show these read-only curves (``OtherTrack.name``) as graphs; numeric ones only."""
@@ -216,34 +269,122 @@ class ClipDocument(QObject):
         except KeyError:
             return None
 
-    def select_keys(self, keys: dict[str, set[int]]) -> None:
-        """Replace the key selection (indices per track path; out-of-range indices dropped)."""
-        clean = self._clean_keys(keys)
-        if clean != self.selected_keys:
-            self.selected_keys = clean
+    @property
+    def selected_keys(self) -> dict[str, set[int]]:
+        """Per track path, the keys selected on at least one channel (derived from
+        :attr:`key_selection`; do not mutate). Time edits, the dope sheet and the key table's rows
+        work on these whole keys."""
+        return self._by_track
+
+    @selected_keys.setter
+    def selected_keys(self, keys) -> None:
+        self._install_keys(_as_channel_keys(keys))
+
+    def _install_keys(self, sel: KeySelection) -> None:
+        self.key_selection = sel
+        by: dict[str, set[int]] = {}
+        for (p, _ch), idx in sel.items():
+            if idx:
+                have = by.get(p)
+                if have is None:
+                    by[p] = set(idx)
+                else:
+                    have |= idx
+        self._by_track = by
+
+    def active_key(self) -> tuple[str, int, int] | None:
+        """``(path, key index, channel)`` of the active key: the one last picked (clicked) when it is
+        still selected, else the first selected key (first selected track, lowest channel, then
+        index); None without a selection."""
+        a = self._active
+        if a is not None and a[1] in self.key_selection.get((a[0], a[2]), ()):
+            return a
+        for p in self.selected_paths:
+            for ch in CHANNELS:
+                idx = self.key_selection.get((p, ch))
+                if idx:
+                    return p, min(idx), ch
+        return None
+
+    def select_keys(self, keys, mode: str = "set", active: tuple[str, int, int] | None = None) -> None:
+        """Set (``"set"``), add (``"add"``) or toggle (``"toggle"``) keys in the selection.
+
+        ``keys``: ``{path: indices}`` (whole keys: all three channels) or ``{(path, channel):
+        indices}`` (per curve). Out-of-range indices and tracks that are not selected are dropped.
+        ``active``: the key picked, ``(path, index, channel)``, made the active key."""
+        if active is not None:
+            changed = active != self._active
+            self._active = (active[0], int(active[1]), int(active[2]))
+        else:
+            changed = False
+        new = _as_channel_keys(keys)
+        if mode != "set":
+            cur = {k: set(v) for k, v in self.key_selection.items()}
+            for k, idx in new.items():
+                have = cur.setdefault(k, set())
+                if mode == "toggle":
+                    have ^= idx
+                else:
+                    have |= idx
+            new = cur
+        clean = self._clean_keys(new)
+        if clean != self.key_selection:
+            self._install_keys(clean)
             self.keySelectionChanged.emit()
+        elif changed:
+            self.keySelectionChanged.emit()  # the same keys, another active one
 
     def clear_key_selection(self) -> None:
         self.select_keys({})
 
-    def _clean_keys(self, keys: dict[str, set[int]] | None) -> dict[str, set[int]]:
-        """``keys`` restricted to existing keys of the selected tracks."""
-        out: dict[str, set[int]] = {}
+    def channel_keys(self, path: str, channel: int) -> set[int]:
+        """The keys of ``path`` selected on ``channel`` (0..2)."""
+        return self.key_selection.get((path, channel), set())
+
+    def channel_mask(self, path: str, n_keys: int | None = None) -> np.ndarray:
+        """``(N, 3)`` bool: key ``i`` selected on channel ``c`` (``N`` = the track's key count)."""
+        if n_keys is None:
+            n_keys = self.clip.track(path).n_keys
+        m = np.zeros((n_keys, 3), dtype=bool)
+        for ch in CHANNELS:
+            idx = self.key_selection.get((path, ch))
+            if idx:
+                m[np.fromiter(idx, dtype=np.int64, count=len(idx)), ch] = True
+        return m
+
+    def selection_masks(self) -> dict[str, np.ndarray]:
+        """Per track with selected keys, its :meth:`channel_mask`."""
+        return {p: self.channel_mask(p) for p in self._by_track}
+
+    def _clean_keys(self, keys) -> KeySelection:
+        """``keys`` (either form, :meth:`select_keys`) restricted to existing keys of the selected
+        tracks; a quaternion track's keys spread over its three channels (whole rotations)."""
+        out: KeySelection = {}
+        keys = _as_channel_keys(keys)
         if not keys:
             return out
         selected = set(self.selected_paths)
-        n_by_path = {t.path: t.n_keys for t in self.clip.tracks if t.path in selected}
-        for p, idx in keys.items():
-            n = n_by_path.get(p)
-            if n is None:
+        tracks = {t.path: t for t in self.clip.tracks if t.path in selected}
+        quat: dict[str, set[int]] = {}
+        for (p, ch), idx in keys.items():
+            tr = tracks.get(p)
+            if tr is None or ch not in CHANNELS:
                 continue
+            n = tr.n_keys
             # in range (the usual case): one C-level pass (a per-key test cost 7 ms per drag step
             # of a 10,000-key dope-sheet selection)
             s = set(map(int, idx))
             if s and (min(s) < 0 or max(s) >= n):
                 s = {i for i in s if 0 <= i < n}
-            if s:
-                out[p] = s
+            if not s:
+                continue
+            if tr.kind == "quaternion":
+                quat.setdefault(p, set()).update(s)
+            else:
+                out[(p, ch)] = s
+        for p, s in quat.items():
+            for ch in CHANNELS:
+                out[(p, ch)] = set(s)
         return out
 
     # ------------------------------------------------------------------ preview
@@ -260,12 +401,12 @@ class ClipDocument(QObject):
         new_clip: Clip,
         text: str,
         *,
-        keys_after: dict[str, set[int]] | None = None,
+        keys_after=None,
     ) -> None:
         """Replace the clip with ``new_clip`` as one undoable command named ``text``.
 
-        ``keys_after`` is the key selection to show after the edit (default: keep the current one,
-        dropping indices that no longer exist).
+        ``keys_after`` is the key selection to show after the edit, in either form of
+        :meth:`select_keys` (default: keep the current one, dropping indices that no longer exist).
         """
         if self._live_before is not None:
             self.cancel_live_edit()
@@ -275,8 +416,8 @@ class ClipDocument(QObject):
                 self.clip,
                 new_clip,
                 text,
-                keys_before=self.selected_keys,
-                keys_after=keys_after,
+                keys_before=self.key_selection,
+                keys_after=None if keys_after is None else _as_channel_keys(keys_after),
             )
         )
 
@@ -284,12 +425,12 @@ class ClipDocument(QObject):
         """Start an interactive edit (mouse drag): :meth:`update_live` redraws, one undo step at the end."""
         if self._live_before is None:
             self._live_before = self.clip
-            self._live_keys = {p: set(s) for p, s in self.selected_keys.items()}
+            self._live_keys = {k: set(s) for k, s in self.key_selection.items()}
 
     def in_live_edit(self) -> bool:
         return self._live_before is not None
 
-    def update_live(self, new_clip: Clip, paths=None, keys: dict[str, set[int]] | None = None) -> None:
+    def update_live(self, new_clip: Clip, paths=None, keys=None) -> None:
         """Show ``new_clip`` during a live edit without touching the undo stack.
 
         ``paths``: the rotation tracks that changed (speeds up views); ``None`` = work it out.
@@ -305,7 +446,7 @@ class ClipDocument(QObject):
             changed = frozenset(paths)
         self._set_clip(new_clip, changed, keys)
 
-    def end_live_edit(self, text: str, keys_after: dict[str, set[int]] | None = None) -> None:
+    def end_live_edit(self, text: str, keys_after=None) -> None:
         """Finish a live edit: push one command from the state at :meth:`begin_live_edit` to now."""
         before = self._live_before
         if before is None:
@@ -325,7 +466,7 @@ class ClipDocument(QObject):
                 after,
                 text,
                 keys_before=keys_before,
-                keys_after=keys_after if keys_after is not None else self.selected_keys,
+                keys_after=_as_channel_keys(keys_after) if keys_after is not None else self.key_selection,
             )
         )
 
@@ -344,7 +485,7 @@ class ClipDocument(QObject):
         self,
         clip: Clip,
         paths: frozenset[str] | None,
-        keys: dict[str, set[int]] | None,
+        keys,
     ) -> None:
         """Install ``clip`` and notify (used by commands and live edits)."""
         self.clip = clip
@@ -353,9 +494,9 @@ class ClipDocument(QObject):
         sel = [p for p in self.selected_paths if p in known]
         sel_changed = sel != self.selected_paths
         self.selected_paths = sel
-        new_keys = self._clean_keys(keys if keys is not None else self.selected_keys)
-        keys_changed = new_keys != self.selected_keys
-        self.selected_keys = new_keys
+        new_keys = self._clean_keys(keys if keys is not None else self.key_selection)
+        keys_changed = new_keys != self.key_selection
+        self._install_keys(new_keys)
         self.clipChanged.emit()
         if self.selected_float_keys:
             self.select_float_keys(self.selected_float_keys)  # a deleted key's index is gone

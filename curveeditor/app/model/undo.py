@@ -19,7 +19,7 @@ class ClipHolder(Protocol):
     """What a command needs of the document (``ClipDocument`` is one). A protocol, not an import:
     document.py imports this module, so importing it back made a cycle."""
 
-    selected_keys: dict[str, set[int]]
+    key_selection: dict[tuple[str, int], set[int]]
 
     def cancel_live_edit(self) -> None: ...
 
@@ -64,8 +64,8 @@ class ReplaceClipCommand(QUndoCommand):
         after: Clip,
         text: str,
         *,
-        keys_before: dict[str, set[int]] | None = None,
-        keys_after: dict[str, set[int]] | None = None,
+        keys_before: dict | None = None,
+        keys_after: dict | None = None,
         merge_token: object | None = None,
     ):
         super().__init__(text)
@@ -73,7 +73,7 @@ class ReplaceClipCommand(QUndoCommand):
         self.before = before
         self.after = after
         self.paths = changed_track_paths(before, after)
-        self.keys_before = _copy_keys(keys_before if keys_before is not None else document.selected_keys)
+        self.keys_before = _copy_keys(keys_before if keys_before is not None else document.key_selection)
         self.keys_after = _copy_keys(keys_after) if keys_after is not None else None
         self.merge_token = merge_token
 
@@ -102,7 +102,8 @@ class ReplaceClipCommand(QUndoCommand):
         return True
 
 
-def _copy_keys(keys: dict[str, set[int]] | None) -> dict[str, set[int]] | None:
+def _copy_keys(keys: dict | None) -> dict | None:
+    """A copy of a key selection (``{(path, channel): indices}``, or ``{path: indices}``)."""
     if keys is None:
         return None
-    return {p: set(s) for p, s in keys.items()}
+    return {k: set(s) for k, s in keys.items()}

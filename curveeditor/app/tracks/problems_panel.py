@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from curveeditor.engine import analysis
 
-from ..common.elided import ElidedLabel
+from ..common.elided import ElidedLabel, PathDelegate
 from ..common.theme import PROBLEM_KINDS, Theme
 from ..model.document import ClipDocument
 from ..model.problems import KIND_LABELS, KindFilter, ProblemIndex, ProblemsModel
@@ -56,6 +56,8 @@ class ProblemsPanel(QWidget):
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(True)
         self.table.setColumnWidth(0, 200)
+        # the path's middle parts go first: "Bip001/…/Bip001 L Finger12", never "Bip001/Bip001 Pel…"
+        self.table.setItemDelegateForColumn(0, PathDelegate(self.table))
         self.table.clicked.connect(self._jump)
         self.table.activated.connect(self._jump)
         top = QHBoxLayout()

@@ -24,6 +24,7 @@ from PySide6.QtCore import (
     QSize,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
 )
 from PySide6.QtGui import QAction, QColor, QFont, QPainter
 from PySide6.QtWidgets import (
@@ -41,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from curveeditor.engine import float_curves as fc
 
+from ..common.elided import elide_name, name_prefix
 from ..common.theme import LIGHT, PROBLEM_KINDS, Theme
 from ..model.document import ClipDocument
 from ..model.problems import KIND_LABELS, ProblemIndex
@@ -54,6 +56,7 @@ TRACK_ROLE = Qt.ItemDataRole.UserRole + 2  # rotation track path or None
 HAS_PROBLEMS_ROLE = Qt.ItemDataRole.UserRole + 3  # bool: a rotation track with problems
 OTHER_ROLE = Qt.ItemDataRole.UserRole + 4  # OtherTrack.name of a numeric read-only curve, or None
 INDENT_PX = 8  # 12 levels = 96 px (Qt's default 20 px left no room for deep names)
+MIN_INDENT_PX = 3  # the indentation shrinks down to this so that deep rows keep their whole name
 SHORT = {"wrap": "W", "flip": "F", "hemisphere": "H", "gimbal": "G", "spike": "S"}
 
 
@@ -356,6 +359,23 @@ class TrackTreeModel(QAbstractItemModel):
         return None
 
 
+class NameDelegate(QStyledItemDelegate):
+    """Bone names that do not fit lose the rig's prefix first (``elide_name``: "…L Finger0Nub"),
+    then their start; the tree's fitted indentation (``TrackTree.fit_indentation``) makes that rare."""
+
+    def __init__(self, tree: TrackTree):
+        super().__init__(tree.view)
+        self.tree = tree
+
+    def initStyleOption(self, option, index):  # noqa: N802 - Qt API
+        super().initStyleOption(option, index)
+        text = option.text
+        if text:
+            shown = elide_name(text, self.tree.prefix, option.fontMetrics, option.rect.width() - 8)
+            if shown != text:
+                option.text = shown
+
+
 class BadgeDelegate(QStyledItemDelegate):
     """Paints problem counts as coloured pills (one per kind)."""
 
@@ -475,7 +495,14 @@ class TrackTree(QWidget):
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setItemDelegateForColumn(2, BadgeDelegate(self.model, self.view))
+        self.prefix = ""  # the rig's name prefix ("Bip001 ", "mixamorig:"): elided first
+        self.view.setItemDelegateForColumn(0, NameDelegate(self))
         self.view.setAlternatingRowColors(True)
+        # right click: select the bone's hierarchy (its children), as the View menu's Ctrl+Shift+H
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.act_hierarchy = QAction("Select hierarchy (children)", self.view)
+        self.act_hierarchy.triggered.connect(lambda: self.select_hierarchy())
+        self.view.addAction(self.act_hierarchy)
         hh = self.view.header()
         hh.setStretchLastSection(False)
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -501,6 +528,13 @@ class TrackTree(QWidget):
         self._syncing = False
         self.view.selectionModel().selectionChanged.connect(self._on_view_selection)
         self.model.modelReset.connect(self._after_reset)
+        # the name column's width follows the dock: fit the indentation again after each resize
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_indentation)
+        hh.sectionResized.connect(lambda i, _o, _n: i == 0 and self._fit_timer.start())
+        self.view.expanded.connect(lambda _i: self._fit_timer.start())
         document.selectionChanged.connect(self._sync_from_doc)
         self._after_reset()
 
@@ -558,17 +592,43 @@ class TrackTree(QWidget):
     def _expand(self, collapse_readonly: bool) -> None:
         """Expand the rotation tracks; the (long) read-only group stays folded unless filtering."""
         self.view.expandAll()
-        if not collapse_readonly:
-            return
-        for r in range(self.proxy.rowCount()):
-            idx = self.proxy.index(r, 0)
-            node = self.model.node(self.proxy.mapToSource(idx))
-            if node.group and node.readonly:
-                self.view.collapse(idx)
+        if collapse_readonly:
+            for r in range(self.proxy.rowCount()):
+                idx = self.proxy.index(r, 0)
+                node = self.model.node(self.proxy.mapToSource(idx))
+                if node.group and node.readonly:
+                    self.view.collapse(idx)
+        self.fit_indentation()
 
     def _after_reset(self) -> None:
+        self.prefix = name_prefix(t.path.rsplit("/", 1)[-1] for t in self.doc.clip.tracks)
         self._expand(collapse_readonly=not self.filter.text().strip())
         self._sync_from_doc()
+
+    def fit_indentation(self) -> int:
+        """Indent levels by up to ``INDENT_PX``, less (down to ``MIN_INDENT_PX``) when a deep row's
+        whole bone name would not fit the name column otherwise (a 13-level Biped finger at 8 px
+        per level cut "Bip001 L Finger0Nub" to "…01 L Finger0Nub"). Returns the indentation."""
+        width = self.view.header().sectionSize(0)
+        if width <= 0:
+            return self.view.indentation()
+        fm = self.view.fontMetrics()
+        best = float(INDENT_PX)
+        stack = [(QModelIndex(), 0)]
+        while stack:
+            parent, depth = stack.pop()
+            for r in range(self.proxy.rowCount(parent)):
+                idx = self.proxy.index(r, 0, parent)
+                name = idx.data(Qt.ItemDataRole.DisplayRole) or ""
+                # the row's text starts after (depth + 1) indents (the root is decorated), + margins
+                room = (width - fm.horizontalAdvance(name) - 14) / (depth + 1)
+                best = min(best, room)
+                if self.view.isExpanded(idx):
+                    stack.append((idx, depth + 1))
+        indent = int(max(MIN_INDENT_PX, min(INDENT_PX, best)))
+        if indent != self.view.indentation():
+            self.view.setIndentation(indent)
+        return indent
 
     def _on_view_selection(self, *_):
         if self._syncing:
@@ -610,6 +670,19 @@ class TrackTree(QWidget):
                 self.view.scrollTo(first)
         finally:
             self._syncing = False
+
+    def select_hierarchy(self, path: str | None = None) -> None:
+        """Select the bone under the current row (or ``path``) and every track below it. A row that
+        is a bone without a track of its own (a group) selects the tracks below it."""
+        if path is None:
+            idx = self.view.currentIndex()
+            if idx.isValid():
+                idx = idx.siblingAtColumn(0)
+                path = self.proxy.data(idx, TRACK_ROLE) or self.proxy.data(idx, PATH_ROLE)
+        if path is None and self.doc.selected_paths:
+            path = self.doc.selected_paths[0]
+        if path:
+            self.doc.select_hierarchy(path)
 
     def select_track(self, path: str) -> None:
         self.doc.select_paths([path])

@@ -363,7 +363,14 @@ class SkeletonLayer(QObject):
 
     def eventFilter(self, obj, ev) -> bool:  # noqa: N802
         et = ev.type()
-        if et == QEvent.Type.MouseButtonPress and ev.button() == Qt.MouseButton.LeftButton:
+        if et == QEvent.Type.MouseButtonDblClick and ev.button() == Qt.MouseButton.LeftButton:
+            # double-click a bone: its hierarchy (the bone and its children), as the tree's menu
+            p = ev.position()
+            path = self.bone_at(p.x(), p.y())
+            if path is not None:
+                self.doc.select_hierarchy(path)
+                self._press = None  # the release that follows is no click (it would select the bone alone)
+        elif et == QEvent.Type.MouseButtonPress and ev.button() == Qt.MouseButton.LeftButton:
             self._press = QPointF(ev.position())
         elif et == QEvent.Type.MouseButtonRelease and ev.button() == Qt.MouseButton.LeftButton:
             p0, self._press = self._press, None

@@ -181,6 +181,33 @@ class WindowActions:
             checkable=True,
             checked=self.graphs.time_in_frames,
         )
+        self.act_whole_keys = self._act(
+            "Select &whole keys (X, Y, Z)",
+            lambda on: self._set_view("whole_keys", on),
+            None,
+            "A click or box in the graphs selects a key on X, Y and Z together (off: per curve)",
+            checkable=True,
+            checked=self.doc.whole_keys,
+        )
+        self.act_isolate = self._act(
+            "&Isolate selected curves",
+            lambda _on=False: self._isolate(),
+            "Shift+H",
+            "Draw only the curves holding selected keys (again: every curve)",
+            checkable=True,
+        )
+        self.act_show_all_curves = self._act(
+            "Show all &curves", lambda: self.graphs.solo.set(None), "Alt+H", "End Isolate / Solo"
+        )
+        self.act_solo_curve = self._act(
+            "&Solo this curve", lambda: self._solo_menu_curve(), None, "Draw only the curve under the mouse"
+        )
+        self.act_select_hierarchy = self._act(
+            "Select &hierarchy",
+            lambda: self.tracks.select_hierarchy(),
+            "Ctrl+Shift+H",
+            "Select the current bone's track and every track below it (its children)",
+        )
         self.act_reset_layout = self._act(
             "&Reset layout", self.reset_layout, None, "Put every panel back where it starts"
         )
@@ -287,6 +314,11 @@ class WindowActions:
             self.act_normalize,
             self.act_frames,
             None,
+            self.act_whole_keys,
+            self.act_isolate,
+            self.act_show_all_curves,
+            self.act_select_hierarchy,
+            None,
             self.act_maximize,
             self.act_reset_layout,
             None,
@@ -382,7 +414,32 @@ class WindowActions:
         m.addSeparator()
         m.addAction(self.act_frame_sel)
         m.addAction(self.act_frame_all)
+        m.addSeparator()
+        m.addAction(self.act_whole_keys)
+        curve = self.graphs.input.menu_curve
+        if curve is not None:
+            self.act_solo_curve.setText(f"&Solo {('X', 'Y', 'Z')[curve[1]]} of {curve[0].rsplit('/', 1)[-1]}")
+            m.addAction(self.act_solo_curve)
+        m.addAction(self.act_isolate)
+        m.addAction(self.act_show_all_curves)
         m.exec(global_pos)
+
+    def _isolate(self) -> None:
+        if not self.graphs.solo.isolate_selected():
+            self.statusBar().showMessage("Select keys first: Isolate draws the curves holding them", 3000)
+        self._mark_solo()
+
+    def _mark_solo(self) -> None:
+        """The Isolate action shows whether curves are isolated / soloed (without toggling it)."""
+        a = self.act_isolate
+        a.blockSignals(True)
+        a.setChecked(self.graphs.solo.curves is not None)
+        a.blockSignals(False)
+
+    def _solo_menu_curve(self) -> None:
+        curve = self.graphs.input.menu_curve
+        if curve is not None:
+            self.graphs.solo.set({curve})
 
     def show_about(self) -> None:
         QMessageBox.about(

@@ -22,6 +22,7 @@ from ..common.elided import ElidedLabel
 from ..common.theme import ThemeManager
 from ..graphs.panel import GraphPanel
 from ..keys.commands import KeyCommands, insert_key_keeping_shape
+from ..keys.fields import KeyFields
 from ..keys.table import KeyTable
 from ..model.document import ClipDocument
 from ..model.problems import ProblemIndex
@@ -62,6 +63,7 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
         self.doc = ClipDocument(self)
+        self.doc.whole_keys = self.settings.get_bool("view/whole_keys", False)
         self.problem_index = ProblemIndex(self.doc, self)
         self.themes = ThemeManager(self.settings.theme, self)
         self.files = FileController(self.doc, self.settings, self)
@@ -101,6 +103,7 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         if (g.overlay, g.show_speed, g.show_quat, g.normalize) != tuple(view.values()):
             g.set_layout(**view)
         g.show_original = self.settings.get_bool("view/original", True)
+        g.side_legend.set_folded(self.settings.get_bool("view/legend_folded", False))
         if self.settings.get_bool("view/frames", False):
             g.set_time_in_frames(True)
         self.timeline = Timeline(self.doc)
@@ -111,6 +114,8 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         lay = QVBoxLayout(central)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
+        self.key_fields = KeyFields(self.doc)
+        lay.addWidget(self.key_fields)
         lay.addWidget(g, 1)
         lay.addWidget(self.timeline)
         self.setCentralWidget(central)
@@ -185,7 +190,10 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         self.files.loaded.connect(lambda p: status.showMessage(f"Opened {p}", 5000))
         self.files.saved.connect(lambda p: status.showMessage(f"Wrote {p}", 5000))
         self.graphs.statusMessage.connect(lambda m: status.showMessage(m, 3000))
+        self.key_fields.statusMessage.connect(lambda m: status.showMessage(m, 5000))
         self.graphs.contextMenuRequested.connect(self._show_key_menu)
+        self.graphs.soloChanged.connect(self._mark_solo)
+        self.graphs.side_legend.foldChanged.connect(lambda on: self.settings.set("view/legend_folded", on))
         self.themes.changed.connect(self._apply_theme)
 
     # ------------------------------------------------------------------ state display
@@ -227,6 +235,8 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
             self.timeline.set_time_in_frames(on)
         elif what == "normalize":
             self.graphs.set_layout(normalize=on)
+        elif what == "whole_keys":
+            self.doc.whole_keys = bool(on)
         else:
             self.graphs.set_layout(**{"overlay" if what == "overlay" else what: on})
 
