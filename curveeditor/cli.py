@@ -289,6 +289,8 @@ def _shorthand_steps(args) -> list[dict]:
         steps["resample"] = {"op": "resample", "hz": args.resample, "method": args.method or "slerp"}
         if args.spin_speed is not None:
             steps["resample"]["spin_speed"] = args.spin_speed
+        if args.pose_error is not None:
+            steps["resample"]["pose_error"] = args.pose_error
     if args.reduce is not None:
         steps["reduce"] = {"op": "reduce", "max_error": args.reduce}
     out = [steps[name] for name in SHORTHAND_ORDER if name in steps]
@@ -376,6 +378,7 @@ _SHORTHAND_FLAGS = (
     ("limit", "--limit"),
     ("resample", "--resample"),
     ("method", "--method"),
+    ("pose_error", "--pose-error"),
     ("reduce", "--reduce"),
     ("to_kind", "--to-kind"),
 )
@@ -402,6 +405,8 @@ def _clean_recipe(args):
         raise CliError("--spin-speed only applies to --unwrap and --resample")
     if args.method and args.resample is None:
         raise CliError("--method needs --resample HZ")
+    if args.pose_error is not None and args.resample is None:
+        raise CliError("--pose-error needs --resample HZ")
     steps = _shorthand_steps(args)
     if not steps:
         raise CliError("nothing to do: give --recipe R.json or at least one operation (e.g. --unwrap)")
@@ -413,8 +418,9 @@ def _clean_recipe(args):
 
 def cmd_clean(args) -> int:
     from .engine.recipe import RecipeError, run_recipe, write_options
-    from .io import SAMPLE_FORMATS, write_checked
-    from .io.verify import recipe_promise
+    from .io import write_checked
+    from .io.losses import write_losses
+    from .io.promises import recipe_promise, track_entries, write_margin
 
     protect = [args.file]
     _check_output(args.output, protect)
@@ -423,82 +429,181 @@ def cmd_clean(args) -> int:
     recipe = _clean_recipe(args)
     clip = _read(args.file, args.order)
     paths = _select_paths(clip, args.track, args.file)
+    # The format's own error (float32, a writer's conversion) is kept inside every --reduce bound, so
+    # the file read back holds the bound asked for at the input's keys (io.promises).
+    margin = write_margin(clip, args.output)
     try:
-        # The figures are the written file's (write_checked below), not the in-memory diff.
-        result = run_recipe(clip, recipe, paths=paths, diffs=False)
+        # The figures of the file are the written file's (write_checked below); the steps' figures
+        # are each step against the track just before it (engine.step_figures).
+        result = run_recipe(clip, recipe, paths=paths, diffs=False, reserve_deg=margin)
     except RecipeError as exc:
         raise CliError(f"{args.file}: {exc}") from None
     warnings = []
     for path, log in result.changes.items():
         warnings.extend(f"track {path!r}: {line}" for line in log if line.startswith("skipped"))
+    # What the output format cannot hold of this clip, computed from the clip before the write and
+    # printed first once it succeeded (a failed command prints only its one-line error).
+    losses = write_losses(result.clip, args.output)
     # The figures below are the written file's: read back before the rename and compared with the
     # input (within the recipe's bound when it has one; nothing is written when it is missed).
     check = write_checked(
         result.clip,
         args.output,
         protect=protect,
-        promise=recipe_promise(clip, recipe),
-        **write_options(recipe, args.output, paths),
+        promise=recipe_promise(clip, recipe, margin),
+        **write_options(recipe, args.output, paths, result),
     )
-    warnings.extend(check.warnings)
+    _warn(losses)
+    warnings.extend(w for w in check.warnings if w not in losses)
 
-    tracks = _track_report(clip, result, check)
-    rows = [
-        [
-            t["path"] or "(root)",
-            str(t["keys_before"]),
-            str(t["keys_after"]),
-            str(t["keys_written"]),
-            f"{t['max_error']:.6f}",
-            f"{t['rms_error']:.6f}",
-            f"{t['max_key_error']:.6f}",
-        ]
-        for t in tracks
-    ]
-    steps = ", ".join(s.op for s in recipe.steps)
-    print(f"{args.file} -> {args.output}: {steps}")
+    tracks = track_entries(clip, result, check)
+    # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
+    # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.
+    flips = _flips_left(check.clip if check.clip is not None else result.clip, tracks)
+    report = {
+        "file": args.file,
+        "output": args.output,
+        "recipe": recipe.to_dict(),
+        "margin_deg": margin,
+        "steps": result.step_lines(),
+        "tracks": tracks,
+        "flips": [dict(fd.as_dict(), reason=fd.reason) for fd in flips],
+        "warnings": warnings,
+        "written": check.as_dict(),
+    }
+    if args.json:
+        import json
+
+        print(json.dumps(report, indent=2, allow_nan=False))
+    else:
+        for line in _clean_lines(args, clip, recipe, result, check, tracks, flips):
+            print(line)
+    _warn(warnings)
+    if args.report:
+        _write_json(args.report, report, protect=[args.file, args.output])
+    return 0
+
+
+#: ``clean`` text lists at most this many explaining notes (``--json`` has them all).
+MAX_LISTED_NOTES = 20
+
+
+def _clean_lines(args, source, recipe, result, check, tracks, flips) -> list[str]:
+    """``clean``'s text report: the per-track table (keys; each step's figure against the track just
+    before it; the written file read back), one line per step, the written file's line, the notes
+    that explain large figures, the flips left."""
+    from .io import SAMPLE_FORMATS
+
+    figs = result.figures
+    steps = list(recipe.steps)
+    labels = {}
+    for f in (f for fl in figs.values() for f in fl):
+        labels.setdefault(f.number, f.label)
+    step_heads = [f"{n} {labels.get(n, s.op)}" for n, s in enumerate(steps, start=1)]
+    rows = []
+    for t in tracks:
+        cells = {f.number: f.cell() for f in figs.get(t["path"], ())}
+        rows.append(
+            [
+                t["path"] or "(root)",
+                str(t["keys_before"]),
+                str(t["keys_after"]),
+                str(t["keys_written"]),
+                *[cells.get(n, "-") for n in range(1, len(steps) + 1)],
+                f"{t['writer_max_error']:.6f}",
+                f"{t['max_key_error']:.6f}",
+            ]
+        )
+    out = [f"{args.file} -> {args.output}: {', '.join(s.op for s in steps)}"]
     headers = [
         "track",
         "keys before",
         "keys after",
         "written",
-        "max err (deg)",
-        "rms err (deg)",
+        *step_heads,
+        "file vs result",
         "at keys (deg)",
     ]
-    print(_table(headers, rows))
+    out.append(_table(headers, rows))
+    out += result.step_lines()
     if tracks:
+        sample_out = os.path.splitext(args.output)[1].lower() in SAMPLE_FORMATS
+        out.append(_written_line(source, recipe, result, check, tracks, sample_out))
+    notes = [(p, f) for p, fl in figs.items() for f in fl if f.notes]
+    for p, f in notes[:MAX_LISTED_NOTES]:
+        for n in f.notes:
+            out.append(f"  note: {p or '(root)'}, step {f.number} {f.op}: {n}")
+    if len(notes) > MAX_LISTED_NOTES:
+        out.append(f"  ... and {len(notes) - MAX_LISTED_NOTES} more notes (--json lists all)")
+    out += _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none")
+    return out
+
+
+def _written_line(source, recipe, result, check, tracks, sample_out: bool) -> str:
+    """The written file read back: keys, its error from the recipe's result (the format's own), and
+    against the input at its keys (held to the bound asked for, when the recipe has one) and, when
+    no step changed the motion on purpose, between them."""
+    from .io.promises import recipe_key_bound
+
+    before = sum(t["keys_before"] for t in tracks)
+    after = sum(t["keys_after"] for t in tracks)
+    written = sum(t["keys_written"] for t in tracks)
+    extra = f" ({written - after:+d} by the writer)" if written != after else ""
+    fmt = max(tracks, key=lambda t: t["writer_max_error"])
+    at = max(tracks, key=lambda t: t["max_key_error"])
+    # A BVH holds poses at frames (no curves between them): its figures are at the frames.
+    where = " at the frames" if sample_out else ""
+    keys = "frames" if any(c.figures.frames for c in check.tracks) else "keys"
+    line = (
+        f"total keys {before} -> {after}, written {written}{extra}; written file read back{where}: "
+        f"{fmt['writer_max_error']:.6f} deg from the recipe's result ({fmt['path'] or '(root)'}); "
+        f"vs the input at its {keys}: max {at['max_key_error']:.6f} deg ({at['path'] or '(root)'})"
+    )
+    bound = recipe_key_bound(recipe)
+    if bound is not None and any(s.op == "reduce" for s in recipe.steps):
+        ok = all(t["key_bound"] is None or t["max_key_error"] <= t["key_bound"] for t in tracks)
+        line += f" (bound {bound:g} deg: {'ok' if ok else 'FAIL'})"
+    intended = any(
+        f.changed and f.role in ("lossless", "change") or f.op == "resample"
+        for fl in result.figures.values()
+        for f in fl
+    )
+    if not intended and not sample_out:
         worst = max(tracks, key=lambda t: t["max_error"])
-        at_keys = max(t["max_key_error"] for t in tracks)
-        before = sum(t["keys_before"] for t in tracks)
-        after = sum(t["keys_after"] for t in tracks)
-        written = sum(t["keys_written"] for t in tracks)
-        extra = f" ({written - after:+d} by the writer)" if written != after else ""
-        # A BVH holds poses at frames (no curves between them): its figures are at the frames.
-        where = " at the frames" if os.path.splitext(args.output)[1].lower() in SAMPLE_FORMATS else ""
-        print(
-            f"total keys {before} -> {after}, written {written}{extra}; written file read back{where}: max "
-            f"error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max "
-            f"error {at_keys:.6f} deg"
-        )
-    # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
-    # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.
-    flips = _flips_left(check.clip if check.clip is not None else result.clip, tracks)
-    for line in _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none"):
-        print(line)
-    _warn(warnings)
-    if args.report:
-        report = {
-            "file": args.file,
-            "output": args.output,
-            "recipe": recipe.to_dict(),
-            "tracks": tracks,
-            "flips": [dict(fd.as_dict(), reason=fd.reason) for fd in flips],
-            "warnings": warnings,
-            "written": check.as_dict(),
-        }
-        _write_json(args.report, report, protect=[args.file, args.output])
-    return 0
+        name = worst["path"] or "(root)"
+        if keys == "frames":
+            own = _input_curve_deviation(source, worst["path"])
+            line += (
+                f"; between frames, against what a BVH plays (the Slerp of its frames: README): max "
+                f"{worst['max_error']:.6f} deg ({name}), where the input's own curves (ClampedAuto "
+                f"through its frames, what the editor and the recipe work on) already play up to {own}"
+            )
+        else:
+            line += f", between keys: max {worst['max_error']:.6f} deg ({name})"
+    return line
+
+
+def _input_curve_deviation(source, path: str) -> str:
+    """How far the input track ``path`` (per-frame samples, read as curves through its frames) plays
+    from the Slerp of its frames, at most, and where (``engine.reorder.frame_deviation``); a pop
+    there (``analysis.pop_mask``) is named: its frames do not say what plays between them."""
+    import numpy as np
+
+    from .engine.analysis import pop_mask
+    from .engine.clip import key_quaternions
+    from .engine.reorder import frame_deviation
+
+    t = source.track(path)
+    q = key_quaternions(t)
+    grid, err = frame_deviation(t.times, q, t)
+    i = int(np.argmax(err))
+    k = int(np.clip(np.searchsorted(t.times, grid[i], side="right") - 1, 0, t.n_keys - 2))
+    text = f"{err[i]:.6f} deg from that Slerp (at {grid[i]:.3f} s"
+    if pop_mask(t.times, q)[k]:
+        step = float(np.degrees(2 * np.arccos(min(1.0, abs(float(np.dot(q[k], q[k + 1])))))))
+        dt = float(t.times[k + 1] - t.times[k])
+        text += f", a pop: {step:.1f} deg in one frame, {step / dt:,.0f} deg/s (inspect)"
+    return text + ")"
 
 
 def _flips_left(clip, tracks) -> list:
@@ -521,38 +626,6 @@ def _check_report(report: str, input_path: str, output: str) -> None:
         )
     check_not_protected(report, [input_path])
     check_target(report)
-
-
-def _track_report(clip, result, check) -> list[dict]:
-    """Per processed track: key counts (input, recipe result, written file), the played-motion error
-    of the *written file* read back against the input (max/RMS over a dense grid) and
-    ``max_key_error``, the largest error at the input's own key times; plus what the writer did.
-
-    Both errors matter: an unwrap keeps every key pose (``max_key_error`` ~ 0) while the motion Unity
-    plays between keys changes wherever a wrap jump or flip made it spin (``max_error`` up to 180)."""
-    checks = {t.path: t for t in check.tracks}
-    tracks = []
-    for path, log in result.changes.items():
-        before, after = clip.track(path), result.clip.track(path)
-        c = checks.get(path)
-        fig = c.figures if c is not None else None
-        tracks.append(
-            {
-                "path": path,
-                "keys_before": before.n_keys,
-                "keys_after": after.n_keys,
-                "keys_written": c.keys_written if c is not None else after.n_keys,
-                "max_error": fig.max_error if fig is not None else 0.0,
-                "rms_error": fig.rms_error if fig is not None else 0.0,
-                "max_key_error": fig.key_error if fig is not None else 0.0,
-                "bound": fig.bound if fig is not None else None,
-                "writer_keys_added": c.keys_added if c is not None else 0,
-                "writer_reasons": list(c.reasons) if c is not None else [],
-                "writer_max_error": c.writer.max_error if c is not None else 0.0,
-                "changes": list(log),
-            }
-        )
-    return tracks
 
 
 # ------------------------------------------------------------------------------------------- sample
@@ -894,6 +967,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--method", choices=_RESAMPLE_METHODS, help="resampling method (default slerp)")
     p.add_argument(
+        "--pose-error",
+        type=_nonneg_float,
+        metavar="DEG",
+        help="with --resample: pose error allowed per key near gimbal lock for smoother Euler channels "
+        "(default 0: every key exactly the resampled pose); the report prints the figure",
+    )
+    p.add_argument(
         "--reduce", type=_positive_float, metavar="DEG", help="remove keys within DEG geodesic error"
     )
     p.add_argument(
@@ -921,6 +1001,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to-kind", choices=("euler", "quaternion"), help="switch key kind, keeping the motion")
     p.add_argument("--recipe", metavar="R.json", help="run this recipe file instead of operation flags")
     p.add_argument("--report", metavar="R.json", help="also write the per-track report as JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report (the --report JSON) on stdout instead of the table",
+    )
     p.set_defaults(func=cmd_clean)
 
     p = sub.add_parser("sample", help="what Unity plays, sampled on a uniform grid, as CSV")
