@@ -222,6 +222,7 @@ def cmd_inspect(args) -> int:
 
         out = {"file": args.file, "tracks": [r.as_dict() for r in reports]}
         out["flips"] = [dict(fd.as_dict(), reason=fd.reason) for fd in flips]
+        out["pops"] = _pop_dicts(clip, reports)
         print(json.dumps(out, indent=2))
         return 0
     print(
@@ -241,24 +242,60 @@ def cmd_inspect(args) -> int:
             str(r.hemisphere_flips),
             str(r.gimbal_keys),
             str(r.spikes),
+            str(r.pops),
             f"{r.max_angular_speed:.1f}",
         ]
         for r in reports
     ]
     headers = ["track", "kind", "order", "keys", "start", "end", "wraps", "flips", "hemi", "gimbal"]
-    print(_table(headers + ["spikes", "max deg/s"], rows, left=3))
+    print(_table(headers + ["spikes", "pops", "max deg/s"], rows, left=3))
     totals = {
         "wrap jumps": sum(r.wrap_jumps for r in reports),
         "Euler flips": sum(r.euler_flips for r in reports),
         "hemisphere flips": sum(r.hemisphere_flips for r in reports),
         "gimbal keys": sum(r.gimbal_keys for r in reports),
         "spikes": sum(r.spikes for r in reports),
+        "pops": sum(r.pops for r in reports),
     }
     found = [f"{k} {n}" for k, n in totals.items() if n]
     print("problems: " + (", ".join(found) if found else "none"))
     for line in _flip_lines(flips):
         print(line)
+    for line in _pop_lines(clip, reports):
+        print(line)
     return 0
+
+
+def _pop_dicts(clip, reports) -> list[dict]:
+    """``inspect --json``'s ``pops``: ``{path, time, index, detail}`` per pop."""
+    from .engine.analysis import find_problems
+
+    out = []
+    for r in reports:
+        if r.pops:
+            for p in find_problems(clip.track(r.path)):
+                if p.kind == "pop":
+                    out.append({"path": p.path, "time": p.time, "index": p.index, "detail": p.detail})
+    return out
+
+
+def _pop_lines(clip, reports) -> list[str]:
+    """One line per pop (``analysis``'s "pop" problems: a step far faster than the rest of its track
+    that does not come back), at most :data:`MAX_LISTED_FLIPS`."""
+    from .engine.analysis import find_problems
+
+    pops = []
+    for r in reports:
+        if r.pops:
+            pops += [p for p in find_problems(clip.track(r.path)) if p.kind == "pop"]
+    if not pops:
+        return []
+    lines = [f"pops: {len(pops)} (the poses do not say what plays between those keys; fix the capture)"]
+    for p in pops[:MAX_LISTED_FLIPS]:
+        lines.append(f"  {p.path or '(root)'} key {p.index} at {p.time:.3f} s: {p.detail}")
+    if len(pops) > MAX_LISTED_FLIPS:
+        lines.append(f"  ... and {len(pops) - MAX_LISTED_FLIPS} more (--json lists all)")
+    return lines
 
 
 # -------------------------------------------------------------------------------------------- clean
@@ -529,7 +566,8 @@ def _clean_lines(args, source, recipe, result, check, tracks, flips) -> list[str
     if tracks:
         sample_out = os.path.splitext(args.output)[1].lower() in SAMPLE_FORMATS
         out.append(_written_line(source, recipe, result, check, tracks, sample_out))
-    notes = [(p, f) for p, fl in figs.items() for f in fl if f.notes]
+    # The largest changes first: each explained in a line (the rest: --json).
+    notes = sorted(((p, f) for p, fl in figs.items() for f in fl if f.notes), key=lambda x: -x[1].max_error)
     for p, f in notes[:MAX_LISTED_NOTES]:
         for n in f.notes:
             out.append(f"  note: {p or '(root)'}, step {f.number} {f.op}: {n}")
@@ -691,6 +729,11 @@ def cmd_convert(args) -> int:
     _check_output(args.output, [args.file])
     clip = _read(args.file, args.order)
     from .io.beside import Beside, may_fork
+    from .io.losses import write_losses
+
+    # What the output format cannot hold, from the clip alone (printed first once the write
+    # succeeded: a failed command prints only its one-line error).
+    losses = write_losses(clip, args.output)
 
     # The reduce hint needs only the source: computed in a child beside the write when it may fork
     # (CMU_Sample_05_01: 1.4 s of reduction off the command's path).
@@ -713,7 +756,7 @@ def cmd_convert(args) -> int:
         hint = _reduce_hint(clip, args.output)
     if hint:
         print(hint)
-    _warn(check.warnings)
+    _warn(losses + [w for w in check.warnings if w not in losses])
     return 0
 
 
@@ -901,7 +944,28 @@ def cmd_batch(args) -> int:
 # ------------------------------------------------------------------------------------------- parser
 
 
+#: What a writer needs beyond the clip, for the help text (formats without a note need nothing).
+_WRITE_NOTES = {".bvh": "clips read from a BVH"}
+
+
+def _exts(table) -> str:
+    """``.anim, .bvh, .csv``: the extensions of a format table (``io.formats``), sorted."""
+    return ", ".join(sorted(table))
+
+
+def _write_exts() -> str:
+    """The written formats with what each needs: ``.anim, .bvh (clips read from a BVH), .csv``."""
+    from .io.formats import WRITE_FORMATS
+
+    return ", ".join(f"{e} ({_WRITE_NOTES[e]})" if e in _WRITE_NOTES else e for e in sorted(WRITE_FORMATS))
+
+
 def build_parser() -> argparse.ArgumentParser:
+    # Format lists come from the reader and writer tables, so the help stays true as formats land.
+    from .io.formats import READ_FORMATS, WRITE_FORMATS
+
+    reads, writes = _exts(READ_FORMATS), _write_exts()
+    plain = _exts([e for e in WRITE_FORMATS if e not in _WRITE_NOTES])  # what a generated clip can be
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Inspect and clean rotation curves of Unity .anim, BVH and CSV clips "
@@ -933,7 +997,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Euler: 0). gimbal: keys whose middle angle is within 5 deg of +-90. spikes: a fast step that "
         "comes straight back within 3 keys.",
     )
-    p.add_argument("file", help="clip file (.anim, .bvh, .csv)")
+    p.add_argument("file", help=f"clip file ({reads})")
     p.add_argument("--json", action="store_true", help='print {"file": ..., "tracks": [...]} as JSON')
     order_arg(p)
     p.set_defaults(func=cmd_inspect)
@@ -946,7 +1010,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--recipe runs a recipe file instead (it cannot be combined with operation flags).",
     )
     p.add_argument("file", help="input clip (never overwritten)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output clip (.csv or .anim)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help=f"output clip: {writes}")
     order_arg(p)
     p.add_argument("--track", action="append", metavar="PATH", help="only this track (repeatable)")
     p.add_argument("--unwrap", action="store_true", help="remove wrap jumps and Euler flips (pose unchanged)")
@@ -1016,9 +1080,14 @@ def build_parser() -> argparse.ArgumentParser:
     order_arg(p)
     p.set_defaults(func=cmd_sample)
 
-    p = sub.add_parser("convert", help="convert between formats by extension (.anim, .csv; .bvh read only)")
-    p.add_argument("file", help="input clip")
-    p.add_argument("output", metavar="OUT", help="output clip")
+    p = sub.add_parser(
+        "convert",
+        help=f"convert between formats by extension (reads {reads}; writes {writes})",
+        description=f"Rewrite a clip in the format of OUT's extension. Reads {reads}; writes {writes}. "
+        "The written file is read back and compared before it is put in place.",
+    )
+    p.add_argument("file", help=f"input clip: {reads}")
+    p.add_argument("output", metavar="OUT", help=f"output clip: {writes}")
     order_arg(p)
     p.add_argument(
         "--tolerance",
@@ -1048,7 +1117,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--kind", choices=("euler", "quaternion"), default="euler", help="key kind (default euler)"
     )
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output clip (.csv or .anim)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help=f"output clip: {plain}")
     p.set_defaults(func=cmd_turn)
 
     p = sub.add_parser("batch", help="run a recipe over many clips in parallel")
@@ -1074,7 +1143,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="R.json", help="write the per-file report as JSON")
     p.add_argument(
         "--format",
-        choices=("anim", "csv", "bvh"),
+        choices=tuple(e.lstrip(".") for e in sorted(WRITE_FORMATS)),
         help="write every output in this format (default: as the input; BVH inputs as .anim; bvh needs "
         "BVH inputs)",
     )

@@ -146,7 +146,8 @@ def test_clean_unwrap_removes_wraps_and_keeps_poses(capsys, sample, tmp_path):
     printed = capsys.readouterr().out
     assert "Character" in printed and "1 unwrap" in printed and "at keys (deg)" in printed
     # The spins the unwrap removed are stated as intended, not as an error (issue 20).
-    assert "step 1 unwrap (lossless, intended): 4 wrap jumps, 2 Euler flips, 3 hemisphere flips removed" in printed
+    head = "step 1 unwrap (lossless, intended): 4 wrap jumps, 2 Euler flips, 3 hemisphere flips removed"
+    assert head in printed
     assert "poses at keys moved 0.000 deg (ok)" in printed and "max err" not in printed
     assert sample.read_bytes() == before_bytes
 
@@ -166,7 +167,15 @@ def test_clean_unwrap_removes_wraps_and_keeps_poses(capsys, sample, tmp_path):
 
     report = json.loads(rep.read_text())
     assert set(report) == {
-        "file", "output", "recipe", "tracks", "flips", "warnings", "written", "margin_deg", "steps"
+        "file",
+        "output",
+        "recipe",
+        "tracks",
+        "flips",
+        "warnings",
+        "written",
+        "margin_deg",
+        "steps",
     }
     assert report["steps"][0].startswith("step 1 unwrap (lossless, intended)")
     assert report["flips"] == []  # the unwrap left none (each would be listed with its reason)

@@ -674,10 +674,9 @@ def pop_detail(step_deg: float, dt: float, speeds: np.ndarray) -> str:
     sp = speeds[np.isfinite(speeds)]
     med = _median(sp) if sp.size else 0.0
     rate = step_deg / dt if dt > 0 else float("inf")
+    times = f"{rate / med:,.0f}x the track's median {med:,.1f} deg/s" if med > 0 else "the track is still"
     return (
-        f"{step_deg:.1f} deg in one key step ({dt:.4g} s, {rate:,.0f} deg/s; the track's median "
-        f"{med:,.1f} deg/s) that does not come back: physically implausible, what plays between those "
-        "keys is not defined by the poses"
+        f"{step_deg:.1f} deg in one key step ({dt:.4g} s: {rate:,.0f} deg/s, {times}) that does not come back"
     )
 
 

@@ -137,6 +137,8 @@ class StepFigure:
             parts = [_count(n, _KIND_WORDS[k]) for k, n in self.removed.items() if n]
             moved = "" if self.key_error <= EXACT_POSE_DEG else f" keys {self.key_error:.3f}!"
             return (", ".join(parts) or "tangents") + moved
+        if self.op == "resample":  # the shape between keys changes on purpose; the poses are held
+            return f"{self.max_error:.2f}, poses {self.verdict}"
         if self.tolerance is not None:
             return f"{self.measured:.3f} {self.verdict}"
         return f"{self.max_error:.2f}"
@@ -295,7 +297,10 @@ def _path_length(track: RotationTrack, t0: float, t1: float) -> float:
 
 def explain(before: RotationTrack, after: RotationTrack, t: float) -> str:
     """Why the played motion changed at ``t`` (seconds): between the two keys of ``before`` around
-    ``t``, how far apart their poses are, what Unity played there before and after the step."""
+    ``t``, how far apart their poses are and what Unity played there before and after the step, and
+    the reason that fits: a spin or long-way swing removed, a pop (the poses do not say what plays
+    between them), a longer way taken, keys further apart than the source's (detail not kept), or
+    another curve through the same poses (a method's interpolation instead of the source's)."""
     from .analysis import pop_mask
 
     times = before.times
@@ -314,15 +319,26 @@ def explain(before: RotationTrack, after: RotationTrack, t: float) -> str:
         f"{rate:,.0f} deg/s the short way) Unity played {was:.1f} deg before this step, {now:.1f} deg after"
     )
     if bool(pop_mask(times, kq)[k]):
-        text += (
+        return text + (
             "; a pop (inspect): a step far faster than the rest of the track that does not come back, "
             "so the poses do not say what plays between those keys"
         )
-    elif was > apart + 1.0 and was - now > 1.0:
-        text += " (a spin or long-way swing the keys do not need: removed)"
-    elif now > apart + 1.0 and now - was > 1.0:
-        text += " (the step plays a longer way between these keys)"
-    return text
+    if was > apart + 1.0 and was - now > 1.0:
+        return text + " (a spin or long-way swing the keys do not need: removed)"
+    if now > apart + 1.0 and now - was > 1.0:
+        return text + " (the step plays a longer way between these keys)"
+    if after.n_keys >= 2:
+        ka = int(np.clip(_segment_index(after.times, np.array([t]))[0], 0, after.n_keys - 2))
+        gap = float(after.times[ka + 1] - after.times[ka])
+        if gap > 1.5 * dt:
+            return text + (
+                f" (its keys there are {gap:.4g} s apart where the source's are {dt:.4g} s: the motion "
+                "between them is not kept)"
+            )
+    return text + (
+        " (another curve through the same poses: the source's interpolation between these keys, channel "
+        "by channel for Euler keys, differs from the step's)"
+    )
 
 
 def step_figures(

@@ -1277,25 +1277,11 @@ def carried_rows(clip: Clip) -> tuple[list[TrackRows], dict]:
 
 
 def csv_losses(clip: Clip, keys_only: bool = False, tangent_warnings: bool = True) -> list[str]:
-    """What a CSV written from ``clip`` (:func:`write_csv`) cannot hold, known before writing: the
-    non-rotation curves (positions, floats, events), quaternion tracks (written as Euler keys along
-    the played path: read back as Euler curves with ClampedAuto tangents), the clip's name (the file
-    name gives it) and anything else the clip carries outside its rotation tracks. Euler tracks keep
-    their keys, tangents, weights and infinity, and the clip its frame rate. ``tangent_warnings``:
-    include the quaternion-track line (``write_csv`` measures that loss itself)."""
-    out = []
-    quat = [t.path or "(root)" for t in clip.tracks if t.kind == QUATERNION and t.n_keys]
-    if quat and not keys_only and tangent_warnings:
-        shown = ", ".join(quat[:3]) + (", ..." if len(quat) > 3 else "")
-        out.append(
-            f"{len(quat)} quaternion track(s) ({shown}) written as Euler keys along the played path: read "
-            "back as Euler curves with ClampedAuto tangents (use .anim to keep quaternion curves)"
-        )
-    if clip.other_tracks:
-        out.append(
-            f"{len(clip.other_tracks)} non-rotation curve(s) not written (CSV holds rotation tracks only)"
-        )
-    return out
+    """What a CSV written from ``clip`` cannot hold (``engine.export_checks.csv_losses``, the export
+    checks the editor's dialog lists): said before writing, and among :func:`write_csv`'s warnings."""
+    from ..engine.export_checks import csv_losses as findings
+
+    return findings(clip, keys_only=keys_only, quaternion_line=tangent_warnings)
 
 
 def _rate_of_times(times_list) -> float:

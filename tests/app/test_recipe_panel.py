@@ -101,7 +101,11 @@ def test_widgets_follow_param_specs(setup):
         "hz": None,
         "method": "slerp",
         "spin_speed": 1800.0,
+        "pose_error": 0.0,
     }
+    # The pose-error trade of the resample (issue 20) is a widget from the registry like the others.
+    pose = panel._param_widgets["pose_error"][1]
+    assert pose.value() == 0.0 and pose.maximum() == 1.0 and pose.suffix().strip() == "\u00b0"
 
 
 def test_apply_is_one_undo_step(setup, qtbot):

@@ -112,7 +112,8 @@ def test_write_checked_returns_the_read_back_figures(tmp_path):
 def test_a_written_file_that_does_not_read_back_is_not_put_in_place(tmp_path, monkeypatch):
     from curveeditor.io import csv_io
 
-    monkeypatch.setattr(csv_io, "format_csv", lambda blocks, with_speed=True, fname="", **_: "time,x\n1,2,3\n")
+    bad = "time,x\n1,2,3\n"
+    monkeypatch.setattr(csv_io, "format_csv", lambda blocks, with_speed=True, fname="", **_: bad)
     out = tmp_path / "o.csv"
     with pytest.raises(ClipWriteError) as info:
         write_clip(spin_clip(), out)

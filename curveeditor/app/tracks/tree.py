@@ -54,7 +54,7 @@ TRACK_ROLE = Qt.ItemDataRole.UserRole + 2  # rotation track path or None
 HAS_PROBLEMS_ROLE = Qt.ItemDataRole.UserRole + 3  # bool: a rotation track with problems
 OTHER_ROLE = Qt.ItemDataRole.UserRole + 4  # OtherTrack.name of a numeric read-only curve, or None
 INDENT_PX = 8  # 12 levels = 96 px (Qt's default 20 px left no room for deep names)
-SHORT = {"wrap": "W", "flip": "F", "hemisphere": "H", "gimbal": "G", "spike": "S"}
+SHORT = {"wrap": "W", "flip": "F", "hemisphere": "H", "gimbal": "G", "spike": "S", "pop": "P"}
 
 
 @dataclass(eq=False)
@@ -462,7 +462,7 @@ class TrackTree(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._on_filter)
         self.problems_only = QCheckBox("Problems only")
-        self.problems_only.setToolTip("Show only the tracks with wraps, flips, gimbal lock or spikes")
+        self.problems_only.setToolTip("Show only the tracks with wraps, flips, gimbal lock, spikes or pops")
         self.problems_only.toggled.connect(self._on_problems_only)
         problems.updated.connect(self._on_problems_updated)
         self.view = QTreeView()
