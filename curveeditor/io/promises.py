@@ -125,11 +125,13 @@ def recipe_promise(source, recipe, margin_deg: float = 0.0) -> Promise:
     """The :class:`~.verify.Promise` of running ``recipe`` on ``source`` and writing the result: the
     played motion within :func:`~.verify.recipe_bound` when the recipe has one, and, when the
     recipe ran with ``margin_deg`` reserved inside its ``reduce`` bounds (:func:`write_margin`), the
-    poses at the input's keys within the bound asked for (:func:`recipe_key_bound`; plus
+    poses at the input's keys within the bound asked for (:func:`recipe_key_bound`: an unwrap before
+    the reduce keeps them, so ``--unwrap --reduce 2`` promises 2 deg at the keys even though the unwrap
+    changes the motion between them on purpose; plus
     :data:`MEASURE_SLACK_DEG` for the arithmetic of the measurement itself)."""
     between = recipe_bound(recipe)
     key = None
-    if margin_deg > 0.0 and between is not None and any(s.op == "reduce" for s in recipe.steps):
+    if margin_deg > 0.0 and any(s.op == "reduce" for s in recipe.steps):
         asked = recipe_key_bound(recipe)
         if asked is not None:
             key = asked + MEASURE_SLACK_DEG
