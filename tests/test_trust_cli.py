@@ -71,13 +71,12 @@ def test_a_reduce_bound_is_kept_at_the_frames_of_the_file_read_back(tmp_path, ca
     cmu = cmu_style_bvh(tmp_path / "cmu31.bvh")
     runs = [(cmu, ".anim"), (cmu, ".csv"), (cmu, ".bvh")] + [(p, ".anim") for p in WALK + GANGNAM]
     for src, ext in runs:
-        if True:
-            out = tmp_path / f"out_{Path(src).stem[-20:]}{ext}"
-            assert main(["clean", str(src), "--unwrap", "--reduce", "0.1", "-o", str(out)]) == 0
-            text = capsys.readouterr().out
-            err, where = _worst_at_frames(src, out)
-            assert err <= 0.1, (src, ext, where, err)
-            assert "(bound 0.1 deg: ok)" in text
+        out = tmp_path / f"out_{Path(src).stem[-20:]}{ext}"
+        assert main(["clean", str(src), "--unwrap", "--reduce", "0.1", "-o", str(out)]) == 0
+        text = capsys.readouterr().out
+        err, where = _worst_at_frames(src, out)
+        assert err <= 0.1, (src, ext, where, err)
+        assert "(bound 0.1 deg: ok)" in text
 
 
 @pytest.mark.corpus
