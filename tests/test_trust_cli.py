@@ -193,3 +193,33 @@ def test_resample_pose_error_flag(tmp_path, capsys):
     assert main(["clean", str(src), "--pose-error", "0.5", "-o", str(out)]) == 2
     assert "--pose-error needs --resample" in capsys.readouterr().err
     assert np.isfinite(step["measured"])
+
+
+def _readme_block(command: str) -> list[str]:
+    """The lines the README shows after ``$ curveeditor-cli COMMAND`` up to the block's end."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    start = text.index(f"$ curveeditor-cli {command}\n") + len(f"$ curveeditor-cli {command}\n")
+    return text[start : text.index("```", start)].rstrip("\n").split("\n")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "inspect resources/samples/demo.csv",
+        "clean resources/samples/demo.anim -o demo-clean.anim --unwrap --reduce 2",
+    ],
+)
+def test_readme_report_examples_are_what_the_commands_print(tmp_path, command):
+    # Issue 20: the README's inspect example showed a middle angle (161.7) the command does not print.
+    import subprocess
+    import sys
+
+    (tmp_path / "resources").symlink_to(Path(__file__).resolve().parents[1] / "resources")
+    r = subprocess.run(
+        [sys.executable, "-m", "curveeditor.cli", *command.split()],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip("\n").split("\n") == _readme_block(command)

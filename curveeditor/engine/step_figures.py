@@ -200,7 +200,7 @@ class StepFigure:
         }
 
 
-_KIND_WORDS = {"wrap": "wrap", "flip": "flip", "hemisphere": "hemi"}
+_KIND_WORDS = {"wrap": "wrap", "flip": "flip", "hemisphere": "hemi flip"}
 _KIND_LONG = {"wrap": "wrap jump", "flip": "Euler flip", "hemisphere": "hemisphere flip"}
 
 

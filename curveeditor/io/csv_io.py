@@ -24,8 +24,16 @@ Reading (``read_csv``):
   1-based line and the reason (the limits keep the tangent slopes finite: values near float64's
   limits used to print numpy overflow warnings before the error, and a 1 MB path cell took 4 GB).
 
-Tangents of the keys read: Euler tracks get Unity's ClampedAuto tangents (what the Animation window
-gives new keys). Quaternion tracks get Unity's Auto tangents on the hemisphere-continuous components:
+Optional columns (issue 20: a CSV carries what it can), each set all or nothing in a header:
+``in_slope_x..z, out_slope_x..z, tangent_mode_x..z`` (:data:`TANGENT_COLS`: Euler slopes in deg/s,
+``inf`` for a stepped side, Unity's ``tangentMode`` bits), ``weighted_mode_x..z, in_weight_x..z,
+out_weight_x..z`` (:data:`WEIGHT_COLS`), ``pre_infinity, post_infinity`` (:data:`INFINITY_COLS`:
+``m_PreInfinity``/``m_PostInfinity``, 0 PingPong, 1 Loop, 2 Constant) and ``frame_rate`` (Hz). A
+track's tangent cells are on all its rows or none (none: the defaults below); its infinity cells
+and the file's frame-rate cells must agree. Files without them read exactly as before.
+
+Tangents of the keys read without tangent cells: Euler tracks get Unity's ClampedAuto tangents (what
+the Animation window gives new keys). Quaternion tracks get Unity's Auto tangents on the hemisphere-continuous components:
 Unity plays quaternion curves by evaluating x, y, z, w independently and normalizing, so the slopes
 should be those of a smooth curve through the keys; ClampedAuto would flatten each component at its
 own extrema, which are not stops of the motion, and make the angular speed dip at those keys. With
@@ -45,7 +53,13 @@ whole track at a time. Whatever the reader refuses, the writer refuses first wit
 (:class:`ClipWriteError`, nothing written): paths over ``MAX_PATH_CHARS``, with leading/trailing
 white space (readers strip cells), NUL or unencodable characters; values past the limits above.
 Paths holding ``,``, ``"`` or line breaks are quoted (``"a""b"``) and read back exactly. Output is
-atomic and never overwrites a ``protect`` path.
+atomic and never overwrites a ``protect`` path. The optional columns are written only when the clip
+needs them (:func:`carried_rows`): the tangents when an Euler track's curve is not the ClampedAuto
+one the reader would rebuild (so a clip read from CSV or BVH is written exactly as before), the
+infinity when a track has other than Constant, the frame rate when the key times would not give it
+back. An Euler clip then round-trips exactly (keys, slopes, modes, weights, infinity, frame rate);
+what a CSV still cannot hold (quaternion curves, non-rotation curves) is named by
+:func:`csv_losses` before writing.
 """
 
 from __future__ import annotations
@@ -1085,7 +1099,8 @@ _PLAYED_FIELDS = ("value", "in_slope", "out_slope", "in_weight", "out_weight", "
 
 
 def _tangent_loss_warnings(clip: Clip, blocks: Sequence[TrackRows], measured=None) -> list[str]:
-    """CSV keeps key values only; read back, the tracks get ClampedAuto tangents on the Euler columns.
+    """The tracks whose curves the CSV does not carry (quaternion tracks, written as Euler keys, and
+    read back with ClampedAuto tangents on the Euler columns; Euler tracks carry their own tangents).
     Say when what Unity plays would change by more than ``TANGENT_LOSS_WARN_DEG`` (authored tangents,
     quaternion tracks), so a round trip through CSV does not alter the motion silently.
 
@@ -1129,9 +1144,9 @@ def _tangent_loss_warnings(clip: Clip, blocks: Sequence[TrackRows], measured=Non
         return []
     err, where = max(lost)
     return [
-        f"{len(lost)} track(s) lose their tangents in CSV (key values only): read back, the played "
-        f"motion differs by up to {err:.3g} deg ({where or '(root)'}); use .anim to keep it, or "
-        "`sample` to bake it densely"
+        f"{len(lost)} track(s) lose their curves in CSV (quaternion keys written as Euler keys with "
+        f"ClampedAuto tangents): read back, the played motion differs by up to {err:.3g} deg "
+        f"({where or '(root)'}); use .anim to keep it, or `sample` to bake it densely"
     ]
 
 

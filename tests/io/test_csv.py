@@ -195,7 +195,7 @@ def test_written_columns_and_values(tmp_path):
     # Hand's Auto slopes were computed across its hemisphere flip: read back they are recomputed.
     assert (
         len(warnings) == 1
-        and warnings[0].startswith("1 track(s) lose their tangents")
+        and warnings[0].startswith("1 track(s) lose their curves in CSV")
         and "(Hand)" in warnings[0]
     )
     lines = out.read_text().splitlines()
