@@ -33,15 +33,15 @@ track's tangent cells are on all its rows or none (none: the defaults below); it
 and the file's frame-rate cells must agree. Files without them read exactly as before.
 
 Tangents of the keys read without tangent cells: Euler tracks get Unity's ClampedAuto tangents (what
-the Animation window gives new keys). Quaternion tracks get Unity's Auto tangents on the hemisphere-continuous components:
-Unity plays quaternion curves by evaluating x, y, z, w independently and normalizing, so the slopes
-should be those of a smooth curve through the keys; ClampedAuto would flatten each component at its
-own extrema, which are not stops of the motion, and make the angular speed dip at those keys. With
-Auto (Catmull-Rom-like, non-uniform) slopes the played motion passes through every key with a
-continuous angular velocity. Measured on a 180 deg/s swing keyed every 0.1 s (``tests/io/test_csv.py``),
-the played motion stays within 0.014 deg of the true one on inner segments (0.2 deg on the end
-segments, whose slopes are one-sided) with Auto, against 0.31 deg (2.7 deg at the ends, and
-176 deg/s speed error) with ClampedAuto.
+the Animation window gives new keys). Quaternion tracks get Unity's Auto tangents on the
+hemisphere-continuous components: Unity plays quaternion curves by evaluating x, y, z, w
+independently and normalizing, so the slopes should be those of a smooth curve through the keys;
+ClampedAuto would flatten each component at its own extrema, which are not stops of the motion, and
+make the angular speed dip at those keys. With Auto (Catmull-Rom-like, non-uniform) slopes the
+played motion passes through every key with a continuous angular velocity. Measured on a 180 deg/s
+swing keyed every 0.1 s (``tests/io/test_csv.py``), the played motion stays within 0.014 deg of the
+true one on inner segments (0.2 deg on the end segments, whose slopes are one-sided) with Auto,
+against 0.31 deg (2.7 deg at the ends, and 176 deg/s speed error) with ClampedAuto.
 
 Writing (``write_csv``): columns ``path,time,x,y,z,qx,qy,qz,qw,speed``, one row per key: the
 continuous Euler angles in the track's order (the key values of Euler tracks; a continuous

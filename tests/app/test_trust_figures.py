@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from curveeditor.app.common.theme import PROBLEM_KINDS
 from curveeditor.app.tracks.tree import TRACK_ROLE
@@ -116,3 +117,31 @@ def test_export_dialog_names_what_a_csv_cannot_hold(tmp_path):
         "non-rotation" in w for w in export_warnings(euler_only, str(tmp_path / "out.csv"))
     )
     assert np.isfinite(clip.frame_rate)
+
+
+def test_the_export_dialog_shows_the_csv_losses_before_writing(win, tmp_path, monkeypatch):
+    # Issue 20: "Export CSV then reopen: tangents reset, pre/post infinity and read-only curves gone,
+    # no warning". The dialog now lists what the CSV cannot hold, and the Euler tracks come back whole.
+    clip = read_clip(SAMPLES_DIR / "demo.anim")
+    win.doc.load(clip, None)
+    out = tmp_path / "demo.csv"
+    seen: list[str] = []
+    errors: list = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: errors.append(a[2]))
+    in_place: list[bool] = []
+
+    def confirm(warnings):
+        seen.extend(warnings)
+        in_place.append(out.exists())  # asked before the file is put in place
+        return True
+
+    assert win.files.write(str(out), None, mark_saved=False, confirm=confirm), errors
+    assert in_place == [False] and not errors
+    assert any("quaternion track(s) (Character/RightHand) written as Euler keys" in w for w in seen)
+    assert any("non-rotation curve(s) not written" in w for w in seen)
+    back = read_clip(out)
+    assert back.frame_rate == clip.frame_rate
+    for t in clip.tracks:
+        if t.kind == "euler":
+            assert back.track(t.path).curve.equals(t.curve), t.path
+    win.doc.undo_stack.setClean()
