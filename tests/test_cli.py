@@ -80,7 +80,7 @@ def test_usage_error_exit_2(capsys):
 
 def test_inspect_json_schema_and_values(capsys, sample):
     data = inspect_json(capsys, sample)
-    assert list(data) == ["file", "tracks", "flips"] and data["file"] == str(sample)
+    assert list(data) == ["file", "tracks", "flips", "pops"] and data["file"] == str(sample)
     tracks = {t["path"]: t for t in data["tracks"]}
     assert [t["path"] for t in data["tracks"]] == [
         "Character",

@@ -362,7 +362,7 @@ def test_limit_turnback_checkbox_and_lerp_speed_come_from_the_registry(setup, qt
 CLI_FORMS = [
     ["--unwrap", "--spin-speed", "900"],
     ["--unflip"],
-    ["--resample", "24", "--method", "squad", "--spin-speed", "1200"],
+    ["--resample", "24", "--method", "squad", "--spin-speed", "1200", "--pose-error", "0.25"],
     ["--reduce", "0.25"],
     ["--smooth", "gaussian:0.125"],
     ["--smooth", "butterworth:4.5:3"],
