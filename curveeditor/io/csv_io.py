@@ -1281,7 +1281,8 @@ def carried_rows(clip: Clip) -> tuple[list[TrackRows], dict]:
             blocks[i] = replace(blocks[i], wrap=w)
     opts = {
         "tangents": bool(own),
-        "weights": any(np.any(clip.tracks[i].curve.weighted_mode) for i in own),
+        # Weights too when a curve's differ from the reader's default (unused ones included: exact).
+        "weights": any(_own_weights(clip.tracks[i].curve) for i in own),
         "infinity": any(w != (WRAP_CLAMP, WRAP_CLAMP) for w in wraps),
         "frame_rate": None,
     }
@@ -1289,6 +1290,18 @@ def carried_rows(clip: Clip) -> tuple[list[TrackRows], dict]:
     if float(clip.frame_rate) > 0 and estimate != float(clip.frame_rate):
         opts["frame_rate"] = float(clip.frame_rate)
     return blocks, opts
+
+
+def _own_weights(curve: Curve) -> bool:
+    """True when ``curve`` has weights the reader would not give it back (weighted keys, or weights
+    other than Unity's default 1/3)."""
+    from ..engine.curves import DEFAULT_WEIGHT
+
+    return bool(
+        np.any(curve.weighted_mode)
+        or np.any(curve.in_weight != DEFAULT_WEIGHT)
+        or np.any(curve.out_weight != DEFAULT_WEIGHT)
+    )
 
 
 def csv_losses(clip: Clip, keys_only: bool = False, tangent_warnings: bool = True) -> list[str]:

@@ -69,6 +69,21 @@ def test_an_euler_clip_round_trips_exactly(tmp_path):
     assert again.read_bytes() == out.read_bytes()
 
 
+def test_a_reduced_clip_round_trips_exactly(tmp_path):
+    # Free broken tangents on keys that are not every frame, Loop/PingPong infinity (issue 20:
+    # "tangents reset, pre/post infinity gone, 30 fps read back as 33.33 fps").
+    from dataclasses import replace
+
+    t = np.arange(61) / 30.0
+    wave = np.stack([30 * np.sin(2 * t), 120 * t, 10 * np.cos(3 * t)], axis=1)
+    r = reduce_track(RotationTrack("Hips", "euler", make_curve(t, wave)), 0.2)
+    r = replace(r, curve=replace(r.curve, pre_infinity=WRAP_REPEAT, post_infinity=WRAP_PINGPONG))
+    clip = Clip("c", 30.0, [r])
+    write_clip(clip, tmp_path / "r.csv")
+    back = read_clip(tmp_path / "r.csv")
+    assert back.frame_rate == 30.0 and back.track("Hips").curve.equals(r.curve)
+
+
 def write_csv_checked(clip, path):
     check = write_checked(clip, path)
     for t in check.tracks:
