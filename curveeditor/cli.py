@@ -244,6 +244,7 @@ def cmd_inspect(args) -> int:
             out["take"] = clip.meta.get("take")
             out["takes"] = list(clip.meta["takes"])
         out["flips"] = [dict(fd.as_dict(), reason=fd.reason) for fd in flips]
+        out["pops"] = _pop_dicts(clip, reports)
         print(json.dumps(out, indent=2))
         return 0
     print(
@@ -265,24 +266,60 @@ def cmd_inspect(args) -> int:
             str(r.hemisphere_flips),
             str(r.gimbal_keys),
             str(r.spikes),
+            str(r.pops),
             f"{r.max_angular_speed:.1f}",
         ]
         for r in reports
     ]
     headers = ["track", "kind", "order", "keys", "start", "end", "wraps", "flips", "hemi", "gimbal"]
-    print(_table(headers + ["spikes", "max deg/s"], rows, left=3))
+    print(_table(headers + ["spikes", "pops", "max deg/s"], rows, left=3))
     totals = {
         "wrap jumps": sum(r.wrap_jumps for r in reports),
         "Euler flips": sum(r.euler_flips for r in reports),
         "hemisphere flips": sum(r.hemisphere_flips for r in reports),
         "gimbal keys": sum(r.gimbal_keys for r in reports),
         "spikes": sum(r.spikes for r in reports),
+        "pops": sum(r.pops for r in reports),
     }
     found = [f"{k} {n}" for k, n in totals.items() if n]
     print("problems: " + (", ".join(found) if found else "none"))
     for line in _flip_lines(flips):
         print(line)
+    for line in _pop_lines(clip, reports):
+        print(line)
     return 0
+
+
+def _pop_dicts(clip, reports) -> list[dict]:
+    """``inspect --json``'s ``pops``: ``{path, time, index, detail}`` per pop."""
+    from .engine.analysis import find_problems
+
+    out = []
+    for r in reports:
+        if r.pops:
+            for p in find_problems(clip.track(r.path)):
+                if p.kind == "pop":
+                    out.append({"path": p.path, "time": p.time, "index": p.index, "detail": p.detail})
+    return out
+
+
+def _pop_lines(clip, reports) -> list[str]:
+    """One line per pop (``analysis``'s "pop" problems: a step far faster than the rest of its track
+    that does not come back), at most :data:`MAX_LISTED_FLIPS`."""
+    from .engine.analysis import find_problems
+
+    pops = []
+    for r in reports:
+        if r.pops:
+            pops += [p for p in find_problems(clip.track(r.path)) if p.kind == "pop"]
+    if not pops:
+        return []
+    lines = [f"pops: {len(pops)} (the poses do not say what plays between those keys; fix the capture)"]
+    for p in pops[:MAX_LISTED_FLIPS]:
+        lines.append(f"  {p.path or '(root)'} key {p.index} at {p.time:.3f} s: {p.detail}")
+    if len(pops) > MAX_LISTED_FLIPS:
+        lines.append(f"  ... and {len(pops) - MAX_LISTED_FLIPS} more (--json lists all)")
+    return lines
 
 
 # -------------------------------------------------------------------------------------------- clean
@@ -313,6 +350,8 @@ def _shorthand_steps(args) -> list[dict]:
         steps["resample"] = {"op": "resample", "hz": args.resample, "method": args.method or "slerp"}
         if args.spin_speed is not None:
             steps["resample"]["spin_speed"] = args.spin_speed
+        if args.pose_error is not None:
+            steps["resample"]["pose_error"] = args.pose_error
     if args.reduce is not None:
         steps["reduce"] = {"op": "reduce", "max_error": args.reduce}
     out = [steps[name] for name in SHORTHAND_ORDER if name in steps]
@@ -400,6 +439,7 @@ _SHORTHAND_FLAGS = (
     ("limit", "--limit"),
     ("resample", "--resample"),
     ("method", "--method"),
+    ("pose_error", "--pose-error"),
     ("reduce", "--reduce"),
     ("to_kind", "--to-kind"),
 )
@@ -426,6 +466,8 @@ def _clean_recipe(args):
         raise CliError("--spin-speed only applies to --unwrap and --resample")
     if args.method and args.resample is None:
         raise CliError("--method needs --resample HZ")
+    if args.pose_error is not None and args.resample is None:
+        raise CliError("--pose-error needs --resample HZ")
     steps = _shorthand_steps(args)
     if not steps:
         raise CliError("nothing to do: give --recipe R.json or at least one operation (e.g. --unwrap)")
@@ -437,8 +479,9 @@ def _clean_recipe(args):
 
 def cmd_clean(args) -> int:
     from .engine.recipe import RecipeError, run_recipe, write_options
-    from .io import SAMPLE_FORMATS, write_checked
-    from .io.verify import recipe_promise
+    from .io import write_checked
+    from .io.losses import write_losses
+    from .io.promises import recipe_promise, track_entries, write_margin
 
     protect = [args.file]
     _check_output(args.output, protect)
@@ -447,82 +490,182 @@ def cmd_clean(args) -> int:
     recipe = _clean_recipe(args)
     clip = _read(args.file, args.order, args.take)
     paths = _select_paths(clip, args.track, args.file)
+    # The format's own error (float32, a writer's conversion) is kept inside every --reduce bound, so
+    # the file read back holds the bound asked for at the input's keys (io.promises).
+    margin = write_margin(clip, args.output)
     try:
-        # The figures are the written file's (write_checked below), not the in-memory diff.
-        result = run_recipe(clip, recipe, paths=paths, diffs=False)
+        # The figures of the file are the written file's (write_checked below); the steps' figures
+        # are each step against the track just before it (engine.step_figures).
+        result = run_recipe(clip, recipe, paths=paths, diffs=False, reserve_deg=margin)
     except RecipeError as exc:
         raise CliError(f"{args.file}: {exc}") from None
     warnings = []
     for path, log in result.changes.items():
         warnings.extend(f"track {path!r}: {line}" for line in log if line.startswith("skipped"))
+    # What the output format cannot hold of this clip, computed from the clip before the write and
+    # printed first once it succeeded (a failed command prints only its one-line error).
+    losses = write_losses(result.clip, args.output)
     # The figures below are the written file's: read back before the rename and compared with the
     # input (within the recipe's bound when it has one; nothing is written when it is missed).
     check = write_checked(
         result.clip,
         args.output,
         protect=protect,
-        promise=recipe_promise(clip, recipe),
-        **write_options(recipe, args.output, paths),
+        promise=recipe_promise(clip, recipe, margin),
+        **write_options(recipe, args.output, paths, result),
     )
-    warnings.extend(check.warnings)
+    _warn(losses)
+    warnings.extend(w for w in check.warnings if w not in losses)
 
-    tracks = _track_report(clip, result, check)
-    rows = [
-        [
-            t["path"] or "(root)",
-            str(t["keys_before"]),
-            str(t["keys_after"]),
-            str(t["keys_written"]),
-            f"{t['max_error']:.6f}",
-            f"{t['rms_error']:.6f}",
-            f"{t['max_key_error']:.6f}",
-        ]
-        for t in tracks
-    ]
-    steps = ", ".join(s.op for s in recipe.steps)
-    print(f"{args.file} -> {args.output}: {steps}")
+    tracks = track_entries(clip, result, check)
+    # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
+    # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.
+    flips = _flips_left(check.clip if check.clip is not None else result.clip, tracks)
+    report = {
+        "file": args.file,
+        "output": args.output,
+        "recipe": recipe.to_dict(),
+        "margin_deg": margin,
+        "steps": result.step_lines(),
+        "tracks": tracks,
+        "flips": [dict(fd.as_dict(), reason=fd.reason) for fd in flips],
+        "warnings": warnings,
+        "written": check.as_dict(),
+    }
+    if args.json:
+        import json
+
+        print(json.dumps(report, indent=2, allow_nan=False))
+    else:
+        for line in _clean_lines(args, clip, recipe, result, check, tracks, flips):
+            print(line)
+    _warn(warnings)
+    if args.report:
+        _write_json(args.report, report, protect=[args.file, args.output])
+    return 0
+
+
+#: ``clean`` text lists at most this many explaining notes (``--json`` has them all).
+MAX_LISTED_NOTES = 20
+
+
+def _clean_lines(args, source, recipe, result, check, tracks, flips) -> list[str]:
+    """``clean``'s text report: the per-track table (keys; each step's figure against the track just
+    before it; the written file read back), one line per step, the written file's line, the notes
+    that explain large figures, the flips left."""
+    from .io import SAMPLE_FORMATS
+
+    figs = result.figures
+    steps = list(recipe.steps)
+    labels = {}
+    for f in (f for fl in figs.values() for f in fl):
+        labels.setdefault(f.number, f.label)
+    step_heads = [f"{n} {labels.get(n, s.op)}" for n, s in enumerate(steps, start=1)]
+    rows = []
+    for t in tracks:
+        cells = {f.number: f.cell() for f in figs.get(t["path"], ())}
+        rows.append(
+            [
+                t["path"] or "(root)",
+                str(t["keys_before"]),
+                str(t["keys_after"]),
+                str(t["keys_written"]),
+                *[cells.get(n, "-") for n in range(1, len(steps) + 1)],
+                f"{t['writer_max_error']:.6f}",
+                f"{t['max_key_error']:.6f}",
+            ]
+        )
+    out = [f"{args.file} -> {args.output}: {', '.join(s.op for s in steps)}"]
     headers = [
         "track",
         "keys before",
         "keys after",
         "written",
-        "max err (deg)",
-        "rms err (deg)",
+        *step_heads,
+        "file vs result",
         "at keys (deg)",
     ]
-    print(_table(headers, rows))
+    out.append(_table(headers, rows))
+    out += result.step_lines()
     if tracks:
+        sample_out = os.path.splitext(args.output)[1].lower() in SAMPLE_FORMATS
+        out.append(_written_line(source, recipe, result, check, tracks, sample_out))
+    # The largest changes first: each explained in a line (the rest: --json).
+    notes = sorted(((p, f) for p, fl in figs.items() for f in fl if f.notes), key=lambda x: -x[1].max_error)
+    for p, f in notes[:MAX_LISTED_NOTES]:
+        for n in f.notes:
+            out.append(f"  note: {p or '(root)'}, step {f.number} {f.op}: {n}")
+    if len(notes) > MAX_LISTED_NOTES:
+        out.append(f"  ... and {len(notes) - MAX_LISTED_NOTES} more notes (--json lists all)")
+    out += _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none")
+    return out
+
+
+def _written_line(source, recipe, result, check, tracks, sample_out: bool) -> str:
+    """The written file read back: keys, its error from the recipe's result (the format's own), and
+    against the input at its keys (held to the bound asked for, when the recipe has one) and, when
+    no step changed the motion on purpose, between them."""
+    from .io.promises import recipe_key_bound
+
+    before = sum(t["keys_before"] for t in tracks)
+    after = sum(t["keys_after"] for t in tracks)
+    written = sum(t["keys_written"] for t in tracks)
+    extra = f" ({written - after:+d} by the writer)" if written != after else ""
+    fmt = max(tracks, key=lambda t: t["writer_max_error"])
+    at = max(tracks, key=lambda t: t["max_key_error"])
+    # A BVH holds poses at frames (no curves between them): its figures are at the frames.
+    where = " at the frames" if sample_out else ""
+    keys = "frames" if any(c.figures.frames for c in check.tracks) else "keys"
+    line = (
+        f"total keys {before} -> {after}, written {written}{extra}; written file read back{where}: "
+        f"{fmt['writer_max_error']:.6f} deg from the recipe's result ({fmt['path'] or '(root)'}); "
+        f"vs the input at its {keys}: max {at['max_key_error']:.6f} deg ({at['path'] or '(root)'})"
+    )
+    bound = recipe_key_bound(recipe)
+    if bound is not None and any(s.op == "reduce" for s in recipe.steps):
+        ok = all(t["key_bound"] is None or t["max_key_error"] <= t["key_bound"] for t in tracks)
+        line += f" (bound {bound:g} deg: {'ok' if ok else 'FAIL'})"
+    intended = any(
+        f.changed and f.role in ("lossless", "change") or f.op == "resample"
+        for fl in result.figures.values()
+        for f in fl
+    )
+    if not intended and not sample_out:
         worst = max(tracks, key=lambda t: t["max_error"])
-        at_keys = max(t["max_key_error"] for t in tracks)
-        before = sum(t["keys_before"] for t in tracks)
-        after = sum(t["keys_after"] for t in tracks)
-        written = sum(t["keys_written"] for t in tracks)
-        extra = f" ({written - after:+d} by the writer)" if written != after else ""
-        # A BVH holds poses at frames (no curves between them): its figures are at the frames.
-        where = " at the frames" if os.path.splitext(args.output)[1].lower() in SAMPLE_FORMATS else ""
-        print(
-            f"total keys {before} -> {after}, written {written}{extra}; written file read back{where}: max "
-            f"error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max "
-            f"error {at_keys:.6f} deg"
-        )
-    # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
-    # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.
-    flips = _flips_left(check.clip if check.clip is not None else result.clip, tracks)
-    for line in _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none"):
-        print(line)
-    _warn(warnings)
-    if args.report:
-        report = {
-            "file": args.file,
-            "output": args.output,
-            "recipe": recipe.to_dict(),
-            "tracks": tracks,
-            "flips": [dict(fd.as_dict(), reason=fd.reason) for fd in flips],
-            "warnings": warnings,
-            "written": check.as_dict(),
-        }
-        _write_json(args.report, report, protect=[args.file, args.output])
-    return 0
+        name = worst["path"] or "(root)"
+        if keys == "frames":
+            own = _input_curve_deviation(source, worst["path"])
+            line += (
+                f"; between frames, against what a BVH plays (the Slerp of its frames: README): max "
+                f"{worst['max_error']:.6f} deg ({name}), where the input's own curves (ClampedAuto "
+                f"through its frames, what the editor and the recipe work on) already play up to {own}"
+            )
+        else:
+            line += f", between keys: max {worst['max_error']:.6f} deg ({name})"
+    return line
+
+
+def _input_curve_deviation(source, path: str) -> str:
+    """How far the input track ``path`` (per-frame samples, read as curves through its frames) plays
+    from the Slerp of its frames, at most, and where (``engine.reorder.frame_deviation``); a pop
+    there (``analysis.pop_mask``) is named: its frames do not say what plays between them."""
+    import numpy as np
+
+    from .engine.analysis import pop_mask
+    from .engine.clip import key_quaternions
+    from .engine.reorder import frame_deviation
+
+    t = source.track(path)
+    q = key_quaternions(t)
+    grid, err = frame_deviation(t.times, q, t)
+    i = int(np.argmax(err))
+    k = int(np.clip(np.searchsorted(t.times, grid[i], side="right") - 1, 0, t.n_keys - 2))
+    text = f"{err[i]:.6f} deg from that Slerp (at {grid[i]:.3f} s"
+    if pop_mask(t.times, q)[k]:
+        step = float(np.degrees(2 * np.arccos(min(1.0, abs(float(np.dot(q[k], q[k + 1])))))))
+        dt = float(t.times[k + 1] - t.times[k])
+        text += f", a pop: {step:.1f} deg in one frame, {step / dt:,.0f} deg/s (inspect)"
+    return text + ")"
 
 
 def _flips_left(clip, tracks) -> list:
@@ -545,38 +688,6 @@ def _check_report(report: str, input_path: str, output: str) -> None:
         )
     check_not_protected(report, [input_path])
     check_target(report)
-
-
-def _track_report(clip, result, check) -> list[dict]:
-    """Per processed track: key counts (input, recipe result, written file), the played-motion error
-    of the *written file* read back against the input (max/RMS over a dense grid) and
-    ``max_key_error``, the largest error at the input's own key times; plus what the writer did.
-
-    Both errors matter: an unwrap keeps every key pose (``max_key_error`` ~ 0) while the motion Unity
-    plays between keys changes wherever a wrap jump or flip made it spin (``max_error`` up to 180)."""
-    checks = {t.path: t for t in check.tracks}
-    tracks = []
-    for path, log in result.changes.items():
-        before, after = clip.track(path), result.clip.track(path)
-        c = checks.get(path)
-        fig = c.figures if c is not None else None
-        tracks.append(
-            {
-                "path": path,
-                "keys_before": before.n_keys,
-                "keys_after": after.n_keys,
-                "keys_written": c.keys_written if c is not None else after.n_keys,
-                "max_error": fig.max_error if fig is not None else 0.0,
-                "rms_error": fig.rms_error if fig is not None else 0.0,
-                "max_key_error": fig.key_error if fig is not None else 0.0,
-                "bound": fig.bound if fig is not None else None,
-                "writer_keys_added": c.keys_added if c is not None else 0,
-                "writer_reasons": list(c.reasons) if c is not None else [],
-                "writer_max_error": c.writer.max_error if c is not None else 0.0,
-                "changes": list(log),
-            }
-        )
-    return tracks
 
 
 # ------------------------------------------------------------------------------------------- sample
@@ -642,6 +753,11 @@ def cmd_convert(args) -> int:
     _check_output(args.output, [args.file])
     clip = _read(args.file, args.order, args.take)
     from .io.beside import Beside, may_fork
+    from .io.losses import write_losses
+
+    # What the output format cannot hold, from the clip alone (printed first once the write
+    # succeeded: a failed command prints only its one-line error).
+    losses = write_losses(clip, args.output)
 
     # The reduce hint needs only the source: computed in a child beside the write when it may fork
     # (CMU_Sample_05_01: 1.4 s of reduction off the command's path).
@@ -664,7 +780,7 @@ def cmd_convert(args) -> int:
         hint = _reduce_hint(clip, args.output)
     if hint:
         print(hint)
-    _warn(check.warnings)
+    _warn(losses + [w for w in check.warnings if w not in losses])
     return 0
 
 
@@ -852,7 +968,28 @@ def cmd_batch(args) -> int:
 # ------------------------------------------------------------------------------------------- parser
 
 
+#: What a writer needs beyond the clip, for the help text (formats without a note need nothing).
+_WRITE_NOTES = {".bvh": "clips read from a BVH"}
+
+
+def _exts(table) -> str:
+    """``.anim, .bvh, .csv``: the extensions of a format table (``io.formats``), sorted."""
+    return ", ".join(sorted(table))
+
+
+def _write_exts() -> str:
+    """The written formats with what each needs: ``.anim, .bvh (clips read from a BVH), .csv``."""
+    from .io.formats import WRITE_FORMATS
+
+    return ", ".join(f"{e} ({_WRITE_NOTES[e]})" if e in _WRITE_NOTES else e for e in sorted(WRITE_FORMATS))
+
+
 def build_parser() -> argparse.ArgumentParser:
+    # Format lists come from the reader and writer tables, so the help stays true as formats land.
+    from .io.formats import READ_FORMATS, WRITE_FORMATS
+
+    reads, writes = _exts(READ_FORMATS), _write_exts()
+    plain = _exts([e for e in WRITE_FORMATS if e not in _WRITE_NOTES])  # what a generated clip can be
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Inspect and clean rotation curves of Unity .anim, BVH, CSV, FBX (read) and glTF clips "
@@ -890,7 +1027,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Euler: 0). gimbal: keys whose middle angle is within 5 deg of +-90. spikes: a fast step that "
         "comes straight back within 3 keys.",
     )
-    p.add_argument("file", help="clip file (.anim, .bvh, .csv, .fbx, .gltf, .glb)")
+    p.add_argument("file", help=f"clip file ({reads})")
     p.add_argument("--json", action="store_true", help='print {"file": ..., "tracks": [...]} as JSON')
     order_arg(p)
     p.set_defaults(func=cmd_inspect)
@@ -903,13 +1040,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--recipe runs a recipe file instead (it cannot be combined with operation flags).",
     )
     p.add_argument("file", help="input clip (never overwritten)")
-    p.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="OUT",
-        help="output clip (.anim, .csv, .gltf, .glb; .bvh for clips read from a BVH)",
-    )
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help=f"output clip: {writes}")
     order_arg(p)
     p.add_argument("--track", action="append", metavar="PATH", help="only this track (repeatable)")
     p.add_argument("--unwrap", action="store_true", help="remove wrap jumps and Euler flips (pose unchanged)")
@@ -929,6 +1060,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--resample", type=_positive_float, metavar="HZ", help="re-key on a uniform grid of HZ keys/s"
     )
     p.add_argument("--method", choices=_RESAMPLE_METHODS, help="resampling method (default slerp)")
+    p.add_argument(
+        "--pose-error",
+        type=_nonneg_float,
+        metavar="DEG",
+        help="with --resample: pose error allowed per key near gimbal lock for smoother Euler channels "
+        "(default 0: every key exactly the resampled pose); the report prints the figure",
+    )
     p.add_argument(
         "--reduce", type=_positive_float, metavar="DEG", help="remove keys within DEG geodesic error"
     )
@@ -957,6 +1095,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to-kind", choices=("euler", "quaternion"), help="switch key kind, keeping the motion")
     p.add_argument("--recipe", metavar="R.json", help="run this recipe file instead of operation flags")
     p.add_argument("--report", metavar="R.json", help="also write the per-track report as JSON")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report (the --report JSON) on stdout instead of the table",
+    )
     p.set_defaults(func=cmd_clean)
 
     p = sub.add_parser("sample", help="what Unity plays, sampled on a uniform grid, as CSV")
@@ -969,11 +1112,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "convert",
-        help="convert between formats by extension (.anim, .csv, .gltf, .glb; .bvh for clips read from a "
-        "BVH; .fbx read only)",
+        help=f"convert between formats by extension (reads {reads}; writes {writes})",
+        description=f"Rewrite a clip in the format of OUT's extension. Reads {reads}; writes {writes}. "
+        "The written file is read back and compared before it is put in place.",
     )
-    p.add_argument("file", help="input clip")
-    p.add_argument("output", metavar="OUT", help="output clip")
+    p.add_argument("file", help=f"input clip: {reads}")
+    p.add_argument("output", metavar="OUT", help=f"output clip: {writes}")
     order_arg(p)
     p.add_argument(
         "--tolerance",
@@ -1003,9 +1147,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--kind", choices=("euler", "quaternion"), default="euler", help="key kind (default euler)"
     )
-    p.add_argument(
-        "-o", "--output", required=True, metavar="OUT", help="output clip (.anim, .csv, .gltf, .glb)"
-    )
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help=f"output clip: {plain}")
     p.set_defaults(func=cmd_turn)
 
     p = sub.add_parser("batch", help="run a recipe over many clips in parallel")
@@ -1031,7 +1173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="R.json", help="write the per-file report as JSON")
     p.add_argument(
         "--format",
-        choices=("anim", "csv", "bvh", "gltf", "glb"),
+        choices=tuple(e.lstrip(".") for e in sorted(WRITE_FORMATS)),
         help="write every output in this format (default: as the input; BVH and FBX inputs as .anim; bvh "
         "needs BVH inputs)",
     )

@@ -28,6 +28,7 @@ INSPECT_TRACK_KEYS = [
     "gimbal_keys",
     "spikes",
     "max_angular_speed",
+    "pops",
 ]
 
 

@@ -80,7 +80,7 @@ def test_usage_error_exit_2(capsys):
 
 def test_inspect_json_schema_and_values(capsys, sample):
     data = inspect_json(capsys, sample)
-    assert list(data) == ["file", "tracks", "flips"] and data["file"] == str(sample)
+    assert list(data) == ["file", "tracks", "flips", "pops"] and data["file"] == str(sample)
     tracks = {t["path"]: t for t in data["tracks"]}
     assert [t["path"] for t in data["tracks"]] == [
         "Character",
@@ -144,7 +144,11 @@ def test_clean_unwrap_removes_wraps_and_keeps_poses(capsys, sample, tmp_path):
     before_bytes = sample.read_bytes()
     assert main(["clean", str(sample), "-o", str(out), "--unwrap", "--report", str(rep)]) == 0
     printed = capsys.readouterr().out
-    assert "Character" in printed and "max err" in printed
+    assert "Character" in printed and "1 unwrap" in printed and "at keys (deg)" in printed
+    # The spins the unwrap removed are stated as intended, not as an error (issue 20).
+    head = "step 1 unwrap (lossless, intended): 4 wrap jumps, 2 Euler flips, 3 hemisphere flips removed"
+    assert head in printed
+    assert "poses at keys moved 0.000 deg (ok)" in printed and "max err" not in printed
     assert sample.read_bytes() == before_bytes
 
     after = {t["path"]: t for t in inspect_json(capsys, out)["tracks"]}
@@ -162,7 +166,18 @@ def test_clean_unwrap_removes_wraps_and_keeps_poses(capsys, sample, tmp_path):
         assert np.max(1 - np.abs(np.sum(q0 * q1, axis=1))) < 1e-12, t.path
 
     report = json.loads(rep.read_text())
-    assert set(report) == {"file", "output", "recipe", "tracks", "flips", "warnings", "written"}
+    assert set(report) == {
+        "file",
+        "output",
+        "recipe",
+        "tracks",
+        "flips",
+        "warnings",
+        "written",
+        "margin_deg",
+        "steps",
+    }
+    assert report["steps"][0].startswith("step 1 unwrap (lossless, intended)")
     assert report["flips"] == []  # the unwrap left none (each would be listed with its reason)
     assert report["written"]["failure"] is None and len(report["written"]["tracks"]) == len(src.tracks)
     assert report["recipe"] == {"version": 1, "steps": [{"op": "unwrap", "spin_speed": 1800.0}]}
@@ -174,6 +189,12 @@ def test_clean_unwrap_removes_wraps_and_keeps_poses(capsys, sample, tmp_path):
     # Between keys the removed 358-degree spins are real changes of what Unity plays, and say so.
     assert rows["Character"]["max_error"] > 170
     assert rows["Prop"]["max_error"] < 1e-6 and rows["Character/Spine/Neck"]["max_error"] < 1e-6
+    # ... as the unwrap step's intended change, with the poses at the keys measured (issue 20).
+    (step,) = rows["Character"]["steps"]
+    assert step["role"] == "lossless" and step["verdict"] == "intended" and step["removed"]["wrap"] == 4
+    assert step["max_error"] > 170 and step["key_error"] < 1e-6 and step["passed"] is True
+    assert len(step["removed_times"]) == 4 and "Unity played" in step["notes"][0]
+    assert rows["Prop"]["steps"][0]["verdict"] == "no change"
 
 
 def test_clean_never_overwrites_input(sample, tmp_path):
@@ -452,18 +473,26 @@ def _display_jumps(clip) -> dict[str, float]:
     return out
 
 
-def test_clean_unwrap_on_anim_also_fixes_the_euler_display_curves(capsys, corpus_dir, tmp_path):
-    src = corpus_dir / "anim" / "fish-ken__unity-animation-compressor__Assets_CurveFitTest.anim"
-    if not src.exists():
-        pytest.skip("CurveFitTest.anim is not in the corpus")
-    before = _display_jumps(read_clip(src))
-    assert max(before.values()) > 180  # Unity's editor shows wrap jumps on Bip001
-    out = tmp_path / "clean.anim"
-    assert main(["clean", str(src), "-o", str(out), "--unwrap"]) == 0
-    after = _display_jumps(read_clip(out))
-    assert after.keys() == before.keys()
-    assert max(after.values()) < 180
-    assert "display curves made continuous" in capsys.readouterr().err
+def test_clean_unwrap_that_changes_nothing_says_nothing(capsys, corpus_dir, tmp_path):
+    # Issue 20: `clean --unwrap` on a clip with no wrap to remove rewrote its Euler display curves
+    # (Unity writes them wrapped to (-180, 180]) with one warning per track (16 on a Biped rig).
+    # An operation that changes nothing says nothing: the file is the input, byte for byte.
+    anims = sorted((corpus_dir / "anim").glob("*.anim"), key=lambda p: p.stat().st_size, reverse=True)
+    fit = corpus_dir / "anim" / "fish-ken__unity-animation-compressor__Assets_CurveFitTest.anim"
+    checked = 0
+    for src in dict.fromkeys([fit, *anims[:4]]):
+        if not src.exists():
+            continue
+        before = _display_jumps(read_clip(src))
+        out = tmp_path / f"{checked}.anim"
+        assert main(["clean", str(src), "-o", str(out), "--unwrap"]) == 0
+        captured = capsys.readouterr()
+        assert "made continuous" not in captured.err, src.name
+        if "no change on any" in captured.out:
+            assert out.read_bytes() == src.read_bytes(), src.name
+            assert _display_jumps(read_clip(out)) == before
+        checked += 1
+    assert checked >= 2
 
 
 def test_bad_report_path_fails_before_writing_the_clip(capsys, sample, tmp_path):

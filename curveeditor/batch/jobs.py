@@ -46,7 +46,7 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
     from ..engine.recipe import Recipe, RecipeError
     from ..io import read_clip
     from ..io.errors import ClipError
-    from ..io.verify import recipe_promise
+    from ..io.promises import recipe_promise, write_margin
 
     res: dict[str, Any] = {"input": job["input"], "output": job["output"], "status": "failed"}
     with tempfile.TemporaryDirectory(prefix="curveeditor-batch-") as tmp:
@@ -56,10 +56,14 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
             renames[read_path] = job["input"]
             recipe = Recipe.from_dict(job["recipe"])
             clip = read_clip(read_path)
-            result = _run(clip, recipe)
+            # The format's margin is kept inside every reduce bound (io.promises), as in `clean`.
+            margin = write_margin(clip, job["output"])
+            result = _run(clip, recipe, margin)
             # Read back before the bytes leave the worker, checked against the input (the recipe's
-            # bound, if any): the client writes exactly the bytes that passed.
-            data, check = render_output(result.clip, recipe, job["output"], tmp, recipe_promise(clip, recipe))
+            # bound, if any; at the input's keys the bound asked for): the client writes exactly the
+            # bytes that passed.
+            promise = recipe_promise(clip, recipe, margin)
+            data, check = render_output(result.clip, recipe, job["output"], tmp, promise, result)
         except (ClipError, RecipeError) as e:
             res["error"] = _renamed(str(e), renames)
             return res
@@ -90,7 +94,7 @@ def _rendered_path(tmp: str, output: str) -> str:
     return os.path.join(tmp, "out", os.path.basename(output))
 
 
-def render_output(clip, recipe, output: str, tmp: str, promise=None):
+def render_output(clip, recipe, output: str, tmp: str, promise=None, result=None):
     """The output file's bytes for ``output``, written by the regular checked writer
     (``io.write_checked``, chosen by the extension: read back and compared with ``promise`` before it
     is put in place) into the private folder ``tmp`` under the output's own name, then read.
@@ -100,7 +104,7 @@ def render_output(clip, recipe, output: str, tmp: str, promise=None):
 
     rendered = _rendered_path(tmp, output)
     os.makedirs(os.path.dirname(rendered), exist_ok=True)
-    check = write_checked(clip, rendered, promise=promise, **write_options(recipe, output))
+    check = write_checked(clip, rendered, promise=promise, **write_options(recipe, output, None, result))
     with open(rendered, "rb") as f:
         return f.read(), check
 
@@ -150,11 +154,12 @@ def _renamed(text: str, renames: dict[str, str]) -> str:
     return text
 
 
-def _run(clip, recipe):
+def _run(clip, recipe, margin: float = 0.0):
     from ..engine.recipe import run_recipe
 
-    # The report's figures are the written file's (render_output's read-back check).
-    return run_recipe(clip, recipe, diffs=False)
+    # The report's figures are the written file's (render_output's read-back check) and each step's
+    # against the track just before it (RecipeResult.figures).
+    return run_recipe(clip, recipe, diffs=False, reserve_deg=margin)
 
 
 def _stats(clip, result, check=None) -> dict[str, Any]:
@@ -175,7 +180,10 @@ def _stats(clip, result, check=None) -> dict[str, Any]:
                 "keys_written": w.keys_written if w is not None else after[path].n_keys,
                 "max_error": float(fig.max_error) if fig is not None else 0.0,
                 "rms_error": float(fig.rms_error) if fig is not None else 0.0,
+                "max_key_error": float(fig.key_error) if fig is not None else 0.0,
+                "writer_max_error": float(w.writer.max_error) if w is not None else 0.0,
                 "changes": list(changes),
+                "steps": [f.as_dict() for f in result.figures.get(path, ())],
             }
         )
     rms = [t["rms_error"] for t in details]
@@ -186,6 +194,7 @@ def _stats(clip, result, check=None) -> dict[str, Any]:
         "max_error": max((t["max_error"] for t in details), default=0.0),
         "rms_error": math.sqrt(sum(r * r for r in rms) / len(rms)) if rms else 0.0,
         "track_details": details,
+        "steps": result.step_lines(),
     }
 
 

@@ -114,7 +114,11 @@ class FileResult:
         max_error: largest geodesic error (degrees) between input and output over all tracks.
         rms_error: root mean square over tracks of each track's RMS error (degrees).
         warnings: writer warnings (e.g. quaternion keys more than 180 degrees apart).
-        track_details: per track ``{path, keys_before, keys_after, max_error, rms_error, changes}``.
+        track_details: per track ``{path, keys_before, keys_after, keys_written, max_error, rms_error,
+            max_key_error, writer_max_error, changes, steps}`` (``steps``: each recipe step's figure
+            against the track just before it, ``engine.step_figures.StepFigure.as_dict``).
+        steps: one line per recipe step over all the file's tracks (what it removed on purpose, or
+            its error against its tolerance: ``RecipeResult.step_lines``).
         attempts: how many times a worker started this file (1 unless a worker died running it).
         retries: one line per re-run: which worker died and that the scheduler re-ran the file.
     """
@@ -132,6 +136,7 @@ class FileResult:
     track_details: list[dict[str, Any]] = field(default_factory=list)
     attempts: int = 1
     retries: list[str] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -152,6 +157,7 @@ class FileResult:
             "track_details": list(self.track_details),
             "attempts": self.attempts,
             "retries": list(self.retries),
+            "steps": list(self.steps),
         }
 
 

@@ -10,6 +10,13 @@ speeds in deg/s):
 * *hemisphere flip*: ``q_i . q_{i+1} < 0`` on the stored quaternion keys (0 for Euler-keyed tracks).
 * *gimbal key*: the middle angle of the order within 5 degrees of +-90 (any multiple of 360 apart).
 * *spike*: see :func:`spike_mask`.
+* *pop*: a physically implausible step that does not come back (:func:`pop_mask`): a key step whose
+  geodesic speed is far above the track's own (at least :data:`POP_MIN_SPEED` deg/s and
+  :data:`POP_MEDIAN_FACTOR` times its median key speed) and :data:`POP_ISOLATION` times both
+  neighbouring steps, and that is not part of a spike (a spike returns within a few keys; a pop
+  stays: a marker swap, a solver jump, a T-pose first frame). What plays between the two keys of
+  a pop is not defined by the poses: Unity's Euler interpolation and the Slerp of the frames may
+  be tens of degrees apart there.
 
 Euler values: an Euler track's key values as stored (what Unity interpolates channel by channel); a
 quaternion track's keys as the graphs draw them, the continuous decomposition in the track's order
@@ -62,6 +69,10 @@ __all__ = [
     "SPIKE_MIN_SPEED",
     "SPIKE_MEDIAN_FACTOR",
     "SPIKE_RETURN_FRAMES",
+    "POP_MIN_SPEED",
+    "POP_MEDIAN_FACTOR",
+    "POP_ISOLATION",
+    "pop_mask",
     "inspect_track",
     "find_problems",
     "inspect_clip",
@@ -77,7 +88,7 @@ __all__ = [
     "FLIP_FOLLOW_TOL_DEG",
 ]
 
-PROBLEM_KINDS = ("wrap", "flip", "hemisphere", "gimbal", "spike")
+PROBLEM_KINDS = ("wrap", "flip", "hemisphere", "gimbal", "spike", "pop")
 WRAP_DEG = 180.0
 FLIP_CHANNEL_DEG = 45.0
 FLIP_GEODESIC_DEG = 10.0
@@ -90,6 +101,14 @@ SPIKE_MIN_SPEED = 720.0
 SPIKE_MEDIAN_FACTOR = 8.0
 #: A spike must come back within this many keys after the step that starts it.
 SPIKE_RETURN_FRAMES = 3
+#: A pop is at least this fast (deg/s: the unwrap's spin speed, 15 deg in one frame at 120 fps) ...
+POP_MIN_SPEED = 1800.0
+#: ... and this many times the track's median key speed ...
+POP_MEDIAN_FACTOR = 20.0
+#: ... and this many times the speed of the steps before and after it (an isolated jump, not the peak
+#: of a fast swing). The corpus's walks, dances and gestures have none except cmu_12_01_walk's
+#: T-pose first frame (82 deg in one frame, 9,874 deg/s, on LeftArm).
+POP_ISOLATION = 4.0
 #: A flip whose middle angle is within this many degrees of +-90 is a gimbal-lock flip: no Euler
 #: sequence through that pose can be continuous, so an unwrap cannot remove it.
 FLIP_GIMBAL_DEG = 10.0
@@ -114,9 +133,11 @@ class TrackReport:
     gimbal_keys: int
     spikes: int
     max_angular_speed: float
+    pops: int = 0
 
     def as_dict(self) -> dict:
-        """Plain JSON-ready dict with exactly the CLI keys (in field order)."""
+        """Plain JSON-ready dict with exactly the CLI keys (in field order; ``pops`` last, added after
+        the others)."""
         return asdict(self)
 
 
@@ -200,6 +221,50 @@ def spike_mask(times, quats, speed_deg_s: float | None = None) -> np.ndarray:
     t = np.asarray(times, dtype=np.float64).reshape(-1)
     q = np.asarray(quats, dtype=np.float64)
     return _spikes(t, q, speed_deg_s)[1]
+
+
+def _pop_steps(
+    size: np.ndarray, dt: np.ndarray, inside: np.ndarray, med: np.ndarray, spike_keys
+) -> np.ndarray:
+    """Bool ``(N-1,)`` pop steps of one or more tracks joined end to end: ``size`` geodesic steps
+    (degrees), ``dt`` seconds, ``inside`` False for the steps across two tracks, ``med (N-1,)`` the
+    median key speed of each step's track, ``spike_keys (N,)`` the keys spikes replace."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sp = np.where(size > 0, size / dt, 0.0)
+    sp = np.where(inside, sp, 0.0)
+    fast = (sp >= np.maximum(POP_MIN_SPEED, POP_MEDIAN_FACTOR * med)) & inside
+    if not fast.any():
+        return fast
+    before = np.concatenate([[0.0], sp[:-1]])
+    after = np.concatenate([sp[1:], [0.0]])
+    alone = sp >= POP_ISOLATION * np.maximum(before, after)
+    # A step into or out of a spike's outlier keys is the spike, which comes back.
+    spiky = spike_keys[:-1] | spike_keys[1:]
+    return fast & alone & ~spiky
+
+
+def pop_mask(times, quats, spike_speed: float | None = None) -> np.ndarray:
+    """Bool ``(N-1,)``: the key steps ``i -> i+1`` that are pops (module docstring): at least
+    :data:`POP_MIN_SPEED` deg/s and :data:`POP_MEDIAN_FACTOR` x the median key speed, at least
+    :data:`POP_ISOLATION` x both neighbouring steps, and not into or out of a spike (``spike_speed``
+    as for :func:`spike_mask`). ``times (N,)`` seconds, ``quats (N, 4)``."""
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    q = np.asarray(quats, dtype=np.float64)
+    if t.shape[0] < 2:
+        return np.zeros(max(t.shape[0] - 1, 0), dtype=bool)
+    size = geodesic_angle(q[:-1], q[1:])
+    dt = np.diff(t)
+    med = _median_speed(size, dt)
+    keys = _spikes(t, q, spike_speed, size)[1]
+    inside = np.ones(size.shape, dtype=bool)
+    return _pop_steps(size, dt, inside, np.full(size.shape, med), keys)
+
+
+def _median_speed(size: np.ndarray, dt: np.ndarray) -> float:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sp = np.where(size > 0, size / dt, 0.0)
+    sp = sp[np.isfinite(sp)]
+    return _median(sp) if sp.size else 0.0
 
 
 def key_euler_values(track: RotationTrack) -> tuple[np.ndarray, str]:
@@ -300,13 +365,19 @@ class _Findings(_Steps):
         mid = np.abs(wrap180(e[:, middle_axis(self.order)])) if n else np.zeros(0)
         self.gimbal = np.abs(mid - 90.0) <= GIMBAL_DEG
         self.spike_start, self.spike_keys = _spikes(t, q, spike_speed, self.geo if n >= 2 else None)
+        if n >= 2:
+            dt = np.diff(t)
+            med = np.full(n - 1, _median_speed(self.geo, dt))
+            self.pop = _pop_steps(self.geo, dt, np.ones(n - 1, dtype=bool), med, self.spike_keys)
+        else:
+            self.pop = np.zeros(0, dtype=bool)
 
 
 class _Part:
     """One track's slice of :func:`_joined_findings`: the attributes of :class:`_Findings`."""
 
     __slots__ = ("t", "euler", "order", "q", "de", "geo", "flip", "wrap", "hemi", "speed", "gimbal")
-    __slots__ += ("spike_start", "spike_keys")
+    __slots__ += ("spike_start", "spike_keys", "pop")
 
 
 def _joined_findings(tracks: list[RotationTrack], spike_speed: float | None) -> list[_Part]:
@@ -349,6 +420,7 @@ def _joined_findings(tracks: list[RotationTrack], spike_speed: float | None) -> 
     mid = np.abs(wrap180(euler[:, middle_axis(order)]))
     gimbal = np.abs(mid - 90.0) <= GIMBAL_DEG
     spike_start, spike_keys = _joined_spikes(q, geo, dt, sp, inside, starts, ends, spike_speed)
+    pop = _pop_steps(geo, dt, inside, _joined_medians(sp, inside, starts, ends), spike_keys)
     parts = []
     for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
         p = _Part()
@@ -362,6 +434,7 @@ def _joined_findings(tracks: list[RotationTrack], spike_speed: float | None) -> 
         )
         p.speed, p.gimbal = speed[a:b], gimbal[a:b]
         p.spike_start, p.spike_keys = spike_start[a:b], spike_keys[a:b]
+        p.pop = pop[a : b - 1]
         parts.append(p)
     return parts
 
@@ -370,22 +443,10 @@ def _joined_spikes(q, size, dt, sp, inside, starts, ends, spike_speed):
     """:func:`_spikes` of every track of :func:`_joined_findings` (steps across tracks excluded; the
     automatic bound from each track's own median speed)."""
     n = q.shape[0]
-    seg = np.repeat(np.arange(len(starts)), ends - starts - 1)  # track of each inside step
     if spike_speed is None:
-        # _auto_bound per track: the median of its finite step speeds, by one sort of all of them.
-        s_in = sp[inside]
-        ok = np.isfinite(s_in)
-        vals, vseg = s_in[ok], seg[ok]
-        order_ = np.lexsort((vals, vseg))
-        vals = vals[order_]
-        cnt = np.bincount(vseg, minlength=len(starts))
-        off = np.concatenate([[0], np.cumsum(cnt)[:-1]])
-        lo = np.minimum(off + (cnt - 1) // 2, max(len(vals) - 1, 0))
-        hi = np.minimum(off + cnt // 2, max(len(vals) - 1, 0))
-        med = np.where(cnt > 0, (vals[lo] + vals[hi]) / 2 if len(vals) else 0.0, 0.0)
-        bound = np.maximum(SPIKE_MIN_SPEED, SPIKE_MEDIAN_FACTOR * med)
-        step_bound = np.full(n - 1, np.inf)
-        step_bound[inside] = bound[seg]
+        # _auto_bound per track, from the median of its finite step speeds (one sort of all of them).
+        med = _joined_medians(sp, inside, starts, ends)
+        step_bound = np.where(inside, np.maximum(SPIKE_MIN_SPEED, SPIKE_MEDIAN_FACTOR * med), np.inf)
     else:
         step_bound = np.full(n - 1, float(spike_speed))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -408,6 +469,25 @@ def _joined_spikes(q, size, dt, sp, inside, starts, ends, spike_speed):
         for j in range(1, k):
             mask[src + j] = True
     return starts_mask, mask
+
+
+def _joined_medians(sp, inside, starts, ends) -> np.ndarray:
+    """Per step ``(N-1,)`` of :func:`_joined_findings`, the median key speed of its track (the same
+    value as :func:`_median_speed` of the track alone), by one sort of all the steps."""
+    seg = np.repeat(np.arange(len(starts)), ends - starts - 1)
+    s_in = sp[inside]
+    ok = np.isfinite(s_in)
+    vals, vseg = s_in[ok], seg[ok]
+    order_ = np.lexsort((vals, vseg))
+    vals = vals[order_]
+    cnt = np.bincount(vseg, minlength=len(starts))
+    off = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+    lo = np.minimum(off + (cnt - 1) // 2, max(len(vals) - 1, 0))
+    hi = np.minimum(off + cnt // 2, max(len(vals) - 1, 0))
+    med = np.where(cnt > 0, (vals[lo] + vals[hi]) / 2 if len(vals) else 0.0, 0.0)
+    out = np.zeros(sp.shape[0])
+    out[inside] = med[seg]
+    return out
 
 
 def _clip_findings(tracks, spike_speed: float | None) -> list:
@@ -541,6 +621,7 @@ def _report(track: RotationTrack, f: _Findings) -> TrackReport:
         gimbal_keys=int(np.count_nonzero(f.gimbal)),
         spikes=int(np.count_nonzero(f.spike_start)),
         max_angular_speed=float(np.max(f.speed[np.isfinite(f.speed)], initial=0.0)),
+        pops=int(np.count_nonzero(f.pop)),
     )
 
 
@@ -580,9 +661,23 @@ def find_problems(track: RotationTrack, spike_speed: float | None = None) -> lis
     for i in np.nonzero(f.spike_start)[0]:
         step = geodesic_angle(f.q[i], f.q[i + 1])
         add("spike", i + 1, f"{step:.3f} deg step at {f.speed[i]:.1f} deg/s that comes straight back")
+    for i in np.nonzero(f.pop)[0]:
+        add("pop", i + 1, pop_detail(float(f.geo[i]), float(f.t[i + 1] - f.t[i]), f.speed))
     rank = {k: r for r, k in enumerate(PROBLEM_KINDS)}
     out.sort(key=lambda p: (p.index, rank[p.kind]))
     return out
+
+
+def pop_detail(step_deg: float, dt: float, speeds: np.ndarray) -> str:
+    """One phrase for a pop of ``step_deg`` degrees in ``dt`` seconds on a track whose key speeds
+    are ``speeds (N,)`` deg/s."""
+    sp = speeds[np.isfinite(speeds)]
+    med = _median(sp) if sp.size else 0.0
+    rate = step_deg / dt if dt > 0 else float("inf")
+    times = f"{rate / med:,.0f}x the track's median {med:,.1f} deg/s" if med > 0 else "the track is still"
+    return (
+        f"{step_deg:.1f} deg in one key step ({dt:.4g} s: {rate:,.0f} deg/s, {times}) that does not come back"
+    )
 
 
 def inspect_clip(clip: Clip, spike_speed: float | None = None) -> list[TrackReport]:

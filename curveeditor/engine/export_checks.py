@@ -45,6 +45,7 @@ __all__ = [
     "hemisphere_pairs",
     "has_sign_flips",
     "CONVERT_TOLERANCE_DEG",
+    "csv_losses",
 ]
 
 #: Samples per key segment used to measure the swept angle of what Unity plays.
@@ -296,3 +297,26 @@ def prepare_for_export(
                 f"(same motion within {CONVERT_TOLERANCE_DEG:g} deg{how})"
             )
     return out, warnings
+
+
+def csv_losses(clip, keys_only: bool = False, quaternion_line: bool = True) -> list[str]:
+    """What a CSV written from ``clip`` (``io.csv_io.write_csv``) cannot hold, one line per kind of
+    loss, known before writing (the editor's export dialog and the CLI list them): the non-rotation
+    curves (positions, floats, events: a CSV holds rotation tracks only) and quaternion tracks
+    (written as Euler keys along the played path, read back as Euler curves with ClampedAuto
+    tangents; ``quaternion_line=False`` leaves that line to the writer, which measures it). Euler
+    tracks keep their keys, tangent slopes and modes, weights and pre/post infinity, and the clip its
+    frame rate (the CSV's optional columns); the clip's name comes back from the file name."""
+    out = []
+    quat = [t.path or "(root)" for t in clip.tracks if t.kind == QUATERNION and t.n_keys]
+    if quat and not keys_only and quaternion_line:
+        shown = ", ".join(quat[:3]) + (", ..." if len(quat) > 3 else "")
+        out.append(
+            f"{len(quat)} quaternion track(s) ({shown}) written as Euler keys along the played path: read "
+            "back as Euler curves with ClampedAuto tangents (use .anim to keep quaternion curves)"
+        )
+    if clip.other_tracks:
+        out.append(
+            f"{len(clip.other_tracks)} non-rotation curve(s) not written (CSV holds rotation tracks only)"
+        )
+    return out

@@ -5,7 +5,9 @@ and ``"description"`` strings). Ops, parameters and units (``docs/architecture.m
 
     unwrap      spin_speed=1800.0 (deg/s)
     unflip      (no parameters: quaternion tracks -> hemisphere continuity, Euler -> unwrap defaults)
-    resample    hz=None (Hz; None = the clip's frame rate), method="slerp", spin_speed=1800.0 (deg/s)
+    resample    hz=None (Hz; None = the clip's frame rate), method="slerp", spin_speed=1800.0 (deg/s),
+                pose_error=0.0 (degrees a key may leave the interpolated pose for smoother Euler
+                channels near gimbal lock; 0 = exact poses)
     reduce      max_error (degrees, geodesic)
     smooth      method="gaussian", sigma (seconds) | method="butterworth", cutoff (Hz), order=2
     despike     speed=None (deg/s; None = automatic)
@@ -185,6 +187,16 @@ _SPECS = (
                 exclusive_minimum=True,
                 doc="key steps slower than this are deliberate spins and keep their winding; faster "
                 "ones are wraps and go the short way (not for method unity)",
+            ),
+            P(
+                "pose_error",
+                "float",
+                0.0,
+                "deg",
+                minimum=0.0,
+                maximum=1.0,
+                doc="Euler tracks near gimbal lock: pose error allowed per key for smoother channels "
+                "(0 = every key exactly the interpolated pose); the report prints the figure",
             ),
         ),
         "resample",
@@ -614,6 +626,26 @@ def _function(op: str) -> Callable:
 
 def _apply(step: Step, track: RotationTrack, frame_rate: float) -> tuple[RotationTrack, str | None]:
     """Apply one step to one track; returns the new track and an optional detail for the change log."""
+    new, detail, _extra = _apply_measured(step, track, frame_rate)
+    return new, detail
+
+
+def _apply_measured(step: Step, track: RotationTrack, frame_rate: float):
+    """:func:`_apply` and what the step measured itself (``resample``: ``{"pose_error": deg}``, its
+    keys against the interpolated rotations), or None: ``(track, detail, extra)``."""
+    if step.op == "resample":
+        from .resample import resample_track_measured
+
+        p = step.params
+        hz = p["hz"] if p["hz"] is not None else frame_rate
+        new, pose = resample_track_measured(
+            track, hz, p["method"], spin_speed=p["spin_speed"], pose_error=p["pose_error"]
+        )
+        return new, None, {"pose_error": pose}
+    return (*_apply_plain(step, track, frame_rate), None)
+
+
+def _apply_plain(step: Step, track: RotationTrack, frame_rate: float) -> tuple[RotationTrack, str | None]:
     fn = _function(step.op)
     p = step.params
     op = step.op
@@ -621,9 +653,6 @@ def _apply(step: Step, track: RotationTrack, frame_rate: float) -> tuple[Rotatio
         return fn(track, spin_speed=p["spin_speed"]), None
     if op == "unflip":
         return fn(track), None
-    if op == "resample":
-        hz = p["hz"] if p["hz"] is not None else frame_rate
-        return fn(track, hz, p["method"], spin_speed=p["spin_speed"]), None
     if op == "reduce":
         return fn(track, p["max_error"]), None
     if op == "smooth":
@@ -685,7 +714,7 @@ def _run_track(
     frame_rate: float,
     cancel: Callable[[], bool] | None = None,
 ) -> tuple[RotationTrack, list[str]]:
-    done, logs = _run_tracks([track], recipe, frame_rate, cancel, lambda _units: None)
+    done, logs, _figs = _run_tracks([track], recipe, frame_rate, cancel, lambda _units: None)
     return done[0], logs[0]
 
 
@@ -703,12 +732,28 @@ def run_recipe_on_track(
 @dataclass(frozen=True)
 class RecipeResult:
     """The output clip, one :class:`~curveeditor.engine.diff.TrackDiff` per processed track (input
-    vs output, geodesic degrees; tracks without keys have none), and per processed track path the list
-    of what each step did (``"step 2 (reduce): 300 -> 41 keys"``)."""
+    vs output, geodesic degrees; tracks without keys have none), per processed track path the list
+    of what each step did (``"step 2 (reduce): 300 -> 41 keys"``), and ``figures``: per processed
+    track path, one :class:`~curveeditor.engine.step_figures.StepFigure` per step (what the step
+    changed, measured against the track just before it, next to its tolerance: the intended change
+    of a lossless step apart from the error of a lossy one; empty with ``figures=False``).
+    ``reserve_deg``: the degrees each ``reduce`` step kept free inside its tolerance for the writer."""
 
     clip: Clip
     diffs: list = field(default_factory=list)
     changes: dict[str, list[str]] = field(default_factory=dict)
+    figures: dict[str, list] = field(default_factory=dict)
+    reserve_deg: float = 0.0
+
+    def step_lines(self) -> list[str]:
+        """One summary line per step over every processed track (``step_figures.step_summary``)."""
+        from .step_figures import step_summary
+
+        per_step: dict[int, list] = {}
+        for figs in self.figures.values():
+            for f in figs:
+                per_step.setdefault(f.number, []).append(f)
+        return [step_summary(per_step[k]) for k in sorted(per_step)]
 
 
 def run_recipe(
@@ -718,6 +763,8 @@ def run_recipe(
     cancel: Callable[[], bool] | None = None,
     progress: Callable[[int, int], None] | None = None,
     diffs: bool = True,
+    figures: bool = True,
+    reserve_deg: float = 0.0,
 ) -> RecipeResult:
     """Apply ``recipe`` to the rotation tracks named in ``paths`` (all when ``None``), in clip order.
 
@@ -727,6 +774,12 @@ def run_recipe(
     ``diffs=False`` leaves :attr:`RecipeResult.diffs` empty: the CLI and batch print the written
     file's figures (``io.verify``), so the in-memory diff was computed and thrown away (0.1-0.3 s of
     ``clean X.bvh --unwrap`` on the 165-joint CMU clip).
+    ``figures`` computes :attr:`RecipeResult.figures` (``step_figures``: each step against the track
+    just before it). ``reserve_deg`` (degrees, from the writer: ``io.verify.write_margin``): what
+    the file format may still move a pose (float32 values, a writer's conversion); every ``reduce``
+    step reduces to ``max_error - reserve_deg`` (at least half its ``max_error``) so that the file
+    written and read back keeps the ``max_error`` asked for; its figure is still held against the
+    ``max_error`` asked for.
     Raises :class:`RecipeError` for unknown paths, unavailable ops and ops that fail (the message
     names the step and the track).
     """
@@ -747,7 +800,9 @@ def run_recipe(
 
     work = [t for t in clip.tracks if t.path in selected]
     tick = _Progress(progress, len(work), len(recipe.steps) + 1)
-    done, logs = _run_tracks(work, recipe, clip.frame_rate, cancel, tick)
+    done, logs, figs = _run_tracks(
+        work, recipe, clip.frame_rate, cancel, tick, figures=figures, reserve_deg=float(reserve_deg)
+    )
     found = []
     for before, after in zip(work, done, strict=True):
         _check(cancel)
@@ -757,7 +812,8 @@ def run_recipe(
     by_path = {t.path: t for t in done}
     new_tracks = [by_path.get(t.path, t) for t in clip.tracks]
     changes = {t.path: log for t, log in zip(work, logs, strict=True)}
-    return RecipeResult(clip.with_tracks(new_tracks), found, changes)
+    figure_map = {t.path: f for t, f in zip(work, figs, strict=True)} if figures else {}
+    return RecipeResult(clip.with_tracks(new_tracks), found, changes, figure_map, float(reserve_deg))
 
 
 class _Progress:
@@ -778,14 +834,23 @@ class _Progress:
 
 
 def _run_tracks(
-    tracks: list[RotationTrack], recipe: Recipe, frame_rate: float, cancel, tick
-) -> tuple[list[RotationTrack], list[list[str]]]:
+    tracks: list[RotationTrack],
+    recipe: Recipe,
+    frame_rate: float,
+    cancel,
+    tick,
+    figures: bool = False,
+    reserve_deg: float = 0.0,
+) -> tuple[list[RotationTrack], list[list[str]], list[list]]:
     """Every step of ``recipe`` on every track, step after step (the same tracks and logs as
     :func:`_run_track` per track): a ``reduce`` step then reduces all the tracks together
     (``reduce.reduce_tracks``: one lockstep fit for every track, 4.6x faster than one track at a time
-    on a 31-joint x 2,752-frame clip). ``tick(units)`` counts finished (track, step) pairs."""
+    on a 31-joint x 2,752-frame clip). ``tick(units)`` counts finished (track, step) pairs.
+    With ``figures``, each step's :class:`~.step_figures.StepFigure` per track (tracks under 2 keys
+    get none); ``reserve_deg`` as for :func:`run_recipe`."""
     cur = list(tracks)
     logs: list[list[str]] = [[] for _ in tracks]
+    figs: list[list] = [[] for _ in tracks]
     live = [i for i, t in enumerate(tracks) if t.n_keys >= 2]
     for i, t in enumerate(tracks):
         if t.n_keys < 2:
@@ -793,20 +858,45 @@ def _run_tracks(
             tick(len(recipe.steps))
     for number, step in enumerate(recipe.steps, start=1):
         label = f"step {number} ({step.op})"
+        run = _reserved(step, reserve_deg)
         results = None
         if step.op == "reduce":
-            results = _reduce_together(step, label, [cur[i] for i in live], frame_rate, cancel, tick)
+            results = _reduce_together(run, label, [cur[i] for i in live], frame_rate, cancel, tick)
         elif step.op == "unwrap" and cancel is None:
             results = _unwrap_together(step, [cur[i] for i in live], tick)
         if results is None:
             results = []
             for i in live:
-                results.append(_apply_named(step, label, cur[i], frame_rate, cancel))
+                results.append(_apply_named(run, label, cur[i], frame_rate, cancel))
                 tick(1)
-        for i, (new, detail) in zip(live, results, strict=True):
+        if figures and live:
+            from .step_figures import step_figures
+
+            _check(cancel)
+            found = step_figures(
+                step.op,
+                number,
+                step.params,
+                [cur[i] for i in live],
+                [r[0] for r in results],
+                extras=[r[2] for r in results],
+                details=[r[1] for r in results],
+            )
+            for i, f in zip(live, found, strict=True):
+                figs[i].append(f)
+        for i, (new, detail, _extra) in zip(live, results, strict=True):
             logs[i].append(f"{label}: {detail or _describe(cur[i], new)}")
             cur[i] = new
-    return cur, logs
+    return cur, logs, figs
+
+
+def _reserved(step: Step, reserve_deg: float) -> Step:
+    """``step`` as run: a ``reduce`` with ``reserve_deg`` taken out of its ``max_error`` (never below
+    half of it), so the format's own error fits inside the bound asked for."""
+    if step.op != "reduce" or reserve_deg <= 0.0:
+        return step
+    bound = float(step.params["max_error"])
+    return Step("reduce", dict(step.params, max_error=max(bound - reserve_deg, 0.5 * bound)))
 
 
 #: With a ``cancel`` callback (the editor's runs), ``reduce`` runs its lockstep fit over groups of
@@ -844,7 +934,7 @@ def _reduce_together(step: Step, label: str, tracks: list[RotationTrack], frame_
             news = None
         if news is None:  # one track, or an error the per-track run names
             news = [_apply_named(step, label, t, frame_rate, cancel)[0] for t in group]
-        out += [(n, None) for n in news]
+        out += [(n, None, None) for n in news]
         tick(len(group))
     return out
 
@@ -863,21 +953,21 @@ def _unwrap_together(step: Step, tracks: list[RotationTrack], tick):
     except Exception:
         return None
     tick(len(tracks))
-    return [(n, None) for n in news]
+    return [(n, None, None) for n in news]
 
 
 def _apply_named(step: Step, label: str, track: RotationTrack, frame_rate: float, cancel):
-    """:func:`_apply`, its errors naming the step and the track."""
+    """:func:`_apply_measured` (``(track, detail, extra)``), its errors naming the step and the track."""
     _check(cancel)
     try:
-        new, detail = _apply(step, track, frame_rate)
+        new, detail, extra = _apply_measured(step, track, frame_rate)
     except (RecipeError, RecipeCancelled):
         raise
     except Exception as e:  # name the step and track; keep the engine's reason
         raise RecipeError(f"{label} on track '{track.path}': {e}") from e
     if not isinstance(new, RotationTrack):
         raise RecipeError(f"{label} on track '{track.path}': op returned {type(new).__name__}")
-    return new, detail
+    return new, detail, extra
 
 
 #: Most keys (all processed tracks together) one resample step may create: each key costs about
@@ -912,10 +1002,21 @@ def _diff_function() -> Callable:
     return diff_tracks
 
 
-def write_options(recipe, output: str, paths=None) -> dict:
+def write_options(recipe, output: str, paths=None, result: RecipeResult | None = None) -> dict:
     """Writer options a recipe implies for ``output``: an unwrap (or unflip) also rewrites the Euler
-    display curves of a ``.anim`` (``m_EulerEditorCurves``, what Unity's Animation window shows) for
-    the tracks it ran on (``paths``; None = all), so the editor stops showing the old wraps."""
-    if str(output).lower().endswith(".anim") and any(s.op in ("unwrap", "unflip") for s in recipe.steps):
-        return {"refresh_display": True if paths is None else set(paths)}
-    return {}
+    display curves of a ``.anim`` (``m_EulerEditorCurves``, what Unity's Animation window shows) of
+    the tracks it changed, so the editor stops showing the old wraps. With ``result`` (the run's
+    :class:`RecipeResult` with figures) only the tracks an unwrap or unflip step changed: a track it
+    left as it was keeps its display curves byte for byte (issue 20: 16 "display curves made
+    continuous" warnings on a clip with no wrap to remove); without it, the tracks it ran on
+    (``paths``; None = all)."""
+    if not (
+        str(output).lower().endswith(".anim") and any(s.op in ("unwrap", "unflip") for s in recipe.steps)
+    ):
+        return {}
+    if result is not None and result.figures:
+        changed = {
+            p for p, figs in result.figures.items() if any(f.changed and f.role == "lossless" for f in figs)
+        }
+        return {"refresh_display": changed} if changed else {}
+    return {"refresh_display": True if paths is None else set(paths)}

@@ -65,6 +65,8 @@ __all__ = [
     "rotation_spline",
     "resample_quats",
     "euler_following",
+    "resample_track_measured",
+    "EXACT_POSE_DEG",
     "resample_track",
 ]
 
@@ -598,6 +600,10 @@ def resample_quats(
 #: Within this many degrees of gimbal lock :func:`euler_following` solves for channels near the
 #: reference instead of decomposing (where a decomposition's outer channels swing wildly).
 LOCK_WINDOW_DEG = 10.0
+#: A pose counts as exact within this many degrees (float rounding of the decompositions): by
+#: default every Euler sample :func:`euler_following` gives is its quaternion within it (issue 20:
+#: the damped solve near gimbal lock used to accept 0.5 deg, silently).
+EXACT_POSE_DEG = 1e-3
 #: Damping of that solve (squared singular value below which a direction is damped, ~ sin(1.8 deg)^2).
 _LOCK_DAMPING = 1e-3
 _LOCK_ITERATIONS = 8
@@ -647,7 +653,9 @@ def _solve_near(q: np.ndarray, order: str, start: np.ndarray) -> np.ndarray:
     return e
 
 
-def euler_following(q: np.ndarray, order: str, ref: np.ndarray, smooth_lock: bool = True) -> np.ndarray:
+def euler_following(
+    q: np.ndarray, order: str, ref: np.ndarray, smooth_lock: bool = True, pose_error: float = 0.0
+) -> np.ndarray:
     """Euler angles ``(M, 3)`` (degrees, columns x, y, z) of quaternions ``q (M, 4)`` in ``order`` that
     follow the reference channels ``ref (M, 3)``.
 
@@ -656,10 +664,12 @@ def euler_following(q: np.ndarray, order: str, ref: np.ndarray, smooth_lock: boo
     (spins, turn counts) while the pose is exactly ``q``. Within :data:`LOCK_WINDOW_DEG` of gimbal
     lock, where that decomposition's outer channels swing by tens of degrees between neighbouring
     samples, ``smooth_lock`` solves for the channels starting from ``ref`` instead (damped
-    Gauss-Newton): exact where ``ref`` is ``q``'s pose (e.g. at source keys), smooth and within 0.5 deg
-    of ``q`` elsewhere (a solve ending further away, or with a channel more than 180 deg from ``ref``,
-    keeps the exact decomposition). Curves that Unity
-    will interpolate channel by channel want this; a display of exact poses passes ``False``.
+    Gauss-Newton), which keeps them smooth: its result is taken where its pose is within
+    ``pose_error`` degrees of ``q`` (default 0: exact, i.e. within :data:`EXACT_POSE_DEG`; exact
+    where ``ref`` is ``q``'s pose, e.g. at source keys), else (or with a channel more than 180 deg
+    from ``ref``) the exact decomposition is kept. A larger ``pose_error`` trades pose error for
+    smoother Euler curves near lock (``resample``'s ``pose_error`` parameter: an explicit choice
+    whose figure the recipe report prints). A display of exact poses passes ``smooth_lock=False``.
     """
     e1 = quat_to_euler(q, order)
     e2 = equivalent_euler(e1, order)
@@ -675,7 +685,9 @@ def euler_following(q: np.ndarray, order: str, ref: np.ndarray, smooth_lock: boo
         # A solve that wandered a channel more than 180 deg from the reference (it can, a few deg from
         # the lock, where the damped step along the lost direction is large) would break the winding
         # the reference holds: the exact decomposition nearest the reference is kept there.
-        ok = (err < 0.5) & np.all(np.abs(solved - ref[near]) <= 180.0, axis=1)
+        ok = (err <= max(float(pose_error), EXACT_POSE_DEG)) & np.all(
+            np.abs(solved - ref[near]) <= 180.0, axis=1
+        )
         idx = np.nonzero(near)[0][ok]
         out[idx] = solved[ok]
     return out
@@ -687,6 +699,7 @@ def resample_track(
     method: str = "slerp",
     max_step_deg: float = 90.0,
     spin_speed: float = DEFAULT_SPIN_SPEED,
+    pose_error: float = 0.0,
 ) -> RotationTrack:
     """``track`` resampled at ``hz`` (samples per second) from its first to its last key with ``method``.
 
@@ -698,16 +711,34 @@ def resample_track(
       ``spin_speed`` (``unwrap.unwrap_track``; "unity" follows the source's own channels), so spins
       and winding survive and wraps do not come back; with ClampedAuto tangents
       (``tangents.make_curve(mode="clamped_auto")``), the Animation window's default, except at the
-      two end keys (Free, the source's end slopes: ClampedAuto would flatten them).
+      two end keys (Free, the source's end slopes: ClampedAuto would flatten them). Every key's pose
+      is the interpolated rotation (within :data:`EXACT_POSE_DEG`) unless ``pose_error`` (degrees)
+      allows smoother channels near gimbal lock at that price (:func:`euler_following`).
     * Quaternion tracks: hemisphere-continuous keys (first key on the source's hemisphere) with slopes
       from central differences of the sampled components (``np.gradient``), which makes Unity's
       per-component Hermite follow the sampled motion. Tangent mode Free.
 
-    A track with fewer than 2 keys is returned unchanged.
+    A track with fewer than 2 keys is returned unchanged. :func:`resample_track_measured` also
+    returns the largest pose error of the keys written against the interpolated rotations.
     """
+    return resample_track_measured(track, hz, method, max_step_deg, spin_speed, pose_error)[0]
+
+
+def resample_track_measured(
+    track: RotationTrack,
+    hz: float,
+    method: str = "slerp",
+    max_step_deg: float = 90.0,
+    spin_speed: float = DEFAULT_SPIN_SPEED,
+    pose_error: float = 0.0,
+) -> tuple[RotationTrack, float]:
+    """:func:`resample_track` and the largest geodesic error (degrees) of its keys from the rotations
+    the method interpolated at their times (0 where the keys are those rotations: quaternion tracks,
+    ``method="unity"``, keys on the source's own times; at most ``pose_error`` or
+    :data:`EXACT_POSE_DEG` otherwise): the figure the recipe report holds against ``pose_error``."""
     _check_method(method)
     if track.n_keys < 2:
-        return track
+        return track, 0.0
     # Imported here: tangents is a sibling engine module that may import this one's users.
     from .tangents import make_curve
 
@@ -720,6 +751,7 @@ def resample_track(
     q = None if on_keys else resample_quats(track, grid, method, max_step_deg, spin_speed)
     wrap = dict(pre_infinity=curve.pre_infinity, post_infinity=curve.post_infinity)
     steps = _grid_steps(curve, grid, per_channel=track.kind == EULER)
+    pose = 0.0
     if track.kind == EULER:
         # Baking what Unity plays: the evaluated channels are that motion, winding included. The
         # interpolants took the short way across wraps, so their reference is the unwrapped source.
@@ -728,7 +760,11 @@ def resample_track(
             values = np.array(ref.value)
         else:
             source = evaluate(ref, grid)
-            values = source if method == "unity" else euler_following(q, track.order, source)
+            if method == "unity":
+                values = source
+            else:
+                values = euler_following(q, track.order, source, pose_error=pose_error)
+                pose = float(geodesic_angle(euler_to_quat(values, track.order), q).max())
         new = make_curve(grid, values, mode="clamped_auto", **wrap)
         ins, outs = np.array(new.in_slope), np.array(new.out_slope)
         # ClampedAuto is flat at the end keys; a spin that starts or ends at speed would lose up to
@@ -760,7 +796,7 @@ def resample_track(
         new = Curve.make(grid, q, ins, outs, **wrap)
     if np.any(steps):
         new = _with_steps(new, steps, ins, outs)
-    return replace(track, curve=new)
+    return replace(track, curve=new), pose
 
 
 def _short_way_ends(track: RotationTrack, method: str, spin_speed: float) -> tuple[bool, bool]:

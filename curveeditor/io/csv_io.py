@@ -24,16 +24,24 @@ Reading (``read_csv``):
   1-based line and the reason (the limits keep the tangent slopes finite: values near float64's
   limits used to print numpy overflow warnings before the error, and a 1 MB path cell took 4 GB).
 
-Tangents of the keys read: Euler tracks get Unity's ClampedAuto tangents (what the Animation window
-gives new keys). Quaternion tracks get Unity's Auto tangents on the hemisphere-continuous components:
-Unity plays quaternion curves by evaluating x, y, z, w independently and normalizing, so the slopes
-should be those of a smooth curve through the keys; ClampedAuto would flatten each component at its
-own extrema, which are not stops of the motion, and make the angular speed dip at those keys. With
-Auto (Catmull-Rom-like, non-uniform) slopes the played motion passes through every key with a
-continuous angular velocity. Measured on a 180 deg/s swing keyed every 0.1 s (``tests/io/test_csv.py``),
-the played motion stays within 0.014 deg of the true one on inner segments (0.2 deg on the end
-segments, whose slopes are one-sided) with Auto, against 0.31 deg (2.7 deg at the ends, and
-176 deg/s speed error) with ClampedAuto.
+Optional columns (issue 20: a CSV carries what it can), each set all or nothing in a header:
+``in_slope_x..z, out_slope_x..z, tangent_mode_x..z`` (:data:`TANGENT_COLS`: Euler slopes in deg/s,
+``inf`` for a stepped side, Unity's ``tangentMode`` bits), ``weighted_mode_x..z, in_weight_x..z,
+out_weight_x..z`` (:data:`WEIGHT_COLS`), ``pre_infinity, post_infinity`` (:data:`INFINITY_COLS`:
+``m_PreInfinity``/``m_PostInfinity``, 0 PingPong, 1 Loop, 2 Constant) and ``frame_rate`` (Hz). A
+track's tangent cells are on all its rows or none (none: the defaults below); its infinity cells
+and the file's frame-rate cells must agree. Files without them read exactly as before.
+
+Tangents of the keys read without tangent cells: Euler tracks get Unity's ClampedAuto tangents (what
+the Animation window gives new keys). Quaternion tracks get Unity's Auto tangents on the
+hemisphere-continuous components: Unity plays quaternion curves by evaluating x, y, z, w
+independently and normalizing, so the slopes should be those of a smooth curve through the keys;
+ClampedAuto would flatten each component at its own extrema, which are not stops of the motion, and
+make the angular speed dip at those keys. With Auto (Catmull-Rom-like, non-uniform) slopes the
+played motion passes through every key with a continuous angular velocity. Measured on a 180 deg/s
+swing keyed every 0.1 s (``tests/io/test_csv.py``), the played motion stays within 0.014 deg of the
+true one on inner segments (0.2 deg on the end segments, whose slopes are one-sided) with Auto,
+against 0.31 deg (2.7 deg at the ends, and 176 deg/s speed error) with ClampedAuto.
 
 Writing (``write_csv``): columns ``path,time,x,y,z,qx,qy,qz,qw,speed``, one row per key: the
 continuous Euler angles in the track's order (the key values of Euler tracks; a continuous
@@ -45,7 +53,13 @@ whole track at a time. Whatever the reader refuses, the writer refuses first wit
 (:class:`ClipWriteError`, nothing written): paths over ``MAX_PATH_CHARS``, with leading/trailing
 white space (readers strip cells), NUL or unencodable characters; values past the limits above.
 Paths holding ``,``, ``"`` or line breaks are quoted (``"a""b"``) and read back exactly. Output is
-atomic and never overwrites a ``protect`` path.
+atomic and never overwrites a ``protect`` path. The optional columns are written only when the clip
+needs them (:func:`carried_rows`): the tangents when an Euler track's curve is not the ClampedAuto
+one the reader would rebuild (so a clip read from CSV or BVH is written exactly as before), the
+infinity when a track has other than Constant, the frame rate when the key times would not give it
+back. An Euler clip then round-trips exactly (keys, slopes, modes, weights, infinity, frame rate);
+what a CSV still cannot hold (quaternion curves, non-rotation curves) is named by
+:func:`csv_losses` before writing.
 """
 
 from __future__ import annotations
@@ -60,6 +74,7 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.clip import EULER, QUATERNION, Clip, RotationTrack, key_quaternions
+from ..engine.curves import WRAP_CLAMP, Curve
 from ..engine.rotations import (
     UNITY_ORDER,
     euler_to_quat,
@@ -82,6 +97,11 @@ __all__ = [
     "MAX_EULER_DEG",
     "MAX_TIME_S",
     "MIN_KEY_INTERVAL_S",
+    "TANGENT_COLS",
+    "WEIGHT_COLS",
+    "INFINITY_COLS",
+    "FRAME_RATE_COL",
+    "csv_losses",
 ]
 
 #: Largest allowed disagreement (degrees, geodesic) between a row's Euler angles and its quaternion.
@@ -103,6 +123,15 @@ MIN_KEY_INTERVAL_S = 1e-9
 
 _EULER_COLS = ("x", "y", "z")
 _QUAT_COLS = ("qx", "qy", "qz", "qw")
+#: Optional column sets (issue 20: a CSV carries what it can). Tangents of Euler keys, per channel
+#: x, y, z: slopes in deg/s (``inf``/``-inf`` = Unity's stepped, Constant side) and Unity's
+#: ``tangentMode`` bits; weights (``weightedMode`` 0..3 and the two weights); the track's
+#: pre/post infinity (``m_PreInfinity``/``m_PostInfinity``: 0 PingPong, 1 Loop, 2 Constant, 3 as
+#: Constant); the clip's frame rate (Hz). Each set is all or nothing in a header.
+TANGENT_COLS = tuple(f"{f}_{c}" for f in ("in_slope", "out_slope", "tangent_mode") for c in _EULER_COLS)
+WEIGHT_COLS = tuple(f"{f}_{c}" for f in ("weighted_mode", "in_weight", "out_weight") for c in _EULER_COLS)
+INFINITY_COLS = ("pre_infinity", "post_infinity")
+FRAME_RATE_COL = "frame_rate"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -164,15 +193,17 @@ def read_csv(path: str | os.PathLike, order: str = UNITY_ORDER) -> Clip:
     columns = _parse_header(fname, header_line, header_no)
     has_euler, has_quat = _rotation_columns(fname, columns, header_no)
     numeric = ["time"] + (list(_EULER_COLS) if has_euler else []) + (list(_QUAT_COLS) if has_quat else [])
+    numeric += _optional_columns(fname, columns, header_no, has_euler)
     col_idx = [columns.index(c) for c in numeric]
     str_idx = [columns.index(c) if c in columns else None for c in ("path", "order")]
 
     table = _parse_rows(fname, text, body, header_no, col_idx, str_idx, columns)
     _check_strings(fname, table)
     tracks = _build_tracks(fname, table, numeric, has_euler, has_quat, order)
+    rate = _frame_rate_cells(fname, table, numeric) if FRAME_RATE_COL in numeric else None
     return Clip(
         name=Path(fname).stem,
-        frame_rate=_estimate_frame_rate(tracks),
+        frame_rate=rate if rate is not None else _estimate_frame_rate(tracks),
         tracks=tracks,
         meta={"format": "csv"},
     )
@@ -213,6 +244,57 @@ def _rotation_columns(fname: str, columns: list[str], line_no: int) -> tuple[boo
             f"(header has {_show(columns)})",
         )
     return found[0], found[1]
+
+
+def _optional_columns(fname: str, columns: list[str], line_no: int, has_euler: bool) -> list[str]:
+    """The optional column sets present in the header (:data:`TANGENT_COLS`, :data:`WEIGHT_COLS`,
+    :data:`INFINITY_COLS`, :data:`FRAME_RATE_COL`); a partial set is an error, as is a tangent or
+    weight set without Euler columns (tangents are per Euler channel)."""
+    out: list[str] = []
+    for group in (TANGENT_COLS, WEIGHT_COLS):
+        present = [c for c in group if c in columns]
+        if not present:
+            continue
+        if len(present) != len(group):
+            missing = [c for c in group if c not in columns]
+            raise ClipReadError(fname, line_no, f"missing column {_show(missing)} (have {_show(present)})")
+        if not has_euler:
+            raise ClipReadError(
+                fname, line_no, f"columns {_show(group[:1])}... need the Euler columns 'x,y,z'"
+            )
+        out += group
+    if any(c in columns for c in WEIGHT_COLS) and not any(c in columns for c in TANGENT_COLS):
+        raise ClipReadError(fname, line_no, "weight columns need the tangent columns (in_slope_x, ...)")
+    out += [c for c in INFINITY_COLS if c in columns]
+    if FRAME_RATE_COL in columns:
+        out.append(FRAME_RATE_COL)
+    return out
+
+
+def _frame_rate_cells(fname: str, table: _Table, numeric: list[str]) -> float | None:
+    """The clip's frame rate from the ``frame_rate`` cells: every non-empty cell the same positive
+    finite number; None when all are empty."""
+    col = numeric.index(FRAME_RATE_COL)
+    given = np.flatnonzero(~table.empty[:, col])
+    if given.size == 0:
+        return None
+    vals = table.values[given, col]
+    bad = np.flatnonzero(~(np.isfinite(vals) & (vals > 0)))
+    if bad.size:
+        row = given[bad[0]]
+        raise ClipReadError(
+            fname, int(table.lines[row]), "column 'frame_rate' must be a positive number (Hz)"
+        )
+    other = np.flatnonzero(vals != vals[0])
+    if other.size:
+        row = given[other[0]]
+        raise ClipReadError(
+            fname,
+            int(table.lines[row]),
+            f"column 'frame_rate': {vals[other[0]]:g} differs from {vals[0]:g} on line "
+            f"{int(table.lines[given[0]])}",
+        )
+    return float(vals[0])
 
 
 def _show(names: Iterable[str]) -> str:
@@ -512,6 +594,7 @@ def _build_tracks(
     bounds = np.searchsorted(codes[by_code], np.arange(len(names) + 1))
 
     pending: list[tuple[str, bool, str, np.ndarray, np.ndarray]] = []
+    extras: list[dict] = []
     for k, name in enumerate(names):
         rows = by_code[bounds[k] : bounds[k + 1]]
         if rows.size == 0:
@@ -540,12 +623,25 @@ def _build_tracks(
         times, vals = times[keep], vals[keep]
         _check_intervals(fname, name, times, table.lines[rows][keep])
         pending.append((name, is_euler, track_order, times, vals))
+        extras.append(_track_extras(fname, name, table, numeric, rows[keep], is_euler))
     # One make_curve per distinct (kind, key times) instead of one per track: slopes are per channel,
     # and 20,000 two-key tracks took 10 s at ~0.5 ms per call on the loaded 2-core machine.
     groups: dict[tuple[bool, bytes], list[int]] = {}
-    for i, (_, is_euler, _, times, _) in enumerate(pending):
-        groups.setdefault((is_euler, times.tobytes()), []).append(i)
     curves: list = [None] * len(pending)
+    for i, (_, is_euler, _, times, vals) in enumerate(pending):
+        ex = extras[i]
+        if ex.get("in_slope") is not None:  # the file's own tangents: the curve as written
+            curves[i] = Curve.make(
+                times,
+                vals,
+                ex["in_slope"],
+                ex["out_slope"],
+                tangent_mode=ex["tangent_mode"],
+                **{k: ex[k] for k in ("weighted_mode", "in_weight", "out_weight") if k in ex},
+                **_wrap_kwargs(ex),
+            )
+            continue
+        groups.setdefault((is_euler, times.tobytes()), []).append(i)
     for (is_euler, _), members in groups.items():
         times = pending[members[0]][3]
         mode = "clamped_auto" if is_euler else "auto"
@@ -557,6 +653,10 @@ def _build_tracks(
         for k, i in enumerate(members):
             cols = slice(width * k, width * (k + 1))
             curves[i] = replace(whole, **{f: getattr(whole, f)[:, cols] for f in _CHANNEL_FIELDS})
+    for i, ex in enumerate(extras):
+        wrap = _wrap_kwargs(ex)
+        if wrap and ex.get("in_slope") is None:
+            curves[i] = replace(curves[i], **wrap)
     return [
         RotationTrack(name, EULER, curve, order=track_order)
         if is_euler
@@ -575,6 +675,88 @@ _CHANNEL_FIELDS = (
     "weighted_mode",
     "tangent_mode",
 )
+
+
+def _wrap_kwargs(ex: dict) -> dict:
+    return {k: ex[k] for k in ("pre_infinity", "post_infinity") if ex.get(k) is not None}
+
+
+def _track_extras(
+    fname: str, name: str, table: _Table, numeric: list[str], rows: np.ndarray, is_euler: bool
+) -> dict:
+    """What the optional columns give one track (its ``rows``, sorted by time, duplicates merged):
+    ``in_slope``/``out_slope``/``tangent_mode`` (and the weights) when its rows carry tangents (every
+    row or none), ``pre_infinity``/``post_infinity`` from any of its cells (all the same)."""
+    out: dict = {}
+    if rows.size == 0:
+        return out
+    lines = table.lines[rows]
+    if TANGENT_COLS[0] in numeric:
+        groups = [TANGENT_COLS] + ([WEIGHT_COLS] if WEIGHT_COLS[0] in numeric else [])
+        for group in groups:
+            cols = [numeric.index(c) for c in group]
+            empty = table.empty[np.ix_(rows, cols)]
+            if empty.all():
+                continue
+            if not is_euler:
+                row = int(np.flatnonzero(~empty.all(axis=1))[0])
+                raise ClipReadError(
+                    fname,
+                    int(lines[row]),
+                    f"track {_short(name)}: tangent cells on a quaternion row (tangents are per Euler "
+                    "channel)",
+                )
+            if empty.any():
+                r, c = np.argwhere(empty)[0]
+                raise ClipReadError(
+                    fname,
+                    int(lines[r]),
+                    f"missing value in column '{group[c]}' (track {_short(name)} has tangents on other rows: "
+                    "every row of a track or none)",
+                )
+            v = table.values[np.ix_(rows, cols)]
+            if group is TANGENT_COLS:
+                slopes = v[:, :6]
+                if np.isnan(slopes).any():
+                    r, c = np.argwhere(np.isnan(slopes))[0]
+                    raise ClipReadError(fname, int(lines[r]), f"NaN in column '{group[c]}'")
+                out["in_slope"], out["out_slope"] = slopes[:, :3].copy(), slopes[:, 3:].copy()
+                out["tangent_mode"] = _int_cells(fname, group[6:], v[:, 6:], lines, 0, 2**32 - 1)
+            else:
+                out["weighted_mode"] = _int_cells(fname, group[:3], v[:, :3], lines, 0, 3)
+                w = v[:, 3:]
+                if not np.isfinite(w).all():
+                    r, c = np.argwhere(~np.isfinite(w))[0]
+                    raise ClipReadError(fname, int(lines[r]), f"non-finite value in column '{group[3 + c]}'")
+                out["in_weight"], out["out_weight"] = w[:, :3].copy(), w[:, 3:].copy()
+    for col in INFINITY_COLS:
+        if col not in numeric:
+            continue
+        c = numeric.index(col)
+        given = np.flatnonzero(~table.empty[rows, c])
+        if given.size == 0:
+            continue
+        modes = _int_cells(fname, (col,), table.values[rows[given], c][:, None], lines[given], 0, 3)[:, 0]
+        other = np.flatnonzero(modes != modes[0])
+        if other.size:
+            raise ClipReadError(
+                fname,
+                int(lines[given[other[0]]]),
+                f"track {_short(name)}: column '{col}' differs between its rows",
+            )
+        out[col] = int(modes[0])
+    return out
+
+
+def _int_cells(fname: str, names, values: np.ndarray, lines: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Integer cells ``values (R, K)`` within ``lo..hi``, else an error naming the column and line."""
+    ok = np.isfinite(values) & (values == np.round(values)) & (values >= lo) & (values <= hi)
+    if not ok.all():
+        r, c = np.argwhere(~ok)[0]
+        raise ClipReadError(
+            fname, int(lines[r]), f"column '{names[c]}': {values[r, c]:g} is not a whole number in {lo}..{hi}"
+        )
+    return values.astype(np.int64)
 
 
 def _by_value(labels: np.ndarray, rows: np.ndarray) -> list[tuple[str, np.ndarray]]:
@@ -641,13 +823,8 @@ def _merge_duplicates(
 
 
 def _estimate_frame_rate(tracks: Sequence[RotationTrack]) -> float:
-    steps = [np.diff(t.times) for t in tracks if t.n_keys > 1]
-    if not steps:
-        return 30.0
-    dt = float(np.median(np.concatenate(steps)))
-    rate = 1.0 / dt
-    nearest = round(rate)
-    return float(nearest) if nearest >= 1 and abs(rate - nearest) <= 0.01 * nearest else rate
+    """A frame rate from the median key interval (a file without a ``frame_rate`` column)."""
+    return _rate_of_times([t.times for t in tracks])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -666,6 +843,7 @@ class TrackRows:
         speed: ``(N,)`` deg/s, or ``None`` (no ``speed`` cells).
         order: rotation order of ``euler`` (``None`` = Unity's ``"zxy"``); any other order makes
             the file carry an ``order`` column.
+        curve: see below (``format_csv(..., tangents=True)`` writes its slopes and modes).
     """
 
     path: str
@@ -674,6 +852,11 @@ class TrackRows:
     quats: np.ndarray | None
     speed: np.ndarray | None = None
     order: str | None = None
+    #: The Euler channels' curve (values ``euler``), when the file carries tangents (:data:`TANGENT_COLS`,
+    #: :data:`WEIGHT_COLS`) and infinity (:data:`INFINITY_COLS`): its slopes, modes, weights and wrap modes.
+    curve: Curve | None = None
+    #: ``(pre, post)`` infinity of the track (written with ``format_csv(..., infinity=True)``).
+    wrap: tuple[int, int] = (WRAP_CLAMP, WRAP_CLAMP)
 
 
 #: Rows formatted per ``%`` call: bounds the format string and the argument tuple (``sample`` may
@@ -681,9 +864,24 @@ class TrackRows:
 _CHUNK_ROWS = 8192
 
 
-def format_csv(blocks: Iterable[TrackRows], with_speed: bool = True, fname: str = "<csv>") -> str:
+def format_csv(
+    blocks: Iterable[TrackRows],
+    with_speed: bool = True,
+    fname: str = "<csv>",
+    tangents: bool = False,
+    weights: bool = False,
+    infinity: bool = False,
+    frame_rate: float | None = None,
+) -> str:
     """CSV text with header ``path[,order],time,x,y,z,qx,qy,qz,qw[,speed]``, one row per entry of
     each block. Floats are written with ``repr`` (round-trips exactly); missing parts are empty cells.
+
+    Optional columns (what a CSV carries beyond key values, issue 20), after those: ``tangents``
+    (:data:`TANGENT_COLS`: each block's ``curve`` slopes, ``inf`` for a stepped side, and tangent
+    modes), ``weights`` (:data:`WEIGHT_COLS`), ``infinity`` (:data:`INFINITY_COLS`, on every row of a
+    track), ``frame_rate`` (:data:`FRAME_RATE_COL`, on every row: cells are never left empty, so
+    the reader's fast path reads them). A block without ``curve`` gets the ClampedAuto slopes the
+    reader would give its values.
 
     Raises :class:`ClipWriteError` (naming ``fname``) for whatever ``read_csv`` would refuse:
     see :func:`check_rows`.
@@ -701,8 +899,12 @@ def format_csv(blocks: Iterable[TrackRows], with_speed: bool = True, fname: str 
     header = list(WRITE_COLUMNS if with_speed else WRITE_COLUMNS[:-1])
     if with_order:
         header.insert(1, "order")
+    header += (list(TANGENT_COLS) if tangents else []) + (list(WEIGHT_COLS) if weights and tangents else [])
+    header += list(INFINITY_COLS) if infinity else []
+    header += [FRAME_RATE_COL] if frame_rate is not None else []
     out = [",".join(header) + "\n"]
     time_cache: dict[tuple, list[tuple[np.ndarray, list[str]]]] = {}
+    rate_cell = "," + repr(float(frame_rate)) if frame_rate is not None else ""
     for b in blocks:
         times = np.asarray(b.times, dtype=np.float64).reshape(-1)
         n = times.shape[0]
@@ -722,10 +924,22 @@ def format_csv(blocks: Iterable[TrackRows], with_speed: bool = True, fname: str 
             else:
                 cols.append(np.asarray(b.speed, dtype=np.float64).reshape(n, 1))
                 spec.append("%r")
+        curve = None
+        if tangents:
+            curve = b.curve if b.curve is not None else _as_read(times, b.euler)
+            cols += [curve.in_slope, curve.out_slope, curve.tangent_mode.astype(np.float64)]
+            spec += ["%r"] * 6 + ["%d"] * 3
+            if weights:
+                cols += [curve.weighted_mode.astype(np.float64), curve.in_weight, curve.out_weight]
+                spec += ["%d"] * 3 + ["%r"] * 6
         prefix = _csv_cell(b.path) + ","
         if with_order:
             prefix += (_csv_cell(b.order or UNITY_ORDER) if b.euler is not None else "") + ","
-        row_fmt = prefix.replace("%", "%%") + ",".join(spec) + "\n"
+        suffix = ""
+        if infinity:
+            suffix += f",{int(b.wrap[0])},{int(b.wrap[1])}"
+        suffix += rate_cell
+        row_fmt = prefix.replace("%", "%%") + ",".join(spec) + suffix.replace("%", "%%") + "\n"
         time_text = _time_cells(times, time_cache)
         values = np.concatenate(cols, axis=1) if cols else np.zeros((n, 0))
         width = values.shape[1] + 1
@@ -738,6 +952,15 @@ def format_csv(blocks: Iterable[TrackRows], with_speed: bool = True, fname: str 
                 args[j + 1 :: width] = flat[j :: width - 1]
             out.append((row_fmt * (hi - lo)) % tuple(args))
     return "".join(out)
+
+
+def _as_read(times: np.ndarray, euler: np.ndarray | None) -> Curve:
+    """The curve ``read_csv`` gives Euler rows without tangent cells (ClampedAuto through the values)."""
+    from ..engine.tangents import make_curve
+
+    if euler is None:
+        raise ClipWriteError("<csv>", None, "tangent columns need Euler values on every row")
+    return make_curve(times, euler, mode="clamped_auto")
 
 
 def _time_cells(times: np.ndarray, cache: dict) -> list[str]:
@@ -876,7 +1099,8 @@ _PLAYED_FIELDS = ("value", "in_slope", "out_slope", "in_weight", "out_weight", "
 
 
 def _tangent_loss_warnings(clip: Clip, blocks: Sequence[TrackRows], measured=None) -> list[str]:
-    """CSV keeps key values only; read back, the tracks get ClampedAuto tangents on the Euler columns.
+    """The tracks whose curves the CSV does not carry (quaternion tracks, written as Euler keys, and
+    read back with ClampedAuto tangents on the Euler columns; Euler tracks carry their own tangents).
     Say when what Unity plays would change by more than ``TANGENT_LOSS_WARN_DEG`` (authored tangents,
     quaternion tracks), so a round trip through CSV does not alter the motion silently.
 
@@ -920,9 +1144,9 @@ def _tangent_loss_warnings(clip: Clip, blocks: Sequence[TrackRows], measured=Non
         return []
     err, where = max(lost)
     return [
-        f"{len(lost)} track(s) lose their tangents in CSV (key values only): read back, the played "
-        f"motion differs by up to {err:.3g} deg ({where or '(root)'}); use .anim to keep it, or "
-        "`sample` to bake it densely"
+        f"{len(lost)} track(s) lose their curves in CSV (quaternion keys written as Euler keys with "
+        f"ClampedAuto tangents): read back, the played motion differs by up to {err:.3g} deg "
+        f"({where or '(root)'}); use .anim to keep it, or `sample` to bake it densely"
     ]
 
 
@@ -1003,6 +1227,7 @@ def write_csv(
             cannot carry so that it reads back (see :func:`check_rows`); nothing is written.
     """
     fname = os.fspath(path)
+    opts: dict = {}
     if keys_only:
         blocks = [
             TrackRows(t.path, t.times, t.curve.value, None, order=t.order)
@@ -1012,15 +1237,87 @@ def write_csv(
         ]
         text = format_csv(blocks, with_speed=False, fname=fname)
     else:
-        blocks = clip_rows(clip.tracks)
-        text = format_csv(blocks, with_speed=True, fname=fname)
+        blocks, opts = carried_rows(clip)
+        text = format_csv(blocks, with_speed=True, fname=fname, **opts)
     atomic_write_text(path, text, protect=protect)
     warnings = []
     if not keys_only:
         measured = played_change() if played_change is not None else None
-        warnings.extend(_tangent_loss_warnings(clip, blocks, measured))
-    if clip.other_tracks:
-        warnings.append(
-            f"{len(clip.other_tracks)} non-rotation curve(s) not written (CSV holds rotation tracks only)"
-        )
+        carried = [i for i, b in enumerate(blocks) if b.curve is not None]
+        rest = [i for i in range(len(blocks)) if i not in set(carried)]
+        sub = Clip(clip.name, clip.frame_rate, [clip.tracks[i] for i in rest])
+        warnings.extend(_tangent_loss_warnings(sub, [blocks[i] for i in rest], measured))
+    warnings.extend(csv_losses(clip, keys_only, tangent_warnings=False))
     return warnings
+
+
+def carried_rows(clip: Clip) -> tuple[list[TrackRows], dict]:
+    """The rows :func:`write_csv` writes for ``clip`` and the :func:`format_csv` options: an Euler
+    track whose curve is not what the reader rebuilds from its values (reduced, edited, read from a
+    ``.anim``) keeps its own values, slopes, tangent modes and weights (the tangent columns);
+    tracks with pre/post infinity other than Constant carry it; the frame rate is written when the
+    key times would not give it back. A clip read from CSV or BVH (ClampedAuto through its keys, 30
+    fps keys at 30 fps) is written exactly as before, with the base columns only."""
+    blocks = clip_rows(clip.tracks)
+    _, same = _rebuilt_curves(clip.tracks, blocks)
+    own = [i for i, t in enumerate(clip.tracks) if t.kind == EULER and t.n_keys >= 2 and not same[i]]
+    for i in own:
+        t = clip.tracks[i]
+        quats = hemisphere_continuous(key_quaternions(t))
+        from ..engine.speed import angular_speed
+
+        blocks[i] = replace(
+            blocks[i],
+            times=t.times,
+            euler=np.asarray(t.curve.value, dtype=np.float64),
+            quats=quats,
+            speed=angular_speed(t.times, quats),
+            order=t.order,
+            curve=t.curve,
+        )
+    wraps = [(int(t.curve.pre_infinity), int(t.curve.post_infinity)) for t in clip.tracks]
+    for i, w in enumerate(wraps):
+        if w != (WRAP_CLAMP, WRAP_CLAMP):
+            blocks[i] = replace(blocks[i], wrap=w)
+    opts = {
+        "tangents": bool(own),
+        # Weights too when a curve's differ from the reader's default (unused ones included: exact).
+        "weights": any(_own_weights(clip.tracks[i].curve) for i in own),
+        "infinity": any(w != (WRAP_CLAMP, WRAP_CLAMP) for w in wraps),
+        "frame_rate": None,
+    }
+    estimate = _rate_of_times([b.times for b in blocks])
+    if float(clip.frame_rate) > 0 and estimate != float(clip.frame_rate):
+        opts["frame_rate"] = float(clip.frame_rate)
+    return blocks, opts
+
+
+def _own_weights(curve: Curve) -> bool:
+    """True when ``curve`` has weights the reader would not give it back (weighted keys, or weights
+    other than Unity's default 1/3)."""
+    from ..engine.curves import DEFAULT_WEIGHT
+
+    return bool(
+        np.any(curve.weighted_mode)
+        or np.any(curve.in_weight != DEFAULT_WEIGHT)
+        or np.any(curve.out_weight != DEFAULT_WEIGHT)
+    )
+
+
+def csv_losses(clip: Clip, keys_only: bool = False, tangent_warnings: bool = True) -> list[str]:
+    """What a CSV written from ``clip`` cannot hold (``engine.export_checks.csv_losses``, the export
+    checks the editor's dialog lists): said before writing, and among :func:`write_csv`'s warnings."""
+    from ..engine.export_checks import csv_losses as findings
+
+    return findings(clip, keys_only=keys_only, quaternion_line=tangent_warnings)
+
+
+def _rate_of_times(times_list) -> float:
+    """:func:`_estimate_frame_rate` from key time arrays."""
+    steps = [np.diff(t) for t in times_list if np.shape(t)[0] > 1]
+    if not steps:
+        return 30.0
+    dt = float(np.median(np.concatenate(steps)))
+    rate = 1.0 / dt
+    nearest = round(rate)
+    return float(nearest) if nearest >= 1 and abs(rate - nearest) <= 0.01 * nearest else rate

@@ -6,9 +6,8 @@ line (``FILE:LINE: REASON`` or ``FILE: REASON``) so the CLI can show it verbatim
 
 from __future__ import annotations
 
+import numbers
 import os
-
-import numpy as np
 
 __all__ = ["ClipError", "ClipReadError", "ClipWriteError"]
 
@@ -28,7 +27,7 @@ class ClipError(Exception):
         for a in args:
             if isinstance(a, str):
                 reason = a
-            elif a is None or isinstance(a, (int, np.integer)):
+            elif a is None or isinstance(a, numbers.Integral):  # numpy's integers are Integral too
                 line = a
             else:
                 raise TypeError(f"ClipError: unexpected argument {a!r}")

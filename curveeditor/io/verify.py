@@ -76,6 +76,9 @@ class Promise:
         between_bound_deg: for sampled (per-frame) tracks, the deviation allowed between frames from
             the Slerp of the frames (``--tolerance``); ``None`` = reported, not enforced.
         clip_what: how messages name the clip handed to the writer ("the recipe's result").
+        key_bound_deg: largest error at the reference's keys (frames), if tighter than
+            ``bound_deg`` (``io.promises.recipe_promise``: a requested ``--reduce`` bound, kept at
+            the keys of the file read back); ``None`` = ``bound_deg``.
     """
 
     reference: object | None = None
@@ -83,6 +86,7 @@ class Promise:
     what: str = "the input"
     between_bound_deg: float | None = None
     clip_what: str = "the clip to write"
+    key_bound_deg: float | None = None
 
 
 @dataclass(frozen=True)
@@ -484,11 +488,12 @@ def check_written(
         if ref is not None and ref.n_keys and ref is not t:
             rframes = is_sampled(ref, ref_clip)
             pbound = promise.bound_deg
+            kbound = pbound if promise.key_bound_deg is None else promise.key_bound_deg
             # Against samples (a BVH input) the promise holds at the frames; between them the
             # deviation from their Slerp is reported (bounded only by a stated tolerance).
             if player is not None:
                 pd = viewer_deviation(
-                    ref, w, player, rframes, promise.between_bound_deg if rframes else pbound, pbound
+                    ref, w, player, rframes, promise.between_bound_deg if rframes else pbound, kbound
                 )
             else:
                 pd = deviation(
@@ -496,7 +501,7 @@ def check_written(
                     w,
                     rframes,
                     promise.between_bound_deg if rframes else pbound,
-                    pbound,
+                    kbound,
                     memo=memo,
                     at_frames=at_frames,
                 )

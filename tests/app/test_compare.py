@@ -73,7 +73,7 @@ def test_send_to_recipe_and_apply(setup, qtbot):
     with qtbot.waitSignal(dlg.sendToRecipe) as sig:
         step = dlg.send_selected()
     assert sig.args[0] == step == {"op": "resample", "hz": 30.0, "method": "squad"}
-    assert panel.recipe().to_dict()["steps"] == [{**step, "spin_speed": 1800.0}]  # default filled in
+    assert panel.recipe().to_dict()["steps"] == [{**step, "spin_speed": 1800.0, "pose_error": 0.0}]
     panel.discard()
     panel.shutdown()
 

@@ -101,7 +101,11 @@ def test_widgets_follow_param_specs(setup):
         "hz": None,
         "method": "slerp",
         "spin_speed": 1800.0,
+        "pose_error": 0.0,
     }
+    # The pose-error trade of the resample (issue 20) is a widget from the registry like the others.
+    pose = panel._param_widgets["pose_error"][1]
+    assert pose.value() == 0.0 and pose.maximum() == 1.0 and pose.suffix().strip() == "\u00b0"
 
 
 def test_apply_is_one_undo_step(setup, qtbot):
@@ -358,7 +362,7 @@ def test_limit_turnback_checkbox_and_lerp_speed_come_from_the_registry(setup, qt
 CLI_FORMS = [
     ["--unwrap", "--spin-speed", "900"],
     ["--unflip"],
-    ["--resample", "24", "--method", "squad", "--spin-speed", "1200"],
+    ["--resample", "24", "--method", "squad", "--spin-speed", "1200", "--pose-error", "0.25"],
     ["--reduce", "0.25"],
     ["--smooth", "gaussian:0.125"],
     ["--smooth", "butterworth:4.5:3"],

@@ -385,3 +385,64 @@ def test_clip_analysis_in_lockstep_equals_track_by_track_on_the_corpus():
         assert [f.as_dict() for f in flip_details_all(clip.tracks)] == [
             f.as_dict() for t in clip.tracks for f in flip_details(t)
         ], path.name
+
+
+# ------------------------------------------------------------------------------------ pops (issue 20)
+
+
+def test_a_step_that_does_not_come_back_is_a_pop_a_spike_is_not():
+    from curveeditor.engine.analysis import pop_mask
+
+    base = smooth_values(90)
+    popped = base.copy()
+    popped[40:, 1] += 120.0  # 120 deg in one frame, then the motion goes on from there
+    rep = inspect_track(euler_track(popped))
+    assert rep.pops == 1 and rep.spikes == 0 and rep.as_dict()["pops"] == 1
+    (p,) = [p for p in find_problems(euler_track(popped)) if p.kind == "pop"]
+    assert p.index == 40 and p.time == pytest.approx(40 / 30)
+    assert (
+        p.detail.startswith("120.5 deg in one key step (0.03333 s: 3,615 deg/s") and "come back" in p.detail
+    )
+    q = euler_to_quat(popped, "zxy")
+    mask = pop_mask(np.arange(90) / 30.0, q)
+    assert mask.shape == (89,) and np.flatnonzero(mask).tolist() == [39]
+    # A spike comes straight back: a spike, not a pop.
+    spiky = base.copy()
+    spiky[40, 1] += 120.0
+    rep = inspect_track(euler_track(spiky))
+    assert rep.spikes == 1 and rep.pops == 0
+    # A fast but smooth swing (the same 120 deg over 8 frames) is motion.
+    swing = base.copy()
+    swing[40:, 1] += 120.0 * np.clip((np.arange(50) + 1) / 8.0, 0, 1)
+    assert inspect_track(euler_track(swing)).pops == 0
+
+
+def test_pops_in_lockstep_equal_track_by_track():
+    tracks = []
+    for i in range(4):
+        v = smooth_values(70) * (1 + 0.3 * i)
+        if i % 2:
+            v[30 + i :, 0] += 90.0
+        tracks.append(euler_track(v, path=f"b{i}"))
+    joined = inspect_clip(Clip("c", 30.0, tracks))
+    assert [r.pops for r in joined] == [inspect_track(t).pops for t in tracks] == [0, 1, 0, 1]
+
+
+@pytest.mark.corpus
+def test_a_pop_added_to_a_corpus_walk_is_found_where_it_is(corpus_dir):
+    from curveeditor.io import read_clip
+    from tests.trust_clips import with_pop
+
+    src = corpus_dir / "bvh" / "VictorS-67__pybvh__bvh_data_cmu_12_01_walk.bvh"
+    if not src.exists():
+        pytest.skip("cmu_12_01_walk.bvh absent")
+    clip = read_clip(src)
+    before = {r.path: r.pops for r in inspect_clip(clip)}
+    # The walk's first frame is a T-pose: its step into the walk is a pop on the arms and legs.
+    assert before["Hips/LowerBack/Spine/Spine1/LeftShoulder/LeftArm"] == 1
+    popped, path = with_pop(clip, "/LeftForeArm", 200)
+    after = {r.path: r.pops for r in inspect_clip(popped)}
+    assert after[path] == before[path] + 1
+    assert {p: n for p, n in after.items() if p != path} == {p: n for p, n in before.items() if p != path}
+    (p,) = [p for p in find_problems(popped.track(path)) if p.kind == "pop" and p.index == 200]
+    assert p.detail.startswith("136.0 deg in one key step") and "16,3" in p.detail

@@ -61,7 +61,7 @@ def test_registry_matches_architecture_and_is_self_consistent():
     want = {
         "unwrap": {"spin_speed"},
         "unflip": set(),
-        "resample": {"hz", "method", "spin_speed"},
+        "resample": {"hz", "method", "spin_speed", "pose_error"},
         "reduce": {"max_error"},
         "smooth": {"method", "sigma", "cutoff", "order"},
         "despike": {"speed"},
@@ -106,7 +106,7 @@ def test_defaults_are_filled_and_numbers_normalized():
         "turnback": False,
     }
     assert d.steps[1].params == {"order": "zxy"}
-    assert d.steps[2].params == {"hz": None, "method": "slerp", "spin_speed": 1800.0}
+    assert d.steps[2].params == {"hz": None, "method": "slerp", "spin_speed": 1800.0, "pose_error": 0.0}
 
 
 def test_save_keeps_permissions_and_names_the_file_on_errors(tmp_path):

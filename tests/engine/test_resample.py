@@ -431,9 +431,17 @@ def test_resampled_euler_stays_smooth_through_gimbal_lock(method):
     t = np.arange(9) * 8 / 30  # keys on the 30 Hz grid
     values = np.stack([[60, 75, 85, 89.9, 90, 89.95, 85, 75, 60], 40 * np.sin(2 * t), 30 * np.cos(3 * t)], 1)
     track = RotationTrack("g", "euler", make_curve(t, values))
-    out = resample_track(track, 30, method)
-    # A plain decomposition swings Y and Z by 40-80 deg per frame here; the followed channels do not ...
+    # By default every key is exactly the resampled pose (issue 20: the damped solve's 0.5 deg pose
+    # error was silent) ...
+    exact = resample_track(track, 30, method)
+    want = resample_quats(track, exact.times, method)
+    assert geodesic_angle(key_quaternions(exact), want).max() < 1e-3
+    # ... and pose_error trades pose error for smooth channels, explicitly: a plain decomposition
+    # swings Y and Z by 40-80 deg per frame here; the followed channels do not ...
+    out = resample_track(track, 30, method, pose_error=0.5)
     assert np.abs(np.diff(out.curve.value, axis=0)).max() < 8.0
+    assert np.abs(np.diff(exact.curve.value, axis=0)).max() > 8.0
+    assert 1e-3 < geodesic_angle(key_quaternions(out), want).max() <= 0.5
     # ... so what Unity plays of them stays close to the resampled motion between frames too.
     dense = np.linspace(0, t[-1], 2001)
     assert geodesic_angle(played(out, dense), resample_quats(track, dense, method)).max() < 1.0

@@ -16,7 +16,6 @@ import sys
 import numpy as np
 import pytest
 
-from curveeditor.engine.clip import played
 from curveeditor.engine.rotations import euler_to_quat, geodesic_angle
 from curveeditor.io import read_clip, write_clip
 from curveeditor.io.errors import ClipReadError
@@ -141,20 +140,58 @@ def test_inspect_counts_the_decoded_tracks(compressed_file):
     assert len(tracks) == 2
 
 
-def test_compressed_clip_is_written_as_ordinary_rotation_curves(compressed_file, tmp_path):
+def test_an_unchanged_compressed_clip_is_written_byte_identical(compressed_file, tmp_path):
+    # Issue 20: `convert Take_001.anim out.anim` rewrote the unchanged legacy clip uncompressed
+    # (39 kB -> 78 kB, with a warning). An unchanged clip stays byte-identical, packed curves included.
     clip = read_clip(compressed_file)
     out = tmp_path / "out.anim"
     warnings = write_clip(clip, out)
+    assert out.read_bytes() == compressed_file.read_bytes()
+    assert not [w for w in warnings if "compressed" in w]
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    cli_out = tmp_path / "cli.anim"
+    r = subprocess.run(
+        [sys.executable, "-m", "curveeditor.cli", "convert", str(compressed_file), str(cli_out)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert cli_out.read_bytes() == compressed_file.read_bytes()
+
+
+def test_only_the_edited_compressed_curve_is_rewritten(compressed_file, tmp_path):
+    from dataclasses import replace
+
+    clip = read_clip(compressed_file)
+    lid = clip.track("Root/Lid")
+    v = np.array(lid.curve.value)
+    v[3] = [0.0, 0.0, 0.0, 1.0]
+    edited = clip.with_track(replace(lid, curve=lid.curve.with_keys(value=v)))
+    out = tmp_path / "edited.anim"
+    warnings = write_clip(edited, out)
     text = out.read_text()
-    assert "m_Compressed: 0\n" in text and "m_CompressedRotationCurves: []\n" in text
-    assert text.count("  - curve:\n") == 2 and "m_RotationCurves:\n" in text
+    source = compressed_file.read_text()
+    # The untouched curve's packed entry is kept verbatim, the flag with it ...
+    box = source[source.index("  - m_Path: Box001_frag_002\n") : source.index("  - m_Path: Root/Lid\n")]
+    assert box in text and "m_Compressed: 1\n" in text and "m_Path: Root/Lid" not in text
     said = [w for w in warnings if "compressed" in w]
-    assert len(said) == 1 and "m_RotationCurves" in said[0]
+    assert len(said) == 1 and said[0].startswith("1 edited compressed")
+    assert "the other 1 stay compressed" in said[0]
     back = read_clip(out)
-    for a, b in zip(clip.tracks, back.tracks, strict=True):
-        assert a.path == b.path and b.kind == "quaternion"
-        grid = np.linspace(0, a.times[-1], 200)
-        assert geodesic_angle(played(a, grid), played(b, grid)).max() < 0.01
+    assert back.track("Box001_frag_002").curve.equals(clip.track("Box001_frag_002").curve)
+    # ... and the edited one is ordinary keys playing the edit.
+    assert back.track("Root/Lid").meta.get("list") != "m_CompressedRotationCurves"
+    assert np.allclose(back.track("Root/Lid").curve.value[3], [0, 0, 0, 1], atol=1e-6)
+    # Every curve edited: nothing packed is left, the flag says so.
+    box_t = clip.track("Box001_frag_002")
+    vb = np.array(box_t.curve.value)
+    vb[0] = [0.0, 0.0, 0.0, 1.0]
+    both = edited.with_track(replace(box_t, curve=box_t.curve.with_keys(value=vb)))
+    write_clip(both, tmp_path / "both.anim")
+    text = (tmp_path / "both.anim").read_text()
+    assert "m_Compressed: 0\n" in text and "m_CompressedRotationCurves: []\n" in text
+    assert text.count("  - curve:\n") == 2
 
 
 def test_an_edited_compressed_track_is_exported(compressed_file, tmp_path):

@@ -195,13 +195,16 @@ def test_written_columns_and_values(tmp_path):
     # Hand's Auto slopes were computed across its hemisphere flip: read back they are recomputed.
     assert (
         len(warnings) == 1
-        and warnings[0].startswith("1 track(s) lose their tangents")
+        and warnings[0].startswith("1 track(s) lose their curves in CSV")
         and "(Hand)" in warnings[0]
     )
     lines = out.read_text().splitlines()
-    assert lines[0] == ",".join(WRITE_COLUMNS)
+    # Keys 0.5 s apart would read back as a 2 fps clip: the 30 fps is carried (issue 20).
+    assert lines[0] == ",".join(WRITE_COLUMNS) + ",frame_rate"
     assert len(lines) == 1 + 4 + 3
-    rows = [ln.split(",") for ln in lines[1:]]
+    assert all(ln.endswith(",30.0") for ln in lines[1:])
+    assert read_csv(out).frame_rate == 30.0
+    rows = [ln.split(",")[:-1] for ln in lines[1:]]
     assert rows[2][:5] == ["Hips/Spine", "1.0", "20.0", "370.25", "0.0"]  # Euler keys as authored
     vals = np.array([[float(c) for c in r[1:]] for r in rows])
     # Quaternions: unit, hemisphere-continuous per track, same rotation as the Euler columns.
@@ -365,36 +368,43 @@ def test_memory_error_becomes_a_typed_error(tmp_path, monkeypatch):
         read_clip(path)
 
 
-def test_write_csv_warns_when_the_tangents_it_cannot_hold_change_the_motion(tmp_path):
-    # CSV keeps key values only; an .anim track with authored tangents (CurveFitTest: 13 deg) used to
-    # change what Unity plays on the way through CSV without a word.
-    from curveeditor.io.csv_io import write_csv
+def test_write_csv_carries_the_tangents_of_euler_tracks(tmp_path):
+    # CSV used to keep key values only: an .anim track with authored tangents (CurveFitTest: 13 deg)
+    # changed what Unity plays on the way through CSV (issue 8 warned; issue 20 carries them).
+    from curveeditor.io.csv_io import TANGENT_COLS, write_csv
 
     times = np.array([0.0, 0.5, 1.0])
     values = np.array([[0.0, 0.0, 0.0], [0.0, 45.0, 0.0], [0.0, 90.0, 0.0]])
     smooth = make_curve(times, values, mode="clamped_auto")
     steep = smooth.with_keys(out_slope=np.full((3, 3), 400.0), in_slope=np.full((3, 3), 400.0))
-    clip = Clip("c", 30.0, [RotationTrack("a", "euler", smooth), RotationTrack("b", "euler", steep)])
+    clip = Clip("c", 2.0, [RotationTrack("a", "euler", smooth), RotationTrack("b", "euler", steep)])
     warnings = write_csv(clip, tmp_path / "o.csv")
-    lost = [w for w in warnings if "lose their tangents" in w]
-    assert len(lost) == 1 and lost[0].startswith("1 track(s)") and "(b)" in lost[0]
+    assert warnings == []
+    header = (tmp_path / "o.csv").read_text().splitlines()[0].split(",")
+    assert header[-len(TANGENT_COLS) :] == list(TANGENT_COLS)
     back = read_csv(tmp_path / "o.csv")
     assert back.track("a").curve.equals(smooth)
+    assert back.track("b").curve.equals(steep)
 
 
 def test_checked_csv_write_warns_of_lost_tangents_from_the_read_back_figures(tmp_path, monkeypatch):
     # write_checked measures each track against its read-back curve; the CSV writer's tangent-loss
-    # warning takes those figures (the same diff) instead of diffing again, and says the same.
+    # warning takes those figures (the same diff) instead of diffing again, and says the same. Since
+    # Euler tracks carry their tangents (issue 20), the loss is a quaternion track's (read back Euler).
     from curveeditor.engine import diff as diff_mod
     from curveeditor.io import write_clip
     from curveeditor.io.csv_io import write_csv
 
     times = np.array([0.0, 0.5, 1.0])
-    values = np.array([[0.0, 0.0, 0.0], [0.0, 45.0, 0.0], [0.0, 90.0, 0.0]])
-    steep = make_curve(times, values, mode="clamped_auto").with_keys(
-        out_slope=np.full((3, 3), 400.0), in_slope=np.full((3, 3), 400.0)
+    q = euler_to_quat(np.array([[0.0, 0.0, 0.0], [0.0, 80.0, 0.0], [0.0, 170.0, 30.0]]))
+    steep = RotationTrack(
+        "b",
+        "quaternion",
+        make_curve(times, q, mode="auto").with_keys(
+            out_slope=np.full((3, 4), 1.5), in_slope=np.full((3, 4), 1.5)
+        ),
     )
-    clip = Clip("c", 30.0, [RotationTrack("b", "euler", steep)])
+    clip = Clip("c", 2.0, [steep])
     alone = write_csv(clip, tmp_path / "alone.csv")
     calls = []
     real = diff_mod.diff_tracks

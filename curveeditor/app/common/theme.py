@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication
 __all__ = ["Theme", "ThemeManager", "LIGHT", "DARK", "PROBLEM_KINDS"]
 
 #: Problem kinds in display order (engine.analysis.Problem.kind values).
-PROBLEM_KINDS = ("wrap", "flip", "hemisphere", "gimbal", "spike")
+PROBLEM_KINDS = ("wrap", "flip", "hemisphere", "gimbal", "spike", "pop")
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ _PROBLEMS_DARK = {
     "hemisphere": "#c77dff",
     "gimbal": "#ffd60a",
     "spike": "#f72585",
+    "pop": "#00c2e0",
 }
 _PROBLEMS_LIGHT = {
     "wrap": "#d46a00",
@@ -63,6 +64,7 @@ _PROBLEMS_LIGHT = {
     "hemisphere": "#7b2cbf",
     "gimbal": "#b08900",
     "spike": "#c9184a",
+    "pop": "#0077b6",
 }
 
 DARK = Theme(

@@ -1,4 +1,4 @@
-"""Problems of the clip (wrap, flip, hemisphere, gimbal, spike): the index and the table model.
+"""Problems of the clip (wrap, flip, hemisphere, gimbal, spike, pop): the index and the table model.
 
 :class:`ProblemIndex` runs ``engine.analysis.find_problems`` per rotation track and caches the result
 by track identity (tracks are immutable, so an unchanged track is never re-inspected). After an edit
@@ -37,6 +37,7 @@ KIND_LABELS = {
     "hemisphere": "Hemisphere flip",
     "gimbal": "Gimbal lock",
     "spike": "Spike",
+    "pop": "Pop",
 }
 
 

@@ -8,6 +8,13 @@ worker thread because a long clip means hundreds of thousands of samples per tra
 The strip plots the error in degrees of the primary selected track over time with the shared time
 cursor (draggable to scrub); the table lists keys before/after, max and RMS error (degrees) per track.
 Clicking a row selects that track.
+
+For a recipe preview the table also shows each step's figure against the track just before it
+(``engine.step_figures``, offered by the recipe worker: :meth:`DiffPanel.offer_figures`), so the
+change a lossless step made on purpose (an unwrap's removed spins: "4 wraps") reads apart from a
+bounded step's error against its tolerance ("0.505 ok"); the row's tooltip has the sentences and
+notes, the line under the title one summary per step. The last file written shows its read-back
+figures (:meth:`DiffPanel.show_written`).
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from ..common.workers import LatestRunner
 
 __all__ = ["DiffPanel", "changed_pairs"]
 
-COLUMNS = ("Track", "Keys before", "Keys after", "Max error (\u00b0)", "RMS error (\u00b0)")
+COLUMNS = ("Track", "Keys before", "Keys after", "Max error (\u00b0)", "RMS error (\u00b0)", "Steps")
 
 
 def changed_pairs(before, after) -> list[tuple]:
@@ -91,6 +98,8 @@ class DiffPanel(QWidget):
         self._pair_key: tuple | None = None
         self._mode = ""
         self._offered: tuple | None = None
+        self._offered_figures: tuple | None = None
+        self.step_figures: dict[str, list] = {}  # path -> StepFigure list of the preview shown
         self.theme = None
         self.computed = 0  # diff refreshes that (re)started a comparison (tests)
 
@@ -152,6 +161,10 @@ class DiffPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.title)
+        # One line per recipe step (what it removed on purpose, or its error against its tolerance).
+        self.steps_label = ElidedLabel("", self)
+        self.steps_label.setVisible(False)
+        lay.addWidget(self.steps_label)
         lay.addWidget(split, 1)
         # The figures of the last file written, as read back (io.verify.WriteCheck): what the file on
         # disk plays, next to the in-memory before/after above.
@@ -216,6 +229,11 @@ class DiffPanel(QWidget):
             return doc.clip, doc.preview, "preview"
         return doc.original, doc.clip, "edits"
 
+    def offer_figures(self, before, after, figures: dict) -> None:
+        """The recipe worker's step figures for ``before`` -> ``after`` (``RecipeResult.figures``):
+        shown with the diffs while those are the compared clips."""
+        self._offered_figures = (before, after, dict(figures))
+
     def offer_diffs(self, before, after, diffs: list) -> None:
         """Diffs already computed for ``before`` -> ``after`` (the recipe worker's ``RecipeResult.diffs``):
         when those become the compared clips, :meth:`refresh` shows them instead of recomputing."""
@@ -240,6 +258,10 @@ class DiffPanel(QWidget):
             self.title.setText("<b>Diff</b>: recipe preview (after) vs current clip (before)")
         else:
             self.title.setText("<b>Diff</b>: current clip (after) vs original as loaded (before)")
+        figs, self._offered_figures = self._offered_figures, None
+        matched = figs is not None and figs[0] is before and figs[1] is after and mode == "preview"
+        self.step_figures = figs[2] if matched else {}
+        self._show_step_lines()
         offered, self._offered = self._offered, None
         if offered is not None and offered[0] is before and offered[1] is after:
             self.runner.cancel()
@@ -270,7 +292,7 @@ class DiffPanel(QWidget):
             worst = max(self.diffs, key=lambda d: d.max_error)
             base += (
                 f" &nbsp; <span style='color:#999'>{len(self.diffs)} changed, "
-                f"worst {worst.max_error:.2f}\u00b0</span>"
+                f"{'largest change' if self.step_figures else 'worst'} {worst.max_error:.2f}\u00b0</span>"
             )
         self.title.setText(base)
         self._fill_table()
@@ -281,6 +303,29 @@ class DiffPanel(QWidget):
         self.title.setText(f"<span style='color:#e05050'>Diff failed: {message}</span>")
 
     # ------------------------------------------------------------------ views
+    def _show_step_lines(self) -> None:
+        from curveeditor.engine.step_figures import step_summary
+
+        per_step: dict[int, list] = {}
+        for fl in self.step_figures.values():
+            for f in fl:
+                per_step.setdefault(f.number, []).append(f)
+        lines = [step_summary(per_step[k]) for k in sorted(per_step)]
+        self.steps_label.setText("; ".join(lines))
+        self.steps_label.setToolTip("\n".join(lines))
+        self.steps_label.setVisible(bool(lines))
+        # With step figures the before/after difference holds the intended changes too: a change,
+        # of which the steps' figures say what is intended and what is error.
+        word = "change" if lines else "error"
+        self.plot.setLabel("left", word, units="\u00b0")
+        self.max_line.label.setFormat(f"max {word} {{value:.2f}}\u00b0" if lines else "max {value:.2f}\u00b0")
+
+    def step_cells(self) -> dict[str, str]:
+        """Track -> its Steps cell as shown (tests)."""
+        return {
+            self.table.item(r, 0).text(): self.table.item(r, 5).text() for r in range(self.table.rowCount())
+        }
+
     def _fill_table(self) -> None:
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(self.diffs))
@@ -292,13 +337,22 @@ class DiffPanel(QWidget):
             self.table.setItem(r, 2, _NumberItem(d.keys_after, str(d.keys_after)))
             self.table.setItem(r, 3, _NumberItem(d.max_error, f"{d.max_error:.2f}"))
             self.table.setItem(r, 4, _NumberItem(d.rms_error, f"{d.rms_error:.2f}"))
+            figs = self.step_figures.get(d.path, ())
+            steps = QTableWidgetItem("  ".join(f"{f.number} {f.op}: {f.cell()}" for f in figs))
+            tip = [f.text() for f in figs] + [n for f in figs for n in f.notes]
+            steps.setToolTip("\n".join(tip))
+            self.table.setItem(r, 5, steps)
+            if figs:  # the mixed before/after figures: say what they include
+                why = "the intended changes of the lossless steps included; the Steps column separates them"
+                for c in (3, 4):
+                    self.table.item(r, c).setToolTip(why)
         self.table.setSortingEnabled(True)
 
     def figures(self) -> list[tuple[str, int, int, str, str]]:
         """The table as shown: ``(track, keys before, keys after, max text, rms text)`` rows."""
         rows = []
         for r in range(self.table.rowCount()):
-            cells = [self.table.item(r, c).text() for c in range(len(COLUMNS))]
+            cells = [self.table.item(r, c).text() for c in range(5)]
             rows.append((cells[0], int(cells[1]), int(cells[2]), cells[3], cells[4]))
         return rows
 

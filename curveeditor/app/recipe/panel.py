@@ -81,6 +81,9 @@ class RecipePanel(RecipePreview, QWidget):
     #: (before clip, preview clip, list[TrackDiff]) just before the preview is shown: the diffs the
     #: worker computed with the recipe, so the diff panel need not recompute them.
     diffsComputed = Signal(object, object, list)
+    #: (before clip, preview clip, {path: [StepFigure]}) with ``diffsComputed``: each step's figure
+    #: against the track just before it (``RecipeResult.figures``), for the Diff dock.
+    figuresComputed = Signal(object, object, object)
     statusChanged = Signal(str)
     applied = Signal()
 

@@ -87,6 +87,7 @@ class RecipePreview:
             return
         self.result = result
         self.diffsComputed.emit(self._run_clip, result.clip, list(result.diffs))
+        self.figuresComputed.emit(self._run_clip, result.clip, dict(result.figures))
         self.document.set_preview(result.clip)
         n = len(result.changes)
         self._set_status(f"Preview of {n} track{'s' if n != 1 else ''} in {seconds * 1000:.0f} ms.")
@@ -101,21 +102,20 @@ class RecipePreview:
         self._set_status(message, error=True)
 
     def _show_changes(self, result) -> None:
-        lines = []
-        for path, log in list(result.changes.items())[:4]:
-            lines.append(f"<b>{path}</b>: " + "; ".join(s.split(": ", 1)[-1] for s in log))
-        more = len(result.changes) - 4
-        if more > 0:
-            lines.append(f"\u2026 and {more} more tracks")
-        diffs = {d.path: d for d in result.diffs}
+        """Each step's figure (``RecipeResult.step_lines``: what a lossless step removed on purpose,
+        a bounded step's error against its tolerance with ok/FAIL), then the selected track's own
+        figures step by step; the engine words them, the panel only shows them."""
+        from html import escape
+
+        lines = [escape(line) for line in result.step_lines()]
         sel = self.document.selected_paths[:1]
-        if sel and sel[0] in diffs:
-            d = diffs[sel[0]]
-            lines.append(
-                f"{sel[0]}: keys {d.keys_before} \u2192 {d.keys_after}, "
-                f"max {d.max_error:.2f}\u00b0, RMS {d.rms_error:.2f}\u00b0"
-            )
+        figs = result.figures.get(sel[0], ()) if sel else ()
+        for f in figs:
+            lines.append(f"<b>{escape(f.path or '(root)')}</b> " + escape(f.text().split(": ", 1)[-1]))
+        tips = [f.text() for fl in result.figures.values() for f in fl if f.changed]
+        notes = [n for fl in result.figures.values() for f in fl for n in f.notes]
         self.changes_label.setText("<br>".join(lines))
+        self.changes_label.setToolTip("\n".join(tips[:40] + notes[:20]))
 
     def _clear_preview(self) -> None:
         self.result = None

@@ -57,7 +57,7 @@ HAS_PROBLEMS_ROLE = Qt.ItemDataRole.UserRole + 3  # bool: a rotation track with 
 OTHER_ROLE = Qt.ItemDataRole.UserRole + 4  # OtherTrack.name of a numeric read-only curve, or None
 INDENT_PX = 8  # 12 levels = 96 px (Qt's default 20 px left no room for deep names)
 MIN_INDENT_PX = 3  # the indentation shrinks down to this so that deep rows keep their whole name
-SHORT = {"wrap": "W", "flip": "F", "hemisphere": "H", "gimbal": "G", "spike": "S"}
+SHORT = {"wrap": "W", "flip": "F", "hemisphere": "H", "gimbal": "G", "spike": "S", "pop": "P"}
 
 
 @dataclass(eq=False)
@@ -482,7 +482,7 @@ class TrackTree(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._on_filter)
         self.problems_only = QCheckBox("Problems only")
-        self.problems_only.setToolTip("Show only the tracks with wraps, flips, gimbal lock or spikes")
+        self.problems_only.setToolTip("Show only the tracks with wraps, flips, gimbal lock, spikes or pops")
         self.problems_only.toggled.connect(self._on_problems_only)
         problems.updated.connect(self._on_problems_updated)
         self.view = QTreeView()

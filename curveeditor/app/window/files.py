@@ -110,14 +110,17 @@ def check_lines(check) -> list[str]:
 
 
 def export_warnings(clip: Clip, path: str, mode: str | None = None) -> list[str]:
-    """The export checks for writing ``clip`` to ``path`` (nothing is written): ``.anim`` and glTF
-    (what the file cannot hold, ``io.gltf.gltf_document``)."""
+    """The export checks for writing ``clip`` to ``path`` (nothing is written): the ``.anim`` writer's
+    warnings; glTF: what the file cannot hold (``io.gltf.gltf_document``); else what the format cannot
+    hold (``io.losses.write_losses``: a CSV's non-rotation curves and quaternion tracks)."""
     if path.lower().endswith((".gltf", ".glb")):
         from curveeditor.io.gltf import gltf_document
 
         return list(gltf_document(clip)[2])
     if not path.lower().endswith(".anim"):
-        return []
+        from curveeditor.io.losses import write_losses
+
+        return write_losses(clip, path)
     from curveeditor.io.anim import anim_text
     from curveeditor.io.verify import prepare_samples
 

@@ -185,6 +185,7 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         # The recipe ops' scipy imports (~2 s) wait until the first clip is drawn (cold start).
         doc.clipChanged.connect(lambda: QTimer.singleShot(WARM_UP_DELAY_MS, self.recipe.warm_up))
         self.recipe.diffsComputed.connect(self.diff.offer_diffs)
+        self.recipe.figuresComputed.connect(self.diff.offer_figures)
         self.files.written.connect(self.diff.show_written)  # the Diff dock shows the file as read back
         self.files.recentChanged.connect(self._rebuild_recent)
         self.files.loaded.connect(lambda p: status.showMessage(f"Opened {p}", 5000))

@@ -673,8 +673,9 @@ def _render_doc(
                     f"{t.path or '(root)'}: this clip layout (serializedVersion {doc.clip_version}, "
                     "before Unity 5.3) has no Euler curves; written as quaternion keys"
                 )
-        compressed = src is not None and src.kind == "compressed"
-        if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]) and not compressed:
+        # An unchanged compressed curve (m_Compressed: 1) stays packed, byte for byte; an edited one is
+        # written as ordinary keys (issue 20: every compressed curve used to be rewritten).
+        if orig is not None and kind == orig[0].kind and _unchanged(t, orig[0]):
             want = refresh_display is True or (refresh_display and t.path in refresh_display)
             if want and t.kind == QUATERNION and _wrapped_display(src):
                 changed_any = True
@@ -706,11 +707,14 @@ def _render_doc(
     changed_any |= _apply_floats(clip, doc, ed, fmt, uses, single_rule)
     if clip.name != doc.name or np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
         changed_any = True
-    n_comp = len(doc.entries["m_CompressedRotationCurves"])
-    if n_comp:
+    comp = doc.entries["m_CompressedRotationCurves"]
+    n_edit = sum(1 for e in comp if id(e) in ed.replace)
+    if n_edit:
+        left = len(comp) - n_edit
         warnings.append(
-            f"{n_comp} compressed rotation curve(s) (m_Compressed: 1, a Unity 4 clip) written as ordinary "
-            "m_RotationCurves keys; m_Compressed set to 0"
+            f"{n_edit} edited compressed rotation curve(s) (m_Compressed: 1, a Unity 4 clip) written as "
+            "ordinary m_RotationCurves keys; "
+            + (f"the other {left} stay compressed" if left else "m_Compressed set to 0")
         )
     if not changed_any:
         return iter([doc.data]), warnings
