@@ -10,7 +10,7 @@ component, given what the edit names (the keys it was asked to change, the keys 
 * one whose neighbourhood changed (it moved, or a neighbour did): its Auto / ClampedAuto / Linear /
   Constant sides hold what its mode computes on the new curve (``recompute_tangents``; a key moved
   together with both neighbours, same intervals, may also keep its slopes), its Free sides keep
-  their slopes (or, where the edit scales time or values, ``scaled_free``, may scale them with it).
+  their slopes (or, for the keys a time or value scale acts on, ``scaled_free``, may scale them).
 
 :func:`mixed_mode_clip` is a generated clip with every tangent mode the editor knows (and a garbage
 one), slopes that no rule gives (so any recomputation shows), Euler and quaternion tracks.
@@ -124,14 +124,15 @@ def check_track_edit(
     added: Iterable[int] = (),
     kmap: np.ndarray | None = None,
     kept: Iterable[int] = (),
-    scaled_free: bool = False,
+    scaled_free: bool | Iterable[int] = False,
     what: str = "",
 ) -> None:
     """Assert the module docstring's rules for one edited track. ``named``: after-indices of keys the
     edit was asked to change (mode and slopes free to change); ``removed`` / ``added`` as in
     :func:`key_map` (added keys are named too), or ``kmap`` directly; ``kept``: after-indices of keys
-    whose slopes must stay bit for bit although a neighbour changed; ``scaled_free``: Free slopes of
-    keys whose neighbourhood changed may scale (a time or value scale), keeping their sign."""
+    whose slopes must stay bit for bit although a neighbour changed; ``scaled_free``: after-indices of keys
+    (True: any) whose Free slopes may scale with the edit (a time or value scale of the selection),
+    a stepped (infinite) side staying stepped."""
     b, a = before.curve, after.curve
     label = f"{what} {before.path}".strip()
     if kmap is None:
@@ -149,6 +150,11 @@ def check_track_edit(
                 f"{label}: {f} of key {j} changed ({getattr(b, f)[src[bad[0]]]} -> {getattr(a, f)[j]})"
             )
     same, rel = _contexts(b, a, kmap)
+    scaling = np.zeros(a.n_keys, dtype=bool)
+    if scaled_free is True:
+        scaling[:] = True
+    elif scaled_free is not False:
+        scaling[np.asarray(list(scaled_free), dtype=np.int64)] = True
     kept_mask = np.zeros(a.n_keys, dtype=bool)
     kept_mask[np.asarray(list(kept), dtype=np.int64)] = True
     rule = recompute_tangents(a)
@@ -174,7 +180,7 @@ def check_track_edit(
         follows = (got == want) | (np.isinf(got) & np.isinf(want) & (np.sign(got) == np.sign(want)))
         bad = np.argwhere(~must_keep & ruled[rows] & ~follows & ~(rel[rows] & kept_bits))
         assert bad.size == 0, fail(bad, f"not its mode's rule {want[tuple(bad[0])] if bad.size else ''}")
-        free_ok = kept_bits | (scaled_free & (np.sign(got) == np.sign(old)))
+        free_ok = kept_bits | (scaling[rows][:, None] & (np.isfinite(got) == np.isfinite(old)))
         bad = np.argwhere(~must_keep & ~ruled[rows] & ~free_ok)
         assert bad.size == 0, fail(bad, "a Free slope changed")
 

@@ -159,7 +159,7 @@ def test_time_scale_keeps_every_mode(clip):
             idx, scale = list(range(tr.n_keys - 4, tr.n_keys)), 2.0
         pivot = float(tr.times[min(idx)])
         new = retime_clip(clip, {tr.path: set(idx)}, scale=scale, pivot=pivot, snap=True)
-        check_clip_edit(clip, new, {tr.path: {}}, scaled_free=True, what=f"time scale {scale}")
+        check_clip_edit(clip, new, {tr.path: {}}, scaled_free=idx, what=f"time scale {scale}")
 
 
 def test_value_scale_keeps_every_mode(clip):
@@ -168,9 +168,9 @@ def test_value_scale_keeps_every_mode(clip):
         for ch in (0, 2):
             # the selected keys' slopes on that channel scale with the values (the curve is scaled)
             new = scale_key_values(tr, idx, ch, 1.6, 10.0, None)
-            check_track_edit(tr, new, scaled_free=True, what=f"value scale ch {ch}")
+            check_track_edit(tr, new, scaled_free=idx, what=f"value scale ch {ch}")
         new = scale_key_values(tr, idx, 1, 0.5, 0.0, 1.0)
-        check_track_edit(tr, new, scaled_free=True, what="value scale snapped")
+        check_track_edit(tr, new, scaled_free=idx, what="value scale snapped")
 
 
 def test_dope_sheet_retime_over_keeps_every_mode(clip):
@@ -179,15 +179,16 @@ def test_dope_sheet_retime_over_keeps_every_mode(clip):
     for offset, scale in ((2.0, 1.0), (0.0, 1.5)):
         sel = {tr.path: set(_mid(tr, 3)) for tr in tracks}
         pivot = float(tracks[0].times[min(sel[tracks[0].path])])
-        new, _keys = retime_over(clip, sel, offset / clip.frame_rate, scale, pivot)
+        new, moved = retime_over(clip, sel, offset / clip.frame_rate, scale, pivot)
         from curveeditor.engine.retime import group_selection, retime_plan
 
         edited = {}
         for g in group_selection(clip, sel):
             order, _t = retime_plan(g, offset / clip.frame_rate, scale, pivot, clip.frame_rate)
             for tr in g.tracks:
-                edited[tr.path] = {"kmap": np.asarray(order)}
-        check_clip_edit(clip, new, edited, scaled_free=scale != 1.0, what=f"retime_over {offset} {scale}")
+                scaled = moved[tr.path] if scale != 1.0 else ()
+                edited[tr.path] = {"kmap": np.asarray(order), "scaled_free": scaled}
+        check_clip_edit(clip, new, edited, what=f"retime_over {offset} {scale}")
 
 
 def test_recipe_on_a_range_keeps_the_keys_outside_it(clip):
