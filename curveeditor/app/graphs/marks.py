@@ -271,7 +271,7 @@ class Marks:
             note = f"{n_drawn} of {n_sel} selected tracks drawn (limit {MAX_DRAWN_TRACKS})"
         for s in self.strips:
             s.set_note(note if s is first else "", self.theme)
-            s.legend.setVisible(False)
+            s.legend.clear()
         if n_drawn > 1:
             bg = QColor(self.theme.plot_bg)
             bg.setAlpha(200)

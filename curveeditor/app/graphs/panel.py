@@ -188,7 +188,8 @@ class GraphPanel(QWidget):
         if self.doc.selected_other:
             roles.append(("other", None))  # float curves (editable) and read-only curves (view only)
         for row, role in enumerate(roles):
-            s = Strip(self.glw, self.input, role, row, link=self.strips[0].plot if self.strips else None)
+            link = self.strips[0].plot if self.strips else None
+            s = Strip(self.glw, self.input, role, row, link=link, normalized=self.normalize)
             s.vb.sigRangeChanged.connect(self._on_range_changed)
             s.cursor.sigDragged.connect(self._on_cursor_dragged)
             s.cursor.setValue(self.doc.current_time)
@@ -274,19 +275,45 @@ class GraphPanel(QWidget):
         """The primary (first selected) track's path."""
         return self.doc.selected_paths[0] if self.doc.selected_paths else None
 
+    def ghost_of(self, path: str) -> RotationTrack | None:
+        """The track as loaded, drawn dotted behind the current one (the primary track, while
+        View > Show original is on and the track was edited); None when no ghost is drawn."""
+        if not self.show_original or path != self.primary():
+            return None
+        try:
+            orig = self.doc.original.track(path)
+            tr = self.doc.clip.track(path)
+        except KeyError:
+            return None
+        return orig if orig is not tr else None
+
     def _norm_for(self, path: str) -> tuple[np.ndarray, np.ndarray]:
-        """(centre (3,), factor (3,)) of the Normalize view for the current track at ``path``."""
+        """(centre (3,), factor (3,)) of the Normalize view for the current track at ``path``: one map
+        per track and channel for everything drawn of it (the curve, its keys, its ghost; the
+        extrapolation past its ends and the buffer curve go through the same map), so they stay
+        comparable and all of the track's curve and ghost fill [-1, 1]."""
         tr = self.doc.clip.track(path)
+        ghost = self.ghost_of(path)
         hit = self._norm.get(id(tr))
-        if hit is not None and hit[0] is tr:
+        if hit is not None and hit[0] is tr and hit[3] is ghost:
             return hit[1], hit[2]
-        s = self.cache.get(tr, coarse=True)
-        vals = np.concatenate([s.samples.euler, s.key_values]) if s.key_values.size else s.samples.euler
-        c, f = normalize_scale(vals)
-        self._norm[id(tr)] = (tr, c, f)
+        parts = []
+        for track in (tr, ghost):
+            if track is None:
+                continue
+            s = self.cache.get(track, coarse=True)
+            parts.append(s.samples.euler)
+            if s.key_values.size:
+                parts.append(s.key_values)
+        c, f = normalize_scale(np.concatenate(parts))
+        self._norm[id(tr)] = (tr, c, f, ghost)
         if len(self._norm) > 512:
             self._norm.clear()
         return c, f
+
+    def display_map(self, path: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(centre (3,), factor (3,))`` of the Normalize view for ``path``; None when not normalized."""
+        return self._norm_for(path) if self.normalize else None
 
     def value_factor(self, path: str, ch: int) -> float:
         """Display units per degree of channel ``ch`` of ``path`` (1 unless normalized)."""
@@ -400,6 +427,19 @@ class GraphPanel(QWidget):
         self.tracks.after_edit(drawn)
         if drawn:
             self.marks.update_selection()
+            if not self.doc.in_live_edit():
+                self._fit_speed()
+
+    def _fit_speed(self) -> None:
+        """Re-range the speed strip's values to the drawn speed after a committed edit (a recipe's
+        Apply that removed a 15,000 deg/s spike, an undo): the Euler plots keep the user's zoom,
+        the speed strip has no zoom of its own worth keeping. Not during a drag (it would jump)."""
+        s = self.strip_of("speed")
+        if s is None:
+            return
+        s.plot.enableAutoRange(axis=pg.ViewBox.YAxis)
+        s.vb.updateAutoRange()
+        s.plot.disableAutoRange(axis=pg.ViewBox.YAxis)
 
     def _on_time(self, t: float) -> None:
         for c in self.cursors:
