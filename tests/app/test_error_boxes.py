@@ -228,7 +228,11 @@ def test_drop_of_a_bad_file_box_left_open(win, qtbot, tmp_path, edited):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(bad))])
     ev = QDropEvent(
-        QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier
+        QPointF(50, 50),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
     )
     box = BoxLeftOpen(qtbot, title="Cannot open clip")
     win.dropEvent(ev)
