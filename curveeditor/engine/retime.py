@@ -97,72 +97,99 @@ def retime_track(track: RotationTrack, new_times, moved=None) -> RotationTrack:
     return track.with_curve(c.with_keys(time=new_t, in_slope=ins, out_slope=outs))
 
 
-def retimed_slopes(old_times, order, new_times, moved, value, in_slope, out_slope, tangent_mode):
+def retimed_slopes(
+    old_times, order, new_times, moved, value, in_slope, out_slope, tangent_mode, inplace=False
+):
     """New ``(in_slope, out_slope)`` of retimed keys, modes kept (module docstring).
 
     ``old_times (N,)``: the key times before (seconds); ``order (M,)``: the old indices of the keys
     kept, in their new order; ``new_times (M,)``: their new times, strictly increasing; ``moved (M,)``
     bool: the keys the retime moves (the selection, a pivot key that stays in place included).
-    ``value``, slopes and ``tangent_mode`` are the kept keys' fields
-    in the new order, ``(M, W)``, or ``(G, M, C)`` for ``G`` tracks sharing the key times (a stacked
-    group: one pass for all). Returns arrays shaped like ``in_slope``.
+    ``value``, slopes and ``tangent_mode`` are the kept keys' fields in the new order, ``(M, C)``, or
+    ``(G, M, C)`` for ``G`` tracks sharing the key times (a stacked group: one pass for all).
+    ``inplace``: the slope arrays are the caller's own (fresh gathers) and are updated in place.
+    Returns arrays shaped like ``in_slope``.
+
+    The work is on the keys next to a changed interval (an offset drag of a block: its two edges),
+    so a drag step over 165 tracks does not pass over every key of every track.
     """
     new_t = np.asarray(new_times, dtype=np.float64)
     order = np.asarray(order, dtype=np.int64)
     moved = np.asarray(moved, dtype=bool)
-    ins = np.asarray(in_slope, dtype=np.float64)
-    stacked = ins.ndim == 3
-    if stacked:  # (G, M, C) -> (M, G*C): the slope rules are per column, the times shared
-
-        def flat(a):
-            a = np.asarray(a)
-            return a.transpose(1, 0, 2).reshape(a.shape[1], -1)
-
-        value, ins, out_slope, tangent_mode = flat(value), flat(ins), flat(out_slope), flat(tangent_mode)
-    outs = np.asarray(out_slope, dtype=np.float64)
-    mode = np.asarray(tangent_mode, dtype=np.int64)
+    flat = np.asarray(in_slope).ndim == 2
+    ins = np.array(in_slope, dtype=np.float64, copy=not inplace)
+    outs = np.array(out_slope, dtype=np.float64, copy=not inplace)
+    value, mode = np.asarray(value), np.asarray(tangent_mode)
+    if flat:
+        ins, outs, value, mode = ins[None], outs[None], value[None], mode[None]
     m = new_t.shape[0]
-    if m < 2:
-        res_in, res_out = np.array(ins), np.array(outs)
-    else:
+    if m >= 2:
         adjacent = np.diff(order) == 1
-        ratio = np.ones(m - 1)
         old_dt = np.diff(np.asarray(old_times, dtype=np.float64))
-        ratio[adjacent] = old_dt[order[:-1][adjacent]] / np.diff(new_t)[adjacent]
+        old_pair = np.zeros(m - 1)
+        old_pair[adjacent] = old_dt[order[:-1][adjacent]]
+        new_dt = np.diff(new_t)
+        ratio = np.ones(m - 1)
+        ratio[adjacent] = old_pair[adjacent] / new_dt[adjacent]
         same = adjacent & (np.abs(ratio - 1.0) <= _SAME_RATIO)
-        ratio[same] = 1.0
-        changed = ~same  # a new duration or a new pair of neighbours
         # Free sides scale only on intervals inside a moved block (both keys moved, same neighbours).
         scaled = adjacent & moved[:-1] & moved[1:] & ~same
-        f_in = np.ones(m)
-        f_out = np.ones(m)
-        f_in[1:] = np.where(scaled, ratio, 1.0)
-        f_out[:-1] = np.where(scaled, ratio, 1.0)
-        # Free Smooth keys: one factor, the old over the new span of their scaled sides.
-        old_span = np.zeros(m)
-        new_span = np.zeros(m)
-        new_dt = np.diff(new_t)
-        old_pair = np.where(adjacent, old_dt[np.minimum(order[:-1], old_dt.shape[0] - 1)], 0.0)
-        old_span[1:] += np.where(scaled, old_pair, 0.0)
-        old_span[:-1] += np.where(scaled, old_pair, 0.0)
-        new_span[1:] += np.where(scaled, new_dt, 0.0)
-        new_span[:-1] += np.where(scaled, new_dt, 0.0)
-        f_key = np.where(new_span > 0, old_span / np.where(new_span > 0, new_span, 1.0), 1.0)
-        in_ruled, out_ruled = ruled_sides(mode)
-        _left, _right, broken = tangent_mode_sides(mode)
-        fi = np.where(broken, f_in[:, None], f_key[:, None])
-        fo = np.where(broken, f_out[:, None], f_key[:, None])
+        if scaled.any():
+            _scale_free_sides(ins, outs, mode, scaled, ratio, old_pair, new_dt)
+        # Auto-rule sides: recomputed at the keys of every changed interval (duration or neighbours)
+        at = interval_ends(~same)
+        if at.any():
+            _recompute_at(new_t, value, ins, outs, mode, at)
+    if flat:
+        ins, outs = ins[0], outs[0]
+    return ins, outs
+
+
+def _scale_free_sides(ins, outs, mode, scaled, ratio, old_pair, new_dt) -> None:
+    """Scale, in place, the Free sides of the keys of ``scaled`` intervals by ``dt / dt'``
+    (``ratio``); unbroken keys take one factor, their scaled sides' old over new span.
+    Arrays ``(G, M, C)``; interval arrays ``(M-1,)``."""
+    m = ins.shape[1]
+    f_in = np.ones(m)
+    f_out = np.ones(m)
+    f_in[1:] = np.where(scaled, ratio, 1.0)
+    f_out[:-1] = np.where(scaled, ratio, 1.0)
+    old_span = np.zeros(m)
+    new_span = np.zeros(m)
+    for span, d in ((old_span, old_pair), (new_span, new_dt)):
+        span[1:] += np.where(scaled, d, 0.0)
+        span[:-1] += np.where(scaled, d, 0.0)
+    rows = np.nonzero(new_span > 0)[0]
+    f_key = old_span[rows] / new_span[rows]
+    md = mode[:, rows]
+    in_ruled, out_ruled = ruled_sides(md)
+    broken = tangent_mode_sides(md)[2]
+    fi = np.where(broken, f_in[rows][None, :, None], f_key[None, :, None])
+    fo = np.where(broken, f_out[rows][None, :, None], f_key[None, :, None])
+    for arr, f, ruled in ((ins, fi, in_ruled), (outs, fo, out_ruled)):
+        sub = arr[:, rows]
         with np.errstate(invalid="ignore"):
-            free_in = np.where(np.isfinite(ins) & (fi != 1.0), ins * fi, ins)
-            free_out = np.where(np.isfinite(outs) & (fo != 1.0), outs * fo, outs)
-        free_in = np.where(in_ruled, ins, free_in)
-        free_out = np.where(out_ruled, outs, free_out)
-        res_in, res_out = recomputed_slopes(new_t, value, free_in, free_out, mode, at=interval_ends(changed))
-    if stacked:
-        g = np.asarray(in_slope).shape[0]
-        res_in = res_in.reshape(m, g, -1).transpose(1, 0, 2)
-        res_out = res_out.reshape(m, g, -1).transpose(1, 0, 2)
-    return res_in, res_out
+            arr[:, rows] = np.where(~ruled & np.isfinite(sub), sub * f, sub)
+
+
+def _recompute_at(new_t, value, ins, outs, mode, at) -> None:
+    """The Auto-rule sides of keys ``at (M,)`` recomputed in place from their new neighbours, all
+    tracks of the stack at once (the keys and their neighbours gathered as one ``(K, G*C)`` block)."""
+    g, m, c = ins.shape
+    idx = np.nonzero(at)[0]
+    near = np.unique(np.concatenate([np.maximum(idx - 1, 0), idx, np.minimum(idx + 1, m - 1)]))
+    pos = np.searchsorted(near, idx)
+    sub_at = np.zeros(near.shape[0], dtype=bool)
+    sub_at[pos] = True
+
+    def block(a):
+        return a[:, near].transpose(1, 0, 2).reshape(near.shape[0], g * c)
+
+    r_in, r_out = recomputed_slopes(
+        new_t[near], block(value), block(ins), block(outs), block(mode), at=sub_at
+    )
+    ins[:, idx] = r_in[pos].reshape(pos.shape[0], g, c).transpose(1, 0, 2)
+    outs[:, idx] = r_out[pos].reshape(pos.shape[0], g, c).transpose(1, 0, 2)
 
 
 def retime_clip(
@@ -349,9 +376,16 @@ def _retime_group(group: RetimeGroup, order: np.ndarray, new_t: np.ndarray) -> d
 
     value, mode = gather("value"), gather("tangent_mode")
     ins, outs = retimed_slopes(
-        group.times, order, new_t, group.sel[order], value, gather("in_slope"), gather("out_slope"), mode
+        group.times,
+        order,
+        new_t,
+        group.sel[order],
+        value,
+        gather("in_slope"),
+        gather("out_slope"),
+        mode,
+        inplace=True,
     )
-    ins, outs = np.ascontiguousarray(ins), np.ascontiguousarray(outs)
     stacks = dict(in_slope=ins, out_slope=outs, tangent_mode=mode, value=value)
     stacks.update((f, gather(f)) for f in _GATHERED if f != "value")
     for arr in stacks.values():
