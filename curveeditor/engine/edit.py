@@ -82,7 +82,9 @@ def move_keys(
     Euler tracks: ``channel`` 0..2 is the Euler column (degrees). Quaternion tracks: ``channel`` 0..2
     is a continuous Euler channel of the display (degrees, converted back through the engine, same
     hemisphere as the old key), 3..6 a raw quaternion component (x, y, z, w).
-    Slopes of keys whose mode is Auto/ClampedAuto/Linear/Constant are recomputed.
+    Tangent modes are kept; the slopes of Auto/ClampedAuto/Linear/Constant sides are recomputed at
+    the edited keys and their neighbours, only on the components whose values change (a time shift:
+    all of them), as in Unity; every other slope is kept bit for bit.
     """
     c = track.curve
     sel = _mask(c.n_keys, idx)
@@ -106,14 +108,33 @@ def move_keys(
                 value = _quat_keys_from_euler(value, rows, e, track.order)
     elif channel is not None and dv:
         value = _shift_values(track, sel, channel, dv, np.array(c.value))
+    if not dt and (channel is None or not dv):
+        return track
     # the slopes first, then one new curve (validated once: this is every key drag step)
-    ins, outs = recomputed_slopes(time, value, c.in_slope, c.out_slope, c.tangent_mode, sel)
+    changed = sel if dt else _component_mask(track, sel, channel)
+    ins, outs = recomputed_slopes(time, value, c.in_slope, c.out_slope, c.tangent_mode, changed)
     return track.with_curve(c.with_keys(time=time, value=value, in_slope=ins, out_slope=outs))
 
 
 def _direct(track) -> bool:
     """Channels are the curve's own components: Euler tracks and float curves (not rotations)."""
     return track.kind == "euler" or not isinstance(track, RotationTrack)
+
+
+def _component_mask(track: RotationTrack, sel: np.ndarray, channel: int) -> np.ndarray:
+    """``(N, C)`` bool: the curve components whose values an edit of display ``channel`` of the keys
+    ``sel`` changes (an Euler column or a float curve's value; every component of a quaternion key,
+    its four numbers move together, except for a raw component 3..6). Other components keep their
+    slopes bit for bit."""
+    c = track.curve
+    mask = np.zeros((c.n_keys, c.n_components), dtype=bool)
+    if _direct(track):
+        mask[sel, channel] = True
+    elif channel >= 3:
+        mask[sel, channel - 3] = True
+    else:
+        mask[sel] = True
+    return mask
 
 
 def _shift_values(track: RotationTrack, sel: np.ndarray, channel: int, dv: float, value: np.ndarray):
@@ -166,7 +187,12 @@ def set_key(track: RotationTrack, i: int, *, time=None, channel=None, value=None
             e[0, channel] = float(value)
             v = _quat_keys_from_euler(v, sel, e, track.order)
     curve = c.with_keys(time=t, value=v)
-    return track.with_curve(recompute_tangents(curve, _mask(c.n_keys, [i])))
+    sel = _mask(c.n_keys, [i])
+    if time is None and channel is not None and value is not None:
+        changed = _component_mask(track, sel, channel)
+    else:
+        changed = sel
+    return track.with_curve(recompute_tangents(curve, changed))
 
 
 def set_slope(track: RotationTrack, i: int, component: int, side: str, slope: float) -> RotationTrack:
@@ -209,12 +235,13 @@ def delete_keys(track: RotationTrack, idx) -> RotationTrack:
     if np.all(sel):
         raise ValueError(f"{track.path}: a track keeps at least one key")
     keep = ~sel
-    # Neighbours of removed keys (in the kept numbering) need new automatic slopes.
+    # The kept neighbours of removed keys have a new neighbour (or none): their automatic slopes
+    # are recomputed, and only theirs (the other keys' neighbours are the same).
     touched = np.zeros_like(sel)
     touched[:-1] |= sel[1:]
     touched[1:] |= sel[:-1]
     curve = c.select(keep)
-    return track.with_curve(recompute_tangents(curve, touched[keep]))
+    return track.with_curve(recompute_tangents(curve, at=touched[keep]))
 
 
 _FD_S = 1e-5  # seconds: half step of the central difference giving a curve's slope
@@ -457,7 +484,8 @@ def set_tangent_preset(track: RotationTrack, idx, preset: str, channels=None) ->
     else:
         raise ValueError(f"unknown tangent preset {preset!r}")
     curve = c.with_keys(in_slope=ins, out_slope=outs, tangent_mode=tm, weighted_mode=wm)
-    return track.with_curve(recompute_tangents(curve, rows))
+    # a mode change moves no key: the neighbours' slopes stay as they are
+    return track.with_curve(recompute_tangents(curve, at=sel))
 
 
 def set_side_mode(track: RotationTrack, idx, side: str, mode: str, channels=None) -> RotationTrack:
@@ -492,9 +520,10 @@ def set_side_mode(track: RotationTrack, idx, side: str, mode: str, channels=None
     if "out" in sides:
         right = np.where(cell, code, right)
     broken = np.where(cell, True, broken)
-    tm = broken.astype(np.int64) | (left << 1) | (right << 5)
+    # only the selected cells get new bits: another key's mode stays as read (a raw garbage value too)
+    tm = np.where(cell, broken.astype(np.int64) | (left << 1) | (right << 5), tm)
     curve = c.with_keys(tangent_mode=tm)
-    return track.with_curve(recompute_tangents(curve, rows))
+    return track.with_curve(recompute_tangents(curve, at=cell))
 
 
 def describe_mode(mode: int, weighted: int = 0) -> str:

@@ -5,13 +5,23 @@ A key interval whose duration changes from ``dt`` to ``dt'`` plays the same valu
 segment is ``h00 v0 + h10 dt m0 + h01 v1 + h11 dt m1`` in ``s = (t - t0) / dt``, so ``dt * m`` is what
 shapes it; weights are fractions of the interval and stay. So the out-slope of key i scales with its
 right interval and the in-slope with its left one (``m' = m dt / dt'``; infinite slopes stay
-infinite: stepped stays stepped). Keys whose slopes change get Free tangents (broken when in != out),
-since recomputing an Auto/ClampedAuto rule would change the motion; the others keep their modes.
+infinite: stepped stays stepped).
+
+Tangent modes are never changed (as in Unity; :func:`retimed_slopes` is the one rule, shared by every
+retime): a side in Auto, ClampedAuto, Linear or Constant mode is recomputed from its mode at the keys
+of every interval the retime changed (its duration, or a new pair of neighbours), as Unity does after
+moving a key; a Free side keeps its slope, except on an interval both of whose keys are moved (the
+inside of a scaled block of selected keys), where it scales by ``dt / dt'`` so the block plays the
+same shape; an unbroken (Free Smooth) key takes one factor on both sides, so its in and out slopes
+stay equal. Keys away from the changed intervals keep their slopes bit for bit. An Auto-rule key
+inside a uniformly scaled block keeps the block's shape too: the rules are homogeneous in time
+(secants scale by ``dt / dt'``).
 
 Moving keys over other keys (:func:`retime_over`, the dope sheet's drag) works as Unity's Animation
 window does: a moved key that lands on an unselected key replaces it, and unselected keys inside the
 span a moved run of keys now covers are overwritten too; moved keys may pass unselected ones. Intervals
-inside a moved run keep their shape; the new intervals at a run's edges join what is there.
+inside a moved run keep their shape (Free keys exactly; Auto-rule keys at the run's ends are
+recomputed from their new neighbours); the new intervals at a run's edges join what is there.
 
 The time map of a retime is ``t' = pivot + scale (t - pivot) + offset`` (seconds), applied to the
 selected keys and snapped to the frame grid (``round(t' * frame_rate) / frame_rate``) when a frame
@@ -27,8 +37,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .clip import Clip, RotationTrack
-from .curves import TangentMode, tangent_mode_bits
-from .tangents import recompute_tangents
+from .curves import tangent_mode_sides
+from .tangents import interval_ends, recompute_tangents, recomputed_slopes, ruled_sides
 
 __all__ = [
     "retime_track",
@@ -39,10 +49,12 @@ __all__ = [
     "RetimeGroup",
     "group_selection",
     "retime_plan",
+    "retimed_slopes",
 ]
 
-_FREE = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False)
-_FREE_BROKEN = tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, True)
+#: A ratio of interval durations this close to 1 is 1 (an offset of a block of keys leaves the
+#: durations inside it equal up to float rounding).
+_SAME_RATIO = 1e-12
 
 
 def map_times(
@@ -55,10 +67,12 @@ def map_times(
     return t
 
 
-def retime_track(track: RotationTrack, new_times) -> RotationTrack:
-    """``track`` with its key times replaced by ``new_times (N,)`` (seconds), slopes scaled so each
-    interval plays the same shape (module docstring). Raises ``ValueError`` when the times are not
-    strictly increasing or start before 0 s."""
+def retime_track(track: RotationTrack, new_times, moved=None) -> RotationTrack:
+    """``track`` with its key times replaced by ``new_times (N,)`` (seconds), modes kept and slopes
+    from :func:`retimed_slopes` (module docstring). ``moved``: the keys the retime moves (key indices
+    or a bool mask: the selection, a pivot key that stays in place included); None = the keys whose
+    time changes. Raises ``ValueError`` when the times are not strictly increasing or start before
+    0 s."""
     c = track.curve
     new_t = np.asarray(new_times, dtype=np.float64).reshape(-1)
     if new_t.shape[0] != c.n_keys:
@@ -71,20 +85,111 @@ def retime_track(track: RotationTrack, new_times) -> RotationTrack:
         raise ValueError("keys would move before 0 s")
     if c.n_keys == 1:
         return track.with_curve(c.with_keys(time=new_t))
-    ratio = np.diff(c.time) / np.diff(new_t)  # (N-1,) dt / dt'
-    out_scale = np.ones(c.n_keys)
-    in_scale = np.ones(c.n_keys)
-    out_scale[:-1] = ratio
-    in_scale[1:] = ratio
-    with np.errstate(invalid="ignore"):
-        ins = np.where(np.isfinite(c.in_slope), c.in_slope * in_scale[:, None], c.in_slope)
-        outs = np.where(np.isfinite(c.out_slope), c.out_slope * out_scale[:, None], c.out_slope)
-    changed = (np.abs(in_scale - 1.0) > 1e-12) | (np.abs(out_scale - 1.0) > 1e-12)
-    mode = np.array(c.tangent_mode)
-    if changed.any():
-        broken = np.any(ins != outs, axis=1)
-        mode[changed] = np.where(broken[changed], _FREE_BROKEN, _FREE)[:, None]
-    return track.with_curve(c.with_keys(time=new_t, in_slope=ins, out_slope=outs, tangent_mode=mode))
+    if moved is None:
+        moved = new_t != c.time
+    else:
+        moved = np.asarray(moved)
+        if moved.dtype != bool:
+            moved = np.isin(np.arange(c.n_keys), moved)
+    ins, outs = retimed_slopes(
+        c.time, np.arange(c.n_keys), new_t, moved, c.value, c.in_slope, c.out_slope, c.tangent_mode
+    )
+    return track.with_curve(c.with_keys(time=new_t, in_slope=ins, out_slope=outs))
+
+
+def retimed_slopes(
+    old_times, order, new_times, moved, value, in_slope, out_slope, tangent_mode, inplace=False
+):
+    """New ``(in_slope, out_slope)`` of retimed keys, modes kept (module docstring).
+
+    ``old_times (N,)``: the key times before (seconds); ``order (M,)``: the old indices of the keys
+    kept, in their new order; ``new_times (M,)``: their new times, strictly increasing; ``moved (M,)``
+    bool: the keys the retime moves (the selection, a pivot key that stays in place included).
+    ``value``, slopes and ``tangent_mode`` are the kept keys' fields in the new order, ``(M, C)``, or
+    ``(G, M, C)`` for ``G`` tracks sharing the key times (a stacked group: one pass for all).
+    ``inplace``: the slope arrays are the caller's own (fresh gathers) and are updated in place.
+    Returns arrays shaped like ``in_slope``.
+
+    The work is on the keys next to a changed interval (an offset drag of a block: its two edges),
+    so a drag step over 165 tracks does not pass over every key of every track.
+    """
+    new_t = np.asarray(new_times, dtype=np.float64)
+    order = np.asarray(order, dtype=np.int64)
+    moved = np.asarray(moved, dtype=bool)
+    flat = np.asarray(in_slope).ndim == 2
+    ins = np.array(in_slope, dtype=np.float64, copy=not inplace)
+    outs = np.array(out_slope, dtype=np.float64, copy=not inplace)
+    value, mode = np.asarray(value), np.asarray(tangent_mode)
+    if flat:
+        ins, outs, value, mode = ins[None], outs[None], value[None], mode[None]
+    m = new_t.shape[0]
+    if m >= 2:
+        adjacent = np.diff(order) == 1
+        old_dt = np.diff(np.asarray(old_times, dtype=np.float64))
+        old_pair = np.zeros(m - 1)
+        old_pair[adjacent] = old_dt[order[:-1][adjacent]]
+        new_dt = np.diff(new_t)
+        ratio = np.ones(m - 1)
+        ratio[adjacent] = old_pair[adjacent] / new_dt[adjacent]
+        same = adjacent & (np.abs(ratio - 1.0) <= _SAME_RATIO)
+        # Free sides scale only on intervals inside a moved block (both keys moved, same neighbours).
+        scaled = adjacent & moved[:-1] & moved[1:] & ~same
+        if scaled.any():
+            _scale_free_sides(ins, outs, mode, scaled, ratio, old_pair, new_dt)
+        # Auto-rule sides: recomputed at the keys of every changed interval (duration or neighbours)
+        at = interval_ends(~same)
+        if at.any():
+            _recompute_at(new_t, value, ins, outs, mode, at)
+    if flat:
+        ins, outs = ins[0], outs[0]
+    return ins, outs
+
+
+def _scale_free_sides(ins, outs, mode, scaled, ratio, old_pair, new_dt) -> None:
+    """Scale, in place, the Free sides of the keys of ``scaled`` intervals by ``dt / dt'``
+    (``ratio``); unbroken keys take one factor, their scaled sides' old over new span.
+    Arrays ``(G, M, C)``; interval arrays ``(M-1,)``."""
+    m = ins.shape[1]
+    f_in = np.ones(m)
+    f_out = np.ones(m)
+    f_in[1:] = np.where(scaled, ratio, 1.0)
+    f_out[:-1] = np.where(scaled, ratio, 1.0)
+    old_span = np.zeros(m)
+    new_span = np.zeros(m)
+    for span, d in ((old_span, old_pair), (new_span, new_dt)):
+        span[1:] += np.where(scaled, d, 0.0)
+        span[:-1] += np.where(scaled, d, 0.0)
+    rows = np.nonzero(new_span > 0)[0]
+    f_key = old_span[rows] / new_span[rows]
+    md = mode[:, rows]
+    in_ruled, out_ruled = ruled_sides(md)
+    broken = tangent_mode_sides(md)[2]
+    fi = np.where(broken, f_in[rows][None, :, None], f_key[None, :, None])
+    fo = np.where(broken, f_out[rows][None, :, None], f_key[None, :, None])
+    for arr, f, ruled in ((ins, fi, in_ruled), (outs, fo, out_ruled)):
+        sub = arr[:, rows]
+        with np.errstate(invalid="ignore"):
+            arr[:, rows] = np.where(~ruled & np.isfinite(sub), sub * f, sub)
+
+
+def _recompute_at(new_t, value, ins, outs, mode, at) -> None:
+    """The Auto-rule sides of keys ``at (M,)`` recomputed in place from their new neighbours, all
+    tracks of the stack at once (the keys and their neighbours gathered as one ``(K, G*C)`` block)."""
+    g, m, c = ins.shape
+    idx = np.nonzero(at)[0]
+    near = np.unique(np.concatenate([np.maximum(idx - 1, 0), idx, np.minimum(idx + 1, m - 1)]))
+    pos = np.searchsorted(near, idx)
+    sub_at = np.zeros(near.shape[0], dtype=bool)
+    sub_at[pos] = True
+
+    def block(a):
+        return a[:, near].transpose(1, 0, 2).reshape(near.shape[0], g * c)
+
+    r_in, r_out = recomputed_slopes(
+        new_t[near], block(value), block(ins), block(outs), block(mode), at=sub_at
+    )
+    ins[:, idx] = r_in[pos].reshape(pos.shape[0], g, c).transpose(1, 0, 2)
+    outs[:, idx] = r_out[pos].reshape(pos.shape[0], g, c).transpose(1, 0, 2)
 
 
 def retime_clip(
@@ -110,7 +215,7 @@ def retime_clip(
         t = np.array(tr.curve.time)
         t[sel] = map_times(t[sel], offset, scale, pivot, clip.frame_rate if snap else None)
         try:
-            new_tracks[path] = retime_track(tr, t)
+            new_tracks[path] = retime_track(tr, t, moved=sel)
         except ValueError as e:
             raise ValueError(f"track {path!r}: {e}") from None
     if not new_tracks:
@@ -158,7 +263,7 @@ def scale_key_values(
             v = np.round(v / snap) * snap
         e[:, channel] = v
         curve = c.with_keys(value=edit._quat_keys_from_euler(value, sel, e, track.order))
-    return track.with_curve(recompute_tangents(curve, sel))
+    return track.with_curve(recompute_tangents(curve, edit._component_mask(track, sel, channel)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -255,9 +360,8 @@ _GATHERED = ("value", "in_weight", "out_weight", "weighted_mode")
 
 
 def _retime_group(group: RetimeGroup, order: np.ndarray, new_t: np.ndarray) -> dict:
-    """The tracks of ``group`` with the keys ``order`` kept at ``new_t`` (:func:`retime_plan`), slopes
-    scaled on the intervals whose two keys stay neighbours (their shape is kept; the ratio of two
-    positive durations is positive, so infinite, stepped, slopes stay infinite). Returns
+    """The tracks of ``group`` with the keys ``order`` kept at ``new_t`` (:func:`retime_plan`), modes
+    kept and slopes from :func:`retimed_slopes` (all tracks of the group in one pass). Returns
     ``{path: (track, moved indices)}``.
 
     The group's key fields are gathered as one ``(G, M, C)`` stack per field, so a drag over 165 BVH
@@ -270,20 +374,20 @@ def _retime_group(group: RetimeGroup, order: np.ndarray, new_t: np.ndarray) -> d
             return np.take(getattr(tracks[0].curve, name), order, axis=0)[None]
         return np.take(group.stack(name), order, axis=1)
 
-    ins, outs, mode = gather("in_slope"), gather("out_slope"), gather("tangent_mode")
-    step = np.diff(new_t)
-    adjacent = np.diff(order) == 1
-    ratio = np.ones(step.shape[0])
-    ratio[adjacent] = np.diff(group.times)[order[:-1][adjacent]] / step[adjacent]
-    iv = np.nonzero(np.abs(ratio - 1.0) > 1e-12)[0]  # changed intervals
-    if iv.size:
-        outs[:, iv] *= ratio[iv, None]
-        ins[:, iv + 1] *= ratio[iv, None]
-        changed = np.unique(np.concatenate([iv, iv + 1]))
-        broken = np.any(ins[:, changed] != outs[:, changed], axis=2)  # (G, K)
-        mode[:, changed] = np.where(broken, _FREE_BROKEN, _FREE)[:, :, None]
-    stacks = dict(in_slope=ins, out_slope=outs, tangent_mode=mode)
-    stacks.update((f, gather(f)) for f in _GATHERED)
+    value, mode = gather("value"), gather("tangent_mode")
+    ins, outs = retimed_slopes(
+        group.times,
+        order,
+        new_t,
+        group.sel[order],
+        value,
+        gather("in_slope"),
+        gather("out_slope"),
+        mode,
+        inplace=True,
+    )
+    stacks = dict(in_slope=ins, out_slope=outs, tangent_mode=mode, value=value)
+    stacks.update((f, gather(f)) for f in _GATHERED if f != "value")
     for arr in stacks.values():
         arr.flags.writeable = False  # fresh arrays handed over: Curve keeps them without a copy
     new_t.flags.writeable = False

@@ -34,6 +34,8 @@ __all__ = [
     "linear_slopes",
     "recompute_tangents",
     "recomputed_slopes",
+    "interval_ends",
+    "ruled_sides",
     "make_curve",
 ]
 
@@ -125,46 +127,88 @@ def linear_slopes(time, value) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _dilate(mask: np.ndarray) -> np.ndarray:
+    """``mask`` (keys on axis 0) or'ed with its neighbours' entries."""
     out = mask.copy()
     out[1:] |= mask[:-1]
     out[:-1] |= mask[1:]
     return out
 
 
-def recompute_tangents(curve: Curve, changed=None) -> Curve:
+def _scope(n: int, c: int, changed, at) -> np.ndarray | None:
+    """``(N, C)`` bool: the key components whose slopes to recompute, ``changed`` ones and their
+    neighbours and ``at`` ones; each mask ``(N,)`` (every component of a key) or ``(N, C)``.
+    None = all."""
+    if changed is None and at is None:
+        return None
+    scope = np.zeros((n, c), dtype=bool)
+    for name, mask in (("changed", changed), ("at", at)):
+        if mask is None:
+            continue
+        mask = np.asarray(mask, dtype=bool)
+        if mask.ndim == 1:
+            mask = mask[:, None]
+        if mask.ndim != 2 or mask.shape[0] != n or mask.shape[1] not in (1, c):
+            raise ValueError(f"{name} mask has {mask.shape[0]} entries for {n} keys")
+        if name == "changed":
+            mask = _dilate(mask)
+        scope |= mask
+    return scope
+
+
+def interval_ends(intervals) -> np.ndarray:
+    """``(N,)`` bool: the keys at either end of the ``intervals (N-1,)`` marked True."""
+    iv = np.asarray(intervals, dtype=bool).reshape(-1)
+    keys = np.zeros(iv.shape[0] + 1, dtype=bool)
+    keys[:-1] |= iv
+    keys[1:] |= iv
+    return keys
+
+
+def ruled_sides(tangent_mode) -> tuple[np.ndarray, np.ndarray]:
+    """``(in_ruled, out_ruled)`` bool arrays shaped like ``tangent_mode``: the sides whose slopes
+    follow from their mode (Auto, ClampedAuto, Linear, Constant) and are recomputed after an edit.
+    The other sides (Free, and garbage/unknown modes read as Free) hold the user's slopes."""
+    m = np.asarray(tangent_mode, dtype=np.int64)
+    left, right, _broken = tangent_mode_sides(m)
+    ruled = (TangentMode.AUTO, TangentMode.CLAMPED_AUTO, TangentMode.LINEAR, TangentMode.CONSTANT)
+    valid = m >= 0
+    return valid & np.isin(left, ruled), valid & np.isin(right, ruled)
+
+
+def recompute_tangents(curve: Curve, changed=None, at=None) -> Curve:
     """Recompute the slopes the keys' ``tangent_mode`` asks for, as Unity does after an edit.
 
-    ``changed``: bool mask ``(N,)`` of edited keys (None = all keys). Their slopes and their
-    neighbours' are recomputed, side by side and component by component, from the modern
-    ``tangentMode`` encoding: Auto, ClampedAuto, Linear and Constant sides get new slopes; Free sides
-    (and garbage/unknown modes, e.g. the 0xCDCDCDCD seen in real files) keep theirs. Weights and modes
-    are unchanged. Returns a new curve.
+    ``changed``: bool mask of edited keys (a key whose time or value changed, or a new key): their
+    slopes and their neighbours' are recomputed. ``at``: bool mask of keys recomputed themselves only
+    (a key whose neighbour was deleted, the ends of a retimed interval: :func:`interval_ends`). Each
+    mask is ``(N,)`` (all components of a key) or ``(N, C)`` (per component: an edit of one Euler
+    channel leaves the other channels' slopes alone, as Unity's separate x/y/z curves do). Both
+    None = all keys.
+    Side by side and component by component, from the modern ``tangentMode`` encoding: Auto,
+    ClampedAuto, Linear and Constant sides get new slopes; Free sides (and garbage/unknown modes,
+    e.g. the 0xCDCDCDCD seen in real files) keep theirs, and so does every key out of scope, bit for
+    bit. Weights and modes are unchanged. Returns a new curve.
     """
     if curve.n_keys == 0:
         return curve
     ins, outs = recomputed_slopes(
-        curve.time, curve.value, curve.in_slope, curve.out_slope, curve.tangent_mode, changed
+        curve.time, curve.value, curve.in_slope, curve.out_slope, curve.tangent_mode, changed, at
     )
     return curve.with_keys(in_slope=ins, out_slope=outs)
 
 
-def recomputed_slopes(time, value, in_slope, out_slope, tangent_mode, changed=None):
+def recomputed_slopes(time, value, in_slope, out_slope, tangent_mode, changed=None, at=None):
     """Array form of :func:`recompute_tangents`: new ``(in_slope, out_slope)``, each ``(N, C)``.
 
-    For callers that change values and slopes together and build one new curve.
+    For callers that change values and slopes together and build one new curve. ``C`` may hold the
+    columns of several curves sharing the key times (a stacked group of tracks).
     """
     t, v = _as_2d(time, value)
     n = t.shape[0]
     old_in = np.asarray(in_slope, dtype=np.float64)
     old_out = np.asarray(out_slope, dtype=np.float64)
-    if changed is None:
-        scope = np.ones(n, dtype=bool)
-    else:
-        changed = np.asarray(changed, dtype=bool).reshape(-1)
-        if changed.shape[0] != n:
-            raise ValueError(f"changed mask has {changed.shape[0]} entries for {n} keys")
-        scope = _dilate(changed)
-    idx = np.nonzero(scope)[0]
+    scope = _scope(n, v.shape[1], changed, at)
+    idx = np.arange(n) if scope is None else np.nonzero(scope.any(axis=1))[0]
     ins = np.array(old_in, copy=True)
     outs = np.array(old_out, copy=True)
     if idx.size == 0:
@@ -174,6 +218,10 @@ def recomputed_slopes(time, value, in_slope, out_slope, tangent_mode, changed=No
     valid = mode >= 0
     left = np.where(valid, left, TangentMode.FREE)
     right = np.where(valid, right, TangentMode.FREE)
+    if scope is not None:  # out-of-scope components keep their slopes: Free for the rules below
+        inside = scope[idx]
+        left = np.where(inside, left, TangentMode.FREE)
+        right = np.where(inside, right, TangentMode.FREE)
 
     loc = _Local(t, v, idx)
     auto = loc.auto()

@@ -1,5 +1,5 @@
 """Dope sheet: click / Shift / Ctrl / box selection shared with the document, moving and scaling keys
-in time with real mouse and key events (one undo step each, shape kept), and the written .anim."""
+in time with real mouse and key events (one undo step each, tangent modes kept), and the written .anim."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from curveeditor.app.dope_sheet.sheet import INDENT_PX, ROW_H, DopeSheet
 from curveeditor.app.model.document import ClipDocument
 from curveeditor.engine.clip import Clip, RotationTrack
 from curveeditor.engine.curves import evaluate
-from curveeditor.engine.tangents import make_curve
+from curveeditor.engine.tangents import make_curve, recompute_tangents
 
 RATE = 30.0
 
@@ -145,7 +145,7 @@ def test_click_shift_ctrl_and_box_select_share_the_documents_selection(sheet, qt
     assert doc.selected_keys == {"Hips/Spine": {4, 5, 6}, "Hips/Spine/Head": {4, 5, 6}}
 
 
-def test_drag_moves_selected_keys_in_time_snapped_one_undo_step_shape_kept(sheet, qtbot, tmp_path):
+def test_drag_moves_selected_keys_in_time_snapped_one_undo_step_modes_kept(sheet, qtbot, tmp_path):
     doc, w = sheet
     c = w.canvas
     before = doc.clip
@@ -161,11 +161,17 @@ def test_drag_moves_selected_keys_in_time_snapped_one_undo_step_shape_kept(sheet
     for tr0 in before.tracks:
         tr = doc.clip.track(tr0.path)
         np.testing.assert_allclose(tr.times[-2:], tr0.times[-2:] + 4 / RATE)
-        # what plays between keys keeps its shape: interval 8->9 was stretched by 4 frames
-        s = np.linspace(0, 1, 9)
-        t_old = tr0.times[8] + s * (tr0.times[9] - tr0.times[8])
-        t_new = tr.times[8] + s * (tr.times[9] - tr.times[8])
-        np.testing.assert_allclose(evaluate(tr.curve, t_new), evaluate(tr0.curve, t_old), atol=1e-9)
+        # interval 8->9 was stretched by 4 frames: every key stays Clamped Auto (as in Unity), the
+        # two keys at its ends take the rule's slopes, every other key keeps its slopes bit for bit
+        np.testing.assert_array_equal(tr.curve.tangent_mode, tr0.curve.tangent_mode)
+        rule = recompute_tangents(tr.curve)
+        np.testing.assert_array_equal(tr.curve.in_slope[8:10], rule.in_slope[8:10])
+        for k in [*range(8), 10]:
+            assert np.array_equal(tr.curve.in_slope[k], tr0.curve.in_slope[k])
+            assert np.array_equal(tr.curve.out_slope[k], tr0.curve.out_slope[k])
+        # the untouched intervals play as before
+        grid = np.linspace(0, tr0.times[7], 50)
+        np.testing.assert_array_equal(evaluate(tr.curve, grid), evaluate(tr0.curve, grid))
     doc.undo_stack.undo()
     assert doc.clip is before
     doc.undo_stack.redo()

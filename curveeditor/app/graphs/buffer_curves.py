@@ -105,6 +105,7 @@ class BufferLayer(CurveLayer):
                 for ch in _channels(plot):
                     c = QColor(self.panel.theme.channels[ch])
                     c.setAlpha(80)
-                    item = pg.PlotCurveItem(s.times, s.euler[:, ch], pen=pg.mkPen(c, width=3.0))
+                    y = self.panel.to_display(path, s.euler[:, ch], ch)  # the track's Normalize map
+                    item = pg.PlotCurveItem(s.times, y, pen=pg.mkPen(c, width=3.0))
                     item.setZValue(2)
                     self.add(plot, item)

@@ -711,6 +711,16 @@ class LegendOverlay(QGraphicsTextItem):
         self._style = (fg, bg, note)
         self._render()
 
+    def clear(self) -> None:
+        """No legend: entries forgotten and hidden. A hidden legend that kept its entries came back on
+        the next resize of its view box (``_relayout`` re-renders and shows what it holds): after
+        View > Reset layout the previous selection's or file's legend was drawn over the new clip."""
+        self.entries = []
+        self._style = ("", "", "")
+        self._rendered_room = None
+        self.setPlainText("")
+        self.setVisible(False)
+
     def _estimate_rows(self) -> int:
         font = QFont(self.font())
         font.setPointSizeF(8.0)

@@ -6,7 +6,8 @@ asks for it, after pans and zooms (coalesced to one redraw per event-loop turn).
 what the panel draws itself; all values come from the engine.
 
 * :class:`InfinityLayer`: each drawn track past its first and last key as Unity plays it there, by its
-  pre/post infinity mode (Constant, Loop, PingPong; ``engine.curves.evaluate`` wraps the time), dashed.
+  pre/post infinity mode (Constant, Loop, PingPong; ``engine.curves.evaluate`` wraps the time), dashed,
+  in the panel's display units (the track's Normalize map in the Normalize view).
 * :class:`PlaybackRangeLayer`: the playback in/out range as a shaded band in every plot.
 """
 
@@ -22,6 +23,7 @@ from curveeditor.engine.clip import EULER
 from curveeditor.engine.curves import WRAP_PINGPONG, WRAP_REPEAT
 
 from .items import BoldCurve
+from .sampling import same_map
 
 __all__ = ["CurveLayer", "InfinityLayer", "PlaybackRangeLayer", "EXTRAPOLATION_SAMPLES"]
 
@@ -184,9 +186,10 @@ class InfinityLayer(CurveLayer):
                 continue
             end = track.curve.end
             spans.append((track.curve.start, end))
+            dmap = self.panel.display_map(path)  # the track's Normalize map (None: degrees)
             for t, e in self._cached_parts(track, x0, x1, stale_ok=live and n > 0):
                 side = "post" if t[0] >= end else "pre"
-                groups.setdefault((n == 0, side), []).append((t, e, path))
+                groups.setdefault((n == 0, side), []).append((t, e, path, dmap))
         self._idle = None
         if not groups and spans and len(spans) == len(drawn):
             self._idle = (self.doc.clip, tuple(drawn), max(a for a, _b in spans), min(b for _a, b in spans))
@@ -195,7 +198,7 @@ class InfinityLayer(CurveLayer):
             for ch in _channels(plot):
                 for (primary, side), all_parts in groups.items():
                     # curves hidden by Isolate / Solo have no extrapolation either
-                    parts = [(t, e) for t, e, p in all_parts if self.panel.curve_shown(p, ch)]
+                    parts = [(t, e, d) for t, e, p, d in all_parts if self.panel.curve_shown(p, ch)]
                     if not parts:
                         continue
                     key = (id(plot), ch, primary, side)
@@ -216,9 +219,10 @@ class InfinityLayer(CurveLayer):
                         self.items.append((plot, prev[2]))
                         continue
                     xs, ys = [], []
-                    for t, e in parts:
+                    for t, e, dmap in parts:
                         xs += [t, [np.nan]]
-                        ys += [e[:, ch], [np.nan]]
+                        y = e[:, ch] if dmap is None else (e[:, ch] - dmap[0][ch]) * dmap[1][ch]
+                        ys += [y, [np.nan]]
                     x, y = np.concatenate(xs[:-1]), np.concatenate(ys[:-1])
                     prev = old.pop(key, None)
                     if prev is not None and prev[2].scene() is not None:
@@ -261,8 +265,11 @@ class InfinityLayer(CurveLayer):
 
 
 def _same_parts(a: list, b: list) -> bool:
-    """The same extrapolated parts (the same ``(t, e)`` arrays, by identity)."""
-    return len(a) == len(b) and all(ta is tb and ea is eb for (ta, ea), (tb, eb) in zip(a, b, strict=True))
+    """The same extrapolated parts (the same ``(t, e)`` arrays, by identity, drawn with equal
+    Normalize maps)."""
+    return len(a) == len(b) and all(
+        ta is tb and ea is eb and same_map(ma, mb) for (ta, ea, ma), (tb, eb, mb) in zip(a, b, strict=True)
+    )
 
 
 class PlaybackRangeLayer(CurveLayer):

@@ -286,6 +286,7 @@ class Marks:
             note = f"{note} · {shown}" if note else shown
         for s in self.strips:
             s.set_note(note if s is first else "", self.theme)
+            s.legend.clear()  # (a hidden legend keeps no entries to redraw over another clip)
             s.legend.setVisible(False)  # the in-plot legend covered the curves: the side legend
         entries = []
         if n_drawn > 1:

@@ -26,17 +26,16 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QToolTip, QWidget
 
-from curveeditor.engine.clip import RotationTrack
-
 from ..common.theme import LIGHT, Theme
 from ..model.document import ClipDocument
 from ..model.problems import ProblemIndex
+from .display_units import DisplayUnits
 from .float_edit import FloatEditing
 from .input import CurveViewBox, Drag, GraphInput, no_hover_while_buttons_down
 from .items import track_colors
 from .legend import SideLegend
 from .marks import HANDLE_PX, MAX_HANDLE_KEYS, Marks
-from .sampling import SampleCache, dense_times, normalize_scale
+from .sampling import SampleCache, dense_times
 from .solo import CurveSolo
 from .strips import Strip, export_scene
 from .track_drawer import FULL_TRACKS, LIVE_BATCH_MS, MAX_DRAWN_TRACKS, TrackDrawer, TrackItems
@@ -104,7 +103,7 @@ class GraphPanel(QWidget):
         lay.addWidget(self.glw, 1)
         lay.addWidget(self.side_legend)
         self.strips: list[Strip] = []
-        self._norm: dict[int, tuple[RotationTrack, np.ndarray, np.ndarray]] = {}
+        self.units = DisplayUnits(self)  # degrees, or the Normalize view's map per track
         self.hues: dict[str, tuple[str, str, str]] = {}
         self.tracks = TrackDrawer(self)  # what is drawn of the tracks
         self.marks = Marks(self)  # what is drawn over them
@@ -195,7 +194,8 @@ class GraphPanel(QWidget):
         if self.doc.selected_other:
             roles.append(("other", None))  # float curves (editable) and read-only curves (view only)
         for row, role in enumerate(roles):
-            s = Strip(self.glw, self.input, role, row, link=self.strips[0].plot if self.strips else None)
+            link = self.strips[0].plot if self.strips else None
+            s = Strip(self.glw, self.input, role, row, link=link, normalized=self.normalize)
             s.vb.sigRangeChanged.connect(self._on_range_changed)
             s.cursor.sigDragged.connect(self._on_cursor_dragged)
             s.cursor.setValue(self.doc.current_time)
@@ -284,40 +284,18 @@ class GraphPanel(QWidget):
         """The primary (first selected) track's path."""
         return self.doc.selected_paths[0] if self.doc.selected_paths else None
 
-    def _norm_for(self, path: str) -> tuple[np.ndarray, np.ndarray]:
-        """(centre (3,), factor (3,)) of the Normalize view for the current track at ``path``."""
-        tr = self.doc.clip.track(path)
-        hit = self._norm.get(id(tr))
-        if hit is not None and hit[0] is tr:
-            return hit[1], hit[2]
-        s = self.cache.get(tr, coarse=True)
-        vals = np.concatenate([s.samples.euler, s.key_values]) if s.key_values.size else s.samples.euler
-        c, f = normalize_scale(vals)
-        self._norm[id(tr)] = (tr, c, f)
-        if len(self._norm) > 512:
-            self._norm.clear()
-        return c, f
+    # display units (degrees or the Normalize map): .display_units.DisplayUnits
+    def display_map(self, path: str) -> tuple[np.ndarray, np.ndarray] | None:
+        return self.units.display_map(path)
 
     def value_factor(self, path: str, ch: int) -> float:
-        """Display units per degree of channel ``ch`` of ``path`` (1 unless normalized)."""
-        if not self.normalize:
-            return 1.0
-        return float(self._norm_for(path)[1][ch])
+        return self.units.value_factor(path, ch)
 
     def to_display(self, path: str, values: np.ndarray, ch: int | None = None) -> np.ndarray:
-        """Euler degrees -> what the plot shows (``values`` (M, 3), or (M,) of channel ``ch``)."""
-        if not self.normalize:
-            return values
-        c, f = self._norm_for(path)
-        if ch is None:
-            return (values - c) * f
-        return (values - c[ch]) * f[ch]
+        return self.units.to_display(path, values, ch)
 
     def from_display(self, path: str, ch: int, y: float) -> float:
-        if not self.normalize:
-            return float(y)
-        c, f = self._norm_for(path)
-        return float(y / f[ch] + c[ch])
+        return self.units.from_display(path, ch, y)
 
     def display_keys(self, path: str) -> tuple[np.ndarray, np.ndarray]:
         """Key times (s) and drawn key values ``(N, 3)`` of the current track at ``path``."""
@@ -391,6 +369,11 @@ class GraphPanel(QWidget):
         self.tracks.after_edit(drawn)
         if drawn:
             self.marks.update_selection()
+            speed = self.strip_of("speed")
+            if speed is not None and not self.doc.in_live_edit():
+                # a committed edit (a fix that removed a 15,000 deg/s spike, an undo) re-ranges the
+                # speed strip to the drawn speed; the Euler plots keep the user's zoom; not mid-drag
+                speed.fit()
 
     def _on_time(self, t: float) -> None:
         for c in self.cursors:
@@ -427,9 +410,7 @@ class GraphPanel(QWidget):
     def frame_all(self) -> None:
         """Fit every plot to its content (A); flat channels get at least MIN_SPAN_DEG."""
         for s in self.strips:
-            s.plot.enableAutoRange()
-            s.vb.updateAutoRange()
-            s.plot.disableAutoRange()
+            s.fit(values_only=False)
         self._widen_flat()
         q = self.quat_plot
         if q is not None:
@@ -437,9 +418,7 @@ class GraphPanel(QWidget):
 
     def _frame_values(self) -> None:
         for s in self.strips:
-            s.plot.enableAutoRange(axis=pg.ViewBox.YAxis)
-            s.vb.updateAutoRange()
-            s.plot.disableAutoRange()
+            s.fit()
         self._widen_flat()
 
     def _widen_flat(self) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 from curveeditor.engine import display
 from curveeditor.engine.clip import RotationTrack
 
-__all__ = ["Sampled", "SampleCache", "dense_times", "dense_times_of", "normalize_scale"]
+__all__ = ["Sampled", "SampleCache", "dense_times", "dense_times_of", "normalize_scale", "same_map"]
 
 
 FULL_BUDGET = 6000
@@ -56,6 +56,13 @@ def normalize_scale(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     half = 0.5 * (hi - lo)
     factor = np.where(half > 1e-9, 1.0 / np.where(half > 1e-9, half, 1.0), 1.0)
     return 0.5 * (hi + lo), factor
+
+
+def same_map(a, b) -> bool:
+    """Two Normalize maps (``GraphPanel.display_map``: None or ``(centre, factor)``) are equal."""
+    if a is None or b is None:
+        return a is b
+    return bool(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]))
 
 
 @dataclass

@@ -451,9 +451,12 @@ class TimeAxis(FastAxis):
 
 class Strip:
     """A plot of role ``("euler", ch)``, ``("euler", None)`` (overlay), ``("speed", None)`` or
-    ``("quat", None)``, added to ``glw`` at ``row``."""
+    ``("quat", None)``, added to ``glw`` at ``row``; ``normalized``: an Euler plot of the Normalize
+    view (its axis says so)."""
 
-    def __init__(self, glw: pg.GraphicsLayoutWidget, handler: GraphInput, role, row: int, link=None):
+    def __init__(
+        self, glw: pg.GraphicsLayoutWidget, handler: GraphInput, role, row: int, link=None, normalized=False
+    ):
         self.role = role
         self.vb = CurveViewBox(handler, role)
         self.time_axis = TimeAxis()
@@ -481,7 +484,9 @@ class Strip:
         if link is not None:
             p.setXLink(link)
         if role[0] == "euler":
-            label = "Euler (deg)" if role[1] is None else f"{CHANNEL_NAMES[role[1]]} (deg)"
+            # the Normalize view shows each curve mapped onto [-1, 1]: no degrees on that axis
+            unit = "normalized" if normalized else "deg"
+            label = f"Euler ({unit})" if role[1] is None else f"{CHANNEL_NAMES[role[1]]} ({unit})"
         else:
             label = {"speed": "speed (deg/s)", "quat": "quaternion", "other": "read-only (view)"}[role[0]]
         p.setLabel("left", label)
@@ -564,6 +569,12 @@ class Strip:
         for item in list(self.plot.items):
             if item not in self.fixed and item not in keep:
                 self.plot.removeItem(item)
+
+    def fit(self, values_only: bool = True) -> None:
+        """Fit the view to its items' bounds once (the values, or both axes), auto-range off after."""
+        self.plot.enableAutoRange(axis=pg.ViewBox.YAxis if values_only else None)
+        self.vb.updateAutoRange()
+        self.plot.disableAutoRange()
 
     def set_note(self, text: str, theme: Theme) -> None:
         self.note.setText(text, color=theme.plot_fg)

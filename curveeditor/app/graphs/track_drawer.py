@@ -22,7 +22,7 @@ from curveeditor.engine.curves import evaluate
 from .host import GraphHost
 from .input import CurveViewBox
 from .items import KeyMarkers, curve_item, set_curve_cache, set_if_changed, track_colors
-from .sampling import dense_times_of
+from .sampling import dense_times_of, same_map
 
 __all__ = ["TrackItems", "TrackDrawer", "FULL_TRACKS", "MAX_DRAWN_TRACKS", "LIVE_BATCH_MS", "KEY_PX"]
 
@@ -46,6 +46,7 @@ class TrackItems:
         self.preview_track: RotationTrack | None = None  # the preview track drawn by ``preview``
         self.ghost: list[tuple[pg.PlotDataItem, str, int]] = []
         self.ghost_track: RotationTrack | None = None
+        self.ghost_map: tuple | None = None  # the Normalize map its Euler curves were drawn with
 
 
 class TrackDrawer:
@@ -293,14 +294,10 @@ class TrackDrawer:
 
     def _update_ghost(self, path: str, tr: RotationTrack, it: TrackItems) -> None:
         """Draw the track as loaded behind the edited one (kept while the original is unchanged)."""
-        orig = None
-        if self.panel.show_original and path == self.panel.primary():
-            try:
-                orig = self.doc.original.track(path)
-            except KeyError:
-                orig = None
-        want = orig is not None and orig is not tr
-        if want and it.ghost and it.ghost_track is orig:
+        orig = self.panel.units.ghost_of(path)
+        want = orig is not None
+        dmap = self.panel.display_map(path)  # drawn again when an edit changed the Normalize map
+        if want and it.ghost and it.ghost_track is orig and same_map(it.ghost_map, dmap):
             return
         for item, where, _ch in it.ghost:
             self._plot_for(where, item).removeItem(item)
@@ -309,6 +306,7 @@ class TrackDrawer:
         if want:
             it.ghost = self._overlay_items(path, orig, self.theme.original, Qt.PenStyle.DotLine, z=3)
             it.ghost_track = orig
+            it.ghost_map = dmap
 
     def _overlay_items(self, path: str, track: RotationTrack, color: str | None, style, z: float, width=1.0):
         """Dotted / dashed curves of ``track`` (the ghost, the preview), 1 px wide: Qt strokes wider
@@ -330,7 +328,9 @@ class TrackDrawer:
                 pen = pg.mkPen(color or self.theme.speed, width=width, style=style)
                 item = curve_item(pen=pen)
                 item.setZValue(z)
-                p.addItem(item)
+                # the speed strip ranges on the current curve: the ghost of a fixed 15,000 deg/s spike
+                # (or a preview's) must not keep it at the old scale
+                p.addItem(item, ignoreBounds=True)
                 item.setData(s.samples.times, s.samples.speed)
                 out.append((item, "speed", 0))
             elif strip.role[0] == "quat":

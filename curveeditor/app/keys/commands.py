@@ -34,11 +34,13 @@ def insert_key_keeping_shape(track, t: float):
         for comp in range(new.curve.value.shape[1]):
             new = ed.set_slope(new, i, comp, "in", float(slope[comp]))
         # A cubic segment split at t with the curve's value and slope there is the same curve, as
-        # long as the neighbours keep their slopes: insert_key recomputed their auto tangents.
+        # long as the neighbours keep their slopes: insert_key recomputed their auto tangents. Both
+        # sides of each neighbour are restored (its other segment is untouched too), and their modes
+        # were never changed: the neighbours are bit for bit what they were.
         nc = new.curve
         ins, outs = np.array(nc.in_slope), np.array(nc.out_slope)
-        outs[i - 1] = c.out_slope[i - 1]
-        ins[i + 1] = c.in_slope[i]
+        ins[i - 1], outs[i - 1] = c.in_slope[i - 1], c.out_slope[i - 1]
+        ins[i + 1], outs[i + 1] = c.in_slope[i], c.out_slope[i]
         new = new.with_curve(nc.with_keys(in_slope=ins, out_slope=outs))
         return new, i
     return ed.insert_key(track, t)

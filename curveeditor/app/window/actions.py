@@ -7,7 +7,6 @@ A mixin of :class:`~curveeditor.app.window.main_window.MainWindow`: actions call
 
 from __future__ import annotations
 
-import os
 import platform
 
 import numpy as np
@@ -368,23 +367,6 @@ class WindowActions:
             for a in acts:
                 sub.addAction(a)
         self.tools.fill_key_menu(m)
-
-    def _rebuild_recent(self) -> None:
-        self.recent_menu.clear()
-        files = self.settings.recent_files()
-        for i, p in enumerate(files):
-            a = self.recent_menu.addAction(f"&{i + 1} {os.path.basename(p)}")
-            a.setStatusTip(p)
-            a.setToolTip(p)
-            a.triggered.connect(lambda _c=False, path=p: self.open_file(path))
-        if files:
-            self.recent_menu.addSeparator()
-            self.recent_menu.addAction("Clear list", self._clear_recent)
-        self.recent_menu.setEnabled(bool(files))
-
-    def _clear_recent(self) -> None:
-        self.settings.clear_recent()
-        self._rebuild_recent()
 
     def _update_export_actions(self) -> None:
         self.act_exp_bvh.setEnabled(can_export_bvh(self.doc.clip))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from .files import Autosaver, sample_path
@@ -28,15 +29,37 @@ class WindowFiles:
             return
         self.files.open_dialog()
 
+    def _rebuild_recent(self) -> None:
+        """File > Open Recent from the settings' list (each entry opens through :meth:`open_file`)."""
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        for i, p in enumerate(files):
+            a = self.recent_menu.addAction(f"&{i + 1} {os.path.basename(p)}")
+            a.setStatusTip(p)
+            a.setToolTip(p)
+            a.triggered.connect(lambda _c=False, path=p: self.open_file(path))
+        if files:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", self._clear_recent)
+        self.recent_menu.setEnabled(bool(files))
+
+    def _clear_recent(self) -> None:
+        self.settings.clear_recent()
+        self._rebuild_recent()
+
     def open_file(self, path: str) -> None:
         if not self.maybe_save():
             return
         self.files.open_path(path)
 
     def open_initial(self, path: str | None) -> None:
-        """Start-up: recovery offer first, then ``path`` or the bundled sample."""
-        if self.offer_recovery():
+        """Start-up: recovery offer first, then ``path`` or the bundled sample (also when the
+        autosave offered does not read: it is kept, and its reader error shown)."""
+        if self.offer_recovery(on_failed=lambda _msg: self._open_start_clip(path)):
             return
+        self._open_start_clip(path)
+
+    def _open_start_clip(self, path: str | None) -> None:
         # The sample is package data (curveeditor/resources/samples), shipped by `pip install .`.
         target = path or (str(sample_path()) if sample_path() else None)
         if target:
@@ -44,9 +67,10 @@ class WindowFiles:
         else:
             self.statusBar().showMessage("The bundled sample clip is missing: reinstall curveeditor", 8000)
 
-    def offer_recovery(self, ask=None) -> bool:
-        """Offer the newest orphaned autosave; True when one was recovered. ``ask(meta) -> bool``
-        replaces the dialog (tests)."""
+    def offer_recovery(self, ask=None, on_failed=None) -> bool:
+        """Offer the newest orphaned autosave; True when its recovery started. ``ask(meta) -> bool``
+        replaces the dialog (tests). An autosave that does not read back is kept (the error box
+        names it) and ``on_failed(message)`` runs."""
         sessions = self.autosaver.orphaned_sessions()
         if not sessions:
             return False
@@ -83,7 +107,9 @@ class WindowFiles:
             Autosaver.remove_session(meta)
             self.statusBar().showMessage("Recovered the autosaved session (not saved yet)", 8000)
 
-        self.files.open_path(meta["_clip"], recovered_from=meta.get("path"), on_loaded=restored)
+        self.files.open_path(
+            meta["_clip"], recovered_from=meta.get("path"), on_loaded=restored, on_failed=on_failed
+        )
         return True
 
     def maybe_save(self) -> bool:
@@ -128,5 +154,8 @@ class WindowFiles:
             p = u.toLocalFile()
             if p.lower().endswith(CLIP_SUFFIXES):
                 event.acceptProposedAction()
-                self.open_file(p)
+                # Opened from the event loop, after the drop returns: a modal box (unsaved changes,
+                # a read error) inside dropEvent would keep the drag source waiting for the drop's
+                # end (X11's drag protocol), freezing the file manager the file came from.
+                QTimer.singleShot(0, lambda path=p: self.open_file(path))
                 return

@@ -155,8 +155,11 @@ class FileController(QObject):
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str, *, recovered_from: str | None = None, on_loaded=None) -> None:
-        """Load ``path`` on a worker thread; the document changes only on success."""
+    def open_path(
+        self, path: str, *, recovered_from: str | None = None, on_loaded=None, on_failed=None
+    ) -> None:
+        """Load ``path`` on a worker thread; the document changes only on success. A failure shows
+        the reader's one-line error in a box, then calls ``on_failed(message)`` when given."""
         path = os.fspath(path)
         if self._job is not None:
             self._job.cancel()
@@ -201,6 +204,8 @@ class FileController(QObject):
                 self.settings.remove_recent(os.path.abspath(path))
                 self.recentChanged.emit()
             self.loadFailed.emit(msg)
+            if on_failed is not None:
+                on_failed(msg)
 
         def cancelled():
             self._finish_progress()
@@ -219,11 +224,18 @@ class FileController(QObject):
         self.loadFailed.emit("cancelled")
 
     def _finish_progress(self) -> None:
-        if self._progress is not None:
-            self._progress.blockSignals(True)
-            self._progress.close()
-            self._progress.deleteLater()
-            self._progress = None
+        """Put the load's progress box away for good. ``reset()`` stops Qt's own force-show timer
+        (4 s from construction, whatever ``minimumDuration`` says): the box is deleted only when
+        control returns to the event loop, and the error box that follows a failed read runs its own
+        loop meanwhile, so a closed but live box re-opened itself over the error box 4 s later and
+        neither answered (issue 20)."""
+        progress, self._progress = self._progress, None
+        if progress is not None:
+            progress.blockSignals(True)
+            progress.reset()
+            progress.hide()
+            progress.close()
+            progress.deleteLater()
 
     def is_loading(self) -> bool:
         return self._job is not None
