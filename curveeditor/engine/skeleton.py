@@ -29,7 +29,7 @@ from .clip import EULER, Clip, played
 from .curves import KEY_FIELDS, Curve, evaluate
 from .rotations import euler_to_quat, quat_mul_components, quat_normalize
 
-__all__ = ["Skeleton", "Pose", "skeleton_from_clip", "pose", "quat_rotate"]
+__all__ = ["Skeleton", "Pose", "skeleton_from_clip", "pose", "pose_points", "bone_tip", "quat_rotate"]
 
 #: A clip draws as a character when at least this fraction of its rotated joints (other than the root)
 #: have a local position (a curve, or an offset for BVH).
@@ -341,6 +341,26 @@ def pose(skeleton: Skeleton, clip: Clip, times, overrides: dict | None = None) -
         j = skeleton.tips[:, 0]
         tips = world_p[:, j] + quat_rotate(world_q[:, j], skeleton.tip_offsets[skeleton.tips[:, 1]][None])
     return Pose(world_p, world_q, tips)
+
+
+def pose_points(skeleton: Skeleton, clip: Clip, times, overrides: dict | None = None) -> np.ndarray:
+    """Joint then tip positions ``(M, J + K, 3)`` at ``times (M,)`` seconds (Unity frame): :func:`pose`
+    for drawing many frames at once (motion trails, onion skins, framing over a clip)."""
+    p = pose(skeleton, clip, times, overrides)
+    return np.concatenate([p.positions, p.tips], axis=1)
+
+
+def bone_tip(skeleton: Skeleton, joint: int) -> int:
+    """Index into :func:`pose_points`' points of the tip of the bone ``joint`` turns: its only child
+    joint, else its only end site, else (no child, or a branching joint such as the hips) the joint
+    itself."""
+    children = np.nonzero(skeleton.parents == joint)[0]
+    tips = np.nonzero(skeleton.tips[:, 0] == joint)[0] if skeleton.tips.size else np.zeros(0, np.int64)
+    if len(children) == 1 and not len(tips):
+        return int(children[0])
+    if len(tips) == 1 and not len(children):
+        return skeleton.n_joints + int(tips[0])
+    return int(joint)
 
 
 def _forward_one(

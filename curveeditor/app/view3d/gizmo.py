@@ -37,11 +37,12 @@ import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
 from pyqtgraph.opengl.GLGraphicsItem import GLOptions
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
-from PySide6.QtCore import QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
     QFont,
+    QFontMetrics,
     QImage,
     QMatrix4x4,
     QOpenGLContext,
@@ -51,7 +52,16 @@ from PySide6.QtGui import (
     QVector3D,
 )
 from PySide6.QtOpenGL import QOpenGLWindow
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QSizePolicy,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from curveeditor.engine import display
 from curveeditor.engine.clip import played
@@ -61,7 +71,7 @@ from curveeditor.engine.rotations import UNITY_ORDER
 from ..common.elided import ELIDE_PATH, ElidedLabel
 from ..model.time_samples import samples_at
 
-__all__ = ["GizmoView", "AXIS_COLORS"]
+__all__ = ["GizmoView", "AXIS_COLORS", "FlowLegend", "legend_entry", "swatch"]
 
 #: RGBA 0..1 of the Unity axes X, Y, Z (Unity's own gizmo colours).
 AXIS_COLORS = np.array(
@@ -156,6 +166,7 @@ class GLViewWindow(GLViewMixin, QOpenGLWindow):
         fmt = QSurfaceFormat.defaultFormat()
         fmt.setDepthBufferSize(max(fmt.depthBufferSize(), 24))  # the tripod cones need depth testing
         self.setFormat(fmt)
+        self.before_paint = []
 
     def devicePixelRatioF(self) -> float:  # noqa: N802 - the mixin's QWidget API
         return float(self.devicePixelRatio())
@@ -163,6 +174,25 @@ class GLViewWindow(GLViewMixin, QOpenGLWindow):
     #: called on Home while the GL window has the keyboard focus (a native window's key events do
     #: not reach the widgets' shortcuts reliably)
     on_home = None
+    #: callables run at the start of every paint, before the items draw: geometry that depends on
+    #: the camera (a gizmo of constant size on screen, rings facing the viewer). Repaints they
+    #: request are dropped (the paint under way draws what they set).
+    before_paint: list = []
+    _painting = False
+
+    def paintGL(self) -> None:  # noqa: N802 - Qt API
+        if self.before_paint:
+            self._painting = True
+            try:
+                for fn in self.before_paint:
+                    fn()
+            finally:
+                self._painting = False
+        super().paintGL()
+
+    def update(self) -> None:  # noqa: D102 - QPaintDeviceWindow.update
+        if not self._painting:
+            super().update()
 
     def keyPressEvent(self, ev) -> None:  # noqa: N802
         if ev.key() == Qt.Key.Key_Home and self.on_home is not None:
@@ -339,6 +369,9 @@ class GizmoView(QWidget):
     """
 
     rendered = Signal()
+    #: set by the character layer: ``frame_hook(reset_angles) -> bool`` fits the camera to the
+    #: character (Home, a resize of an untouched camera); False = the single gizmo's default view
+    frame_hook = None
 
     def __init__(self, document, parent: QWidget | None = None):
         super().__init__(parent)
@@ -449,10 +482,14 @@ class GizmoView(QWidget):
         self.before_tripod = _Tripod(self._scene, alpha=0.6, labels=False, scale=0.985)
         self.main_tripod = _Tripod(self._scene, alpha=1.0, labels=True)
 
-        # ---- chrome: title, legend, reset view
+        # ---- chrome: title, kind and gimbal; the tools row; the legend
         # Elided labels: a long bone path must never force the dock (and squeeze the graphs) wider.
         self._title = ElidedLabel("", self, elide=ELIDE_PATH)
-        self._legend = ElidedLabel("", self)
+        self._legend = FlowLegend(LEGEND_LINES, self)
+        #: callables returning more legend entries ``[(html, plain text)]`` (the character, the
+        #: rotation gizmo, trails and onion skin add theirs); :meth:`update_legend` asks them
+        self.legend_extra: list = []
+        self._has_preview = False
         self._kind_label = QLabel(self)
         self._gimbal_label = QLabel(self)
         # A fixed size (the widest text): a label whose minimum and maximum sizes are equal does not
@@ -467,29 +504,35 @@ class GizmoView(QWidget):
         self.reset_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.reset_action.triggered.connect(self.reset_view)
         self.addAction(self.reset_action)
-        reset_btn = QToolButton(self)
-        reset_btn.setDefaultAction(self.reset_action)
+        #: the tools row: the layers add their toggles (rotate, space, trail, onion, follow) before
+        #: the options button; a row too narrow folds its last tools into Qt's extension menu
+        self.toolbar = QToolBar(self)
+        self.toolbar.setIconSize(QSize(12, 12))
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toolbar.setContentsMargins(0, 0, 0, 0)
+        self.toolbar.setStyleSheet("QToolBar { border: 0px; spacing: 1px; padding: 0px; }")
+        #: the options menu (the last button of the tools row): settings of the layers, camera
+        self.options_menu = QMenu("View options", self)
+        self.options_menu.addAction(self.reset_action)
+        self._options_button = QToolButton(self)
+        self._options_button.setText("\u22ef")
+        self._options_button.setToolTip("3D view options: trail and onion-skin frames, camera")
+        self._options_button.setMenu(self.options_menu)
+        self._options_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self._options_action = self.toolbar.addWidget(self._options_button)
 
-        # the path gets a row of its own (the dock's whole width), the rest a second row
         top = QHBoxLayout()
         top.setContentsMargins(4, 2, 4, 0)
         top.addWidget(self._title, 1)
-        second = QHBoxLayout()
-        second.setContentsMargins(4, 0, 4, 0)
-        second.addWidget(self._kind_label)
-        second.addWidget(self._gimbal_label)
-        second.addStretch(1)
-        second.addWidget(reset_btn)
+        top.addWidget(self._kind_label)
+        top.addWidget(self._gimbal_label)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addLayout(top)
-        lay.addLayout(second)
+        lay.addWidget(self.toolbar)
         lay.addWidget(self.view_widget, 1)
         lay.addWidget(self._legend)
-        self._legend.setContentsMargins(6, 0, 6, 4)
-        # two lines, always: the view must not change size (and re-frame) when the text arrives
-        self._legend.setFixedHeight(2 * self._legend.fontMetrics().lineSpacing() + 6)
 
         self.reset_view()
         document.timeChanged.connect(self._on_time)
@@ -499,13 +542,30 @@ class GizmoView(QWidget):
         self.refresh()
 
     # ------------------------------------------------------------------ public
+    def add_tool(self, item) -> None:
+        """Add a QAction or widget to the tools row, before the options button."""
+        if isinstance(item, QAction):
+            self.toolbar.insertAction(self._options_action, item)
+        else:
+            self.toolbar.insertWidget(self._options_action, item)
+
+    def update_legend(self) -> None:
+        """Re-flow the legend: the view's own entries, then the layers' (:attr:`legend_extra`)."""
+        entries = self._legend_entries(self._has_preview) if self._main_track is not None else []
+        extra = [e for fn in self.legend_extra for e in fn()]
+        # the layers' first entry (what the character view says) leads
+        self._legend.set_entries(extra[:1] + entries + extra[1:])
+
     def reset_view(self) -> None:
         """Camera back to a 3/4 view from behind-left, Unity Y up, looking along Unity +Z, far
         enough that the sphere, rings and labels fit the widget's shorter side."""
         self.view.opts["fov"] = 50  # pyqtgraph's fov is horizontal: wide, short docks need distance
-        w, h = max(self.view_widget.width(), 1), max(self.view_widget.height(), 1)
-        distance = 4.6 * max(1.0, (w / h) / 1.1)
-        self.view.setCameraPosition(pos=QVector3D(0, 0, 0), distance=distance, elevation=22.0, azimuth=-112.0)
+        if self.frame_hook is None or not self.frame_hook(True):
+            w, h = max(self.view_widget.width(), 1), max(self.view_widget.height(), 1)
+            distance = 4.6 * max(1.0, (w / h) / 1.1)
+            self.view.setCameraPosition(
+                pos=QVector3D(0, 0, 0), distance=distance, elevation=22.0, azimuth=-112.0
+            )
         self._reset_params = dict(self.view.cameraParams())
         self.view.update()
 
@@ -628,7 +688,7 @@ class GizmoView(QWidget):
             self.before_tripod.set_rotation(None)
             self.original_tripod.set_rotation(None)
             self._main_rot = None
-            self._legend.setText("")
+            self._legend.set_entries([])
             self._gimbal_label.setText("")
             self.rendered.emit()
             return
@@ -649,7 +709,8 @@ class GizmoView(QWidget):
             f"<span style='color:#999'>{main.kind}"
             f"{', ' + main.order.upper() if main.kind == 'euler' else ''}</span>"
         )
-        self._legend.setText(self._legend_html(before is not None))
+        self._has_preview = before is not None
+        self.update_legend()
         self._on_time(doc.current_time)
 
     def _set_trails(self, track, times, fwd_item, up_item, fade: bool) -> None:
@@ -782,21 +843,145 @@ class GizmoView(QWidget):
         r, g, b, _a = self.view.opts["bgcolor"]
         return round(r * 255), round(g * 255), round(b * 255)
 
-    def _legend_html(self, has_preview: bool) -> str:
-        sw = "<span style='color:{c}'>&#9632;</span>"
-        axes = " ".join(
-            f"{sw.format(c=QColor.fromRgbF(*AXIS_COLORS[i, :3]).name())} {n}" for i, n in enumerate("XYZ")
-        )
+    def _legend_entries(self, has_preview: bool) -> list:
+        """The view's legend entries (:func:`legend_entry`; the legend flows them into lines)."""
+        axes = [(QColor.fromRgbF(*AXIS_COLORS[i, :3]), n) for i, n in enumerate("XYZ")]
         if has_preview:
-            state = (
-                "<b>solid</b> preview (after) \u00b7 <b>half</b> current (before) \u00b7 "
-                "<b>faint</b> original"
-            )
+            state = [
+                legend_entry(("b", "solid"), "preview"),
+                legend_entry(("b", "half"), "current"),
+                legend_entry(("b", "faint"), "original"),
+            ]
         else:
-            state = "<b>solid</b> current clip \u00b7 <b>faint</b> original (as loaded)"
-        trails = (
-            f"{sw.format(c=QColor.fromRgbF(*self._scheme.fwd).name())} forward trail \u00b7 "
-            f"{sw.format(c=QColor.fromRgbF(*self._scheme.up).name())} up trail \u00b7 "
-            "rings: gimbal, red near lock"
-        )
-        return f"<small>Unity axes {axes} &nbsp;|&nbsp; {state}<br>{trails}</small>"
+            state = [legend_entry(("b", "solid"), "current"), legend_entry(("b", "faint"), "original")]
+        fwd, up = QColor.fromRgbF(*self._scheme.fwd), QColor.fromRgbF(*self._scheme.up)
+        return [
+            legend_entry("Unity axes", *axes),
+            *state,
+            legend_entry((fwd, "fwd"), (up, "up"), "trails"),
+            legend_entry("gimbal rings red near lock"),
+        ]
+
+
+def swatch(color: QColor) -> str:
+    """A coloured square for legend text (rich text)."""
+    return f"<span style='color:{QColor(color).name()}'>&#9632;</span>"
+
+
+#: lines of the 3D view's legend (fixed: the view must not change size when the text changes)
+LEGEND_LINES = 4
+
+
+def legend_entry(*parts) -> list[tuple[str, str, bool]]:
+    """One legend entry as word tokens ``(html, plain, bold)`` for :class:`FlowLegend`. ``parts``: plain
+    text (split into words), ``("b", text)`` for bold words, ``(QColor, label)`` for a coloured
+    square before ``label`` (kept with it on one line)."""
+    tokens: list[tuple[str, str, bool]] = []
+    for part in parts:
+        if isinstance(part, str):
+            tokens.extend((html.escape(w), w, False) for w in part.split())
+        elif part[0] == "b":
+            tokens.extend((f"<b>{html.escape(w)}</b>", w, True) for w in part[1].split())
+        else:
+            color, label = part
+            tokens.append((f"{swatch(color)}{html.escape(label)}", f"\u25a0{label}", False))
+    return tokens
+
+
+class FlowLegend(QLabel):
+    """Legend entries (:func:`legend_entry`) flowed word by word into at most ``lines`` lines at the
+    label's width, entries apart by " · ", never clipped: an entry that does not fit in the lines
+    left moves to the tooltip (which lists every entry) and the last line ends with "+N". The
+    height is fixed (``lines`` lines), so the GL view never changes size with the text."""
+
+    SEP = " \u00b7 "
+
+    def __init__(self, lines: int, parent=None):
+        super().__init__(parent)
+        self._lines = lines
+        self._entries: list = []
+        self._shown_plain = ""
+        self.hidden = 0  # entries that did not fit (tests)
+        font = QFont(self.font())
+        font.setPointSizeF(max(font.pointSizeF() - 1.0, 6.5))
+        self.setFont(font)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(0)
+        self.setContentsMargins(6, 0, 6, 4)
+        self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + 6)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+
+    def set_entries(self, entries: list) -> None:
+        entries = [list(e) for e in entries if e]
+        if entries == self._entries:
+            return
+        self._entries = entries
+        self.setToolTip("\n".join(" ".join(t[1] for t in e) for e in self._entries))
+        self._relayout()
+
+    def full_text(self) -> str:
+        return self.SEP.join(" ".join(t[1] for t in e) for e in self._entries)
+
+    def shown_text(self) -> str:
+        """The plain text as displayed, lines joined by newlines."""
+        return self._shown_plain
+
+    def text(self) -> str:  # noqa: D102 - every entry's plain text (what the legend says)
+        return self.full_text()
+
+    def _relayout(self) -> None:
+        m = self.contentsMargins()
+        width = self.width() - m.left() - m.right() - 2
+        fm = QFontMetrics(self.font())
+        bold = QFont(self.font())
+        bold.setBold(True)
+        fmb = QFontMetrics(bold)
+        space, sep = fm.horizontalAdvance(" "), fm.horizontalAdvance(self.SEP)
+        lines: list[list[tuple[str, str]]] = [[]]  # per line: (html, plain) pieces incl. separators
+        used = [0]
+        hidden = 0
+        for entry in self._entries:
+            trial, trial_used = [list(line) for line in lines], list(used)
+            ok = True
+            for k, (h, p, b) in enumerate(entry):
+                w = (fmb if b else fm).horizontalAdvance(p)
+                lead = (sep if k == 0 else space) if trial[-1] else 0
+                if trial_used[-1] + lead + w <= width or (not trial[-1] and width <= 0):
+                    pass
+                elif len(trial) < self._lines and w <= width:
+                    trial.append([])
+                    trial_used.append(0)
+                    lead = 0
+                else:
+                    ok = False
+                    break
+                if lead:
+                    piece = self.SEP if k == 0 else " "
+                    trial[-1].append((piece, piece))
+                trial[-1].append((h, p))
+                trial_used[-1] += lead + w
+            if ok:
+                lines, used = trial, trial_used
+            else:
+                hidden += 1
+        self.hidden = hidden
+        html_lines = ["".join(h for h, _p in line) for line in lines]
+        plain_lines = ["".join(p for _h, p in line) for line in lines]
+        if hidden:
+            html_lines[-1] += f" <i>+{hidden}</i>"
+            plain_lines[-1] += f" +{hidden}"
+        self._shown_plain = "\n".join(plain_lines)
+        shown = "<br>".join(html_lines)
+        if shown != super().text():
+            super().setText(shown)
+
+    def resizeEvent(self, ev):  # noqa: N802 - Qt API
+        super().resizeEvent(ev)
+        self._relayout()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(0, self.height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(0, self.height())
