@@ -521,16 +521,21 @@ class GizmoView(QWidget):
         self._options_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self._options_action = self.toolbar.addWidget(self._options_button)
 
+        # row 1: the bone's path (elided by path parts: its name stays) and the gimbal figure;
+        # row 2: the tools, and the track's kind and order at the right
         top = QHBoxLayout()
         top.setContentsMargins(4, 2, 4, 0)
         top.addWidget(self._title, 1)
-        top.addWidget(self._kind_label)
         top.addWidget(self._gimbal_label)
+        second = QHBoxLayout()
+        second.setContentsMargins(2, 0, 4, 0)
+        second.addWidget(self.toolbar, 1)
+        second.addWidget(self._kind_label)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addLayout(top)
-        lay.addWidget(self.toolbar)
+        lay.addLayout(second)
         lay.addWidget(self.view_widget, 1)
         lay.addWidget(self._legend)
 

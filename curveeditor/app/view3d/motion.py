@@ -161,6 +161,7 @@ class MotionLayer(QObject):
             self.trail_before = max(int(before), 0)
         if after is not None:
             self.trail_after = max(int(after), 0)
+        self._sync_spins()
         self.update()
 
     def set_onion_frames(self, count: int | None = None, step: int | None = None) -> None:
@@ -169,17 +170,32 @@ class MotionLayer(QObject):
             self.onion_count = max(int(count), 1)
         if step is not None:
             self.onion_step = max(int(step), 1)
+        self._sync_spins()
         self.update()
+
+    def _sync_spins(self) -> None:
+        """The options menu's spin boxes show the settings (set from code too)."""
+        for spin, value in (
+            (self.spin_before, self.trail_before),
+            (self.spin_after, self.trail_after),
+            (self.spin_count, self.onion_count),
+            (self.spin_step, self.onion_step),
+        ):
+            if spin.value() != value:
+                spin.blockSignals(True)
+                spin.setValue(value)
+                spin.blockSignals(False)
 
     def _legend(self) -> list:
         if not self.layer.active():
             return []
         out = []
-        before, after = QColor.fromRgbF(*BEFORE), QColor.fromRgbF(*AFTER)
         if self.trail_on:
-            out.append(legend_entry((before, ""), (after, "tip trail")))
+            out.append(legend_entry("tip trail"))
         if self.onion_on:
-            out.append(legend_entry("onion", (before, "before"), (after, "after")))
+            out.append(legend_entry("onion skin"))
+        if out:
+            out.append(legend_entry((QColor.fromRgbF(*BEFORE), "before"), (QColor.fromRgbF(*AFTER), "after")))
         return out
 
     # ------------------------------------------------------------------ drawing

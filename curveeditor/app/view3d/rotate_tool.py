@@ -56,8 +56,8 @@ from .projection import camera_axes, point_segment_px, scene_mvp, to_pixels
 __all__ = ["RotateGizmo", "RING_PX", "PICK_PX"]
 
 #: the axis rings' radius on screen (pixels), at least (a fraction of the view's shorter side)
-RING_PX = 60
-RING_FRACTION = 0.16
+RING_PX = 50
+RING_FRACTION = 0.14
 #: the view ring is this much larger than the axis rings
 VIEW_RING = 1.18
 #: just outside the joint's gimbal rings (their largest radius is 1.22 tripod units)

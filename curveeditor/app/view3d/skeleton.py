@@ -26,7 +26,7 @@ from curveeditor.engine import display
 from curveeditor.engine.skeleton import Skeleton, pose, pose_points, skeleton_from_clip
 
 from .gizmo import _GHOST, _TRANSLUCENT, GizmoView, legend_entry
-from .projection import point_segment_px, scene_mvp, to_pixels
+from .projection import camera_axes, point_segment_px, scene_mvp, to_pixels
 
 __all__ = ["SkeletonLayer", "CHARACTER_SIZE"]
 
@@ -350,25 +350,35 @@ class SkeletonLayer(QObject):
 
     def _frame(self, reset_angles: bool) -> bool:
         """Camera on the character's box (see :meth:`frame_character`); ``reset_angles`` also puts the
-        default orbit back (Home, a new clip). False when there is no character to frame."""
+        default orbit back (Home, a new clip). False when there is no character to frame.
+
+        The distance is the smallest at which every corner of the box is inside the view from the
+        camera's angle (per corner: its depth toward the camera plus its offset over the tangent of
+        the half field of view, horizontally and vertically), times :data:`FRAME_MARGIN`."""
         if not self.active():
             return False
         if self.follow_root:
             lo, hi = self._root_box[0] * self._scale, self._root_box[1] * self._scale
         else:
             lo, hi = self._to_box(self._clip_box[0]), self._to_box(self._clip_box[1])
-        c = self.gizmo.scene_transform().map(QVector3D(*(0.5 * (lo + hi))))
-        radius = 0.5 * float(np.linalg.norm(hi - lo))  # the box's sphere: fits from every angle
+        mid = 0.5 * (lo + hi)
         v = self.gizmo.view
-        fov = np.radians(v.opts.get("fov", 50))  # pyqtgraph's fov is horizontal
-        w, h = max(v.width(), 1), max(v.height(), 1)
-        distance = max(FRAME_MARGIN * radius / np.tan(0.5 * fov) * max(1.0, w / h), 1.0)
+        c = self.gizmo.scene_transform().map(QVector3D(*mid))
         if reset_angles:
-            v.setCameraPosition(
-                pos=c, distance=distance, elevation=DEFAULT_ELEVATION, azimuth=DEFAULT_AZIMUTH
-            )
+            v.setCameraPosition(pos=c, elevation=DEFAULT_ELEVATION, azimuth=DEFAULT_AZIMUTH)
         else:
-            v.setCameraPosition(pos=c, distance=distance)
+            v.setCameraPosition(pos=c)
+        _eye, right, up = camera_axes(v, self.gizmo._scene)
+        back = np.cross(right, up)  # toward the camera
+        corners = np.array(
+            [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+        )
+        rel = corners - mid
+        w, h = max(v.width(), 1), max(v.height(), 1)
+        tan_h = np.tan(0.5 * np.radians(v.opts.get("fov", 50)))  # pyqtgraph's fov is horizontal
+        tan_v = tan_h * h / w
+        need = rel @ back + np.maximum(np.abs(rel @ right) / tan_h, np.abs(rel @ up) / tan_v)
+        v.setCameraPosition(distance=max(FRAME_MARGIN * float(need.max()), 1.0))
         v.update()
         return True
 

@@ -58,6 +58,7 @@ class EditingTools(QObject):
         self.rotate.statusMessage.connect(self._status)
         self.motion = MotionLayer(self.skeleton)
         self._build_actions()
+        self.act_follow.setIconText("Follow")  # the 3D view's tools row: short
         window.gizmo.add_tool(self.act_follow)
         window.gizmo.options_menu.addAction(self.act_frame_char)
 
