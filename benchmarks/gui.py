@@ -607,8 +607,112 @@ def bench_clip(app, win, source) -> dict:
     app.processEvents()
     out["pan"] = pan[2:]
     out["pan_cpu"] = CPU_MS[-len(pan) :][2:]
+    out.update(bench_gizmo(app, win))
     out.update(bench_playback(win))
     return out
+
+
+def _until_swapped(app, gl_view, timeout_ms: int = 500) -> bool:
+    """Run Qt's event loop until the GL window has swapped a frame (its paint requests go through
+    ``requestUpdate``'s timer: one ``processEvents`` may return before the 3D view painted)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    got = []
+
+    def done():
+        got.append(1)
+        loop.quit()
+
+    gl_view.frameSwapped.connect(done)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    gl_view.frameSwapped.disconnect(done)
+    return bool(got)
+
+
+def _grab_region(widget):
+    """The on-screen pixels of ``widget`` (a native GL window included) from the X server: the frame
+    the user sees, not a re-render (``QScreen.grabWindow(0, ...)`` reads the root window)."""
+    from PySide6.QtGui import QGuiApplication
+
+    top_left = widget.mapToGlobal(QPoint(0, 0))
+    return QGuiApplication.primaryScreen().grabWindow(
+        0, top_left.x(), top_left.y(), widget.width(), widget.height()
+    )
+
+
+def bench_gizmo(app, win) -> dict:
+    """Rotation gizmo drag, input to pixel: real mouse events on the 3D view's screen-space ring of a
+    bone (a BVH arm joint; the single gizmo's track on clips without a character), each step timed
+    from sending the event to the changed pixels grabbed from the screen (the event handled, the
+    document keyed live, every view updated and painted, the GL frame swapped, then the 3D view's
+    region read back from the X server). Steps whose grab equals the previous one are counted."""
+    doc, gizmo = win.doc, win.gizmo
+    rot = getattr(getattr(win, "tools", None), "rotate", None)
+    if rot is None:
+        return {}
+    clip = doc.clip
+    keyed = [t for t in clip.tracks if t.n_keys >= 3]
+    arm = next((t for t in keyed if t.path.endswith(("LeftArm", "LeftForeArm"))), None)
+    track = arm or next((t for t in keyed if t.kind == "euler"), keyed[0])
+    doc.select_paths([track.path])
+    doc.clear_key_selection()
+    doc.set_time(doc.snap_time(clip.start + 0.4 * (clip.end - clip.start)))
+    rot.set_enabled(True)
+    gizmo.reset_view()
+    _run_event_loop(300)
+    view = gizmo.view
+    c = rot.ring_pixels("center")[0]
+    ring = rot.ring_pixels("view")
+    p0 = ring[len(ring) // 8]
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    n0 = doc.undo_stack.index()  # count() keeps undone commands (the key drag's) until a push
+    send(view, QEvent.Type.MouseMove, QPoint(*map(int, p0)), none, none)
+    send(view, QEvent.Type.MouseButtonPress, QPoint(*map(int, p0)), left, left)
+    _until_swapped(app, view, 100)
+    rel = p0 - c
+    r, a0 = float(np.hypot(*rel)), float(np.arctan2(rel[1], rel[0]))
+    times, cpu, same, prev = [], [], 0, _grab_region(gizmo.view_widget).toImage()
+    prof = None
+    if os.environ.get("BENCH_PROFILE") == "gizmo":
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+    for k in range(1, 41):
+        a = a0 - np.radians(2.0 * k)
+        pos = QPoint(int(round(c[0] + r * np.cos(a))), int(round(c[1] + r * np.sin(a))))
+        c_a, t_a = time.process_time(), time.perf_counter()
+        send(view, QEvent.Type.MouseMove, pos, none, left)
+        app.processEvents()
+        _until_swapped(app, view)
+        grab = _grab_region(gizmo.view_widget)
+        times.append((time.perf_counter() - t_a) * 1000)
+        cpu.append((time.process_time() - c_a) * 1000)
+        img = grab.toImage()
+        same += img == prev
+        prev = img
+    if prof is not None:
+        import pstats
+
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+    send(view, QEvent.Type.MouseButtonRelease, pos, left, none)
+    app.processEvents()
+    ok = doc.undo_stack.index() == n0 + 1
+    if ok:
+        doc.undo_stack.undo()
+        app.processEvents()
+    return {
+        "gizmo": times[2:],
+        "gizmo_cpu": cpu[2:],
+        "gizmo_same": same,
+        "gizmo_ok": ok and rot.steps > 0,
+        "gizmo_what": f"{track.path.rsplit('/', 1)[-1]}, "
+        + ("character" if win.tools.skeleton.active() else "single gizmo"),
+        "gizmo_size": f"{view.width()}x{view.height()}",
+    }
 
 
 def bench_playback(win, ms: int = 2000) -> dict:
@@ -659,8 +763,15 @@ PLAY_SLOTS = [
     ("  graphs: time cursors", "curveeditor.app.graphs.panel", "GraphPanel", "_on_time"),
     ("  3D view: tripods, rings", "curveeditor.app.view3d.gizmo", "GizmoView", "_on_time"),
     ("  3D view: skeleton pose", "curveeditor.app.view3d.skeleton", "SkeletonLayer", "update_pose"),
+    ("  3D view: trail, onion skin", "curveeditor.app.view3d.motion", "MotionLayer", "update"),
     ("  diff panel: cursor", "curveeditor.app.recipe.diff_panel", "DiffPanel", "_on_time"),
     ("paint: 3D view (paintGL)", "curveeditor.app.view3d.gizmo", "GLViewWindow", "paintGL"),
+    (
+        "  of which the rotation gizmo's rings",
+        "curveeditor.app.view3d.rotate_tool",
+        "RotateGizmo",
+        "_before_paint",
+    ),
     ("paint: graphs (GraphicsView)", "pyqtgraph.widgets.GraphicsView", "GraphicsView", "paintEvent"),
     ("paint: dope sheet", "curveeditor.app.dope_sheet.sheet", "DopeCanvas", "paintEvent"),
 ]
@@ -752,6 +863,15 @@ def clip_rows(r: dict) -> list[tuple]:
         cpu = r[key + "_cpu"]
         note = f"p90 {p90(v):.1f} ms, n={len(v)}; CPU median {med(cpu):.1f} ms, p90 {p90(cpu):.1f} ms"
         rows.append((label, f"{med(v):.1f} ms", "<16 / p90<33", ok, note))
+    if r.get("gizmo"):
+        v, cpu = r["gizmo"], r["gizmo_cpu"]
+        ok = med(v) < 25 and p90(v) < 50 and r["gizmo_ok"] and r["gizmo_same"] == 0
+        note = (
+            f"input to pixel (grab of the 3D view after the frame swapped); p90 {p90(v):.1f} ms, n={len(v)}; "
+            f"CPU median {med(cpu):.1f} ms; {r['gizmo_what']}, view {r['gizmo_size']}; "
+            f"unchanged frames {r['gizmo_same']}; one undo step: {'yes' if r['gizmo_ok'] else 'NO'}"
+        )
+        rows.append(("gizmo rotate drag -> pixels", f"{med(v):.1f} ms", "<25 / p90<50", ok, note))
     rows.append(playback_row(r))
     return rows
 

@@ -24,6 +24,7 @@ for the drag mapping (they come from pixel arcs). Pixels: x right, y down.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,7 @@ import numpy as np
 from .clip import EULER, RotationTrack, played
 from .edit import insert_key
 from .rotations import nearest_euler, quat_conj, quat_exp, quat_log, quat_mul, quat_normalize, quat_to_matrix
-from .tangents import recompute_tangents
+from .tangents import recomputed_slopes
 
 __all__ = [
     "SPACES",
@@ -158,7 +159,9 @@ def key_pose(track: RotationTrack, t: float, q, reference=None) -> KeyedPose:
     values[idx] = value
     mask = np.zeros(bc.n_keys, dtype=bool)
     mask[idx] = True
-    curve = recompute_tangents(bc.with_keys(value=values), mask)
+    # the slopes first, then one new curve (validated once: this runs on every gizmo drag step)
+    ins, outs = recomputed_slopes(bc.time, values, bc.in_slope, bc.out_slope, bc.tangent_mode, mask)
+    curve = bc.with_keys(value=values, in_slope=ins, out_slope=outs)
     return KeyedPose(base.with_curve(curve), int(idx), np.array(value), inserted)
 
 
@@ -178,18 +181,32 @@ def rotate_pose(
 
 
 # ---------------------------------------------------------------------------------- mouse to angle
-def circle_points(axis, n: int = 96) -> np.ndarray:
-    """``(n + 1, 3)`` closed unit circle about ``axis (3,)``, its points in the right-handed sense of a
-    rotation about ``axis`` (point k = the first point turned by ``2 pi k / n``)."""
-    a = _unit(axis)
-    helper = np.eye(3)[int(np.argmin(np.abs(a)))]
-    u = np.cross(a, helper)
-    u /= np.linalg.norm(u)
-    v = np.cross(a, u)
+@functools.lru_cache(maxsize=8)
+def _cos_sin(n: int) -> tuple[np.ndarray, np.ndarray]:
     ang = np.linspace(0.0, 2.0 * np.pi, n + 1)
-    pts = np.cos(ang)[:, None] * u + np.sin(ang)[:, None] * v
-    pts[-1] = pts[0]
-    return pts
+    c, s = np.cos(ang), np.sin(ang)
+    c[-1], s[-1] = 1.0, 0.0  # closed exactly
+    return c, s
+
+
+def circle_points(axis, n: int = 96) -> np.ndarray:
+    """``(n + 1, 3)`` closed unit circle about ``axis (3,)`` (or ``(K, n + 1, 3)`` for axes ``(K, 3)``),
+    its points in the right-handed sense of a rotation about the axis (point k = the first point
+    turned by ``2 pi k / n``)."""
+    a = np.asarray(axis, dtype=np.float64)
+    single = a.ndim == 1
+    a = a.reshape(-1, 3)
+    norm = np.sqrt(np.einsum("ij,ij->i", a, a))
+    if not np.all(norm > 0.0):
+        raise ValueError("rotation axis has zero length")
+    a = a / norm[:, None]
+    helper = np.eye(3)[np.argmin(np.abs(a), axis=1)]
+    u = np.cross(a, helper)
+    u /= np.sqrt(np.einsum("ij,ij->i", u, u))[:, None]
+    v = np.cross(a, u)
+    c, s = _cos_sin(int(n))
+    pts = c[None, :, None] * u[:, None, :] + s[None, :, None] * v[:, None, :]
+    return pts[0] if single else pts
 
 
 @dataclass(frozen=True, eq=False)

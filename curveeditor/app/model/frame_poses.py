@@ -4,9 +4,9 @@ Motion trails (a bone tip over a window of frames) and onion skins (whole poses 
 and after the cursor) show poses at many frames on every playback tick. :class:`FramePoses` computes
 them with the engine's vectorized forward kinematics (``engine.skeleton.pose_points``) a block of
 :data:`BLOCK` frames at a time, when first asked, and keeps them: a playback tick then only slices.
-An edit replaces tracks; the blocks whose frames lie outside every changed track's changed span
-(``curves.changed_span``: where two states of a curve may play differently) are kept, the others are
-recomputed when next asked (a gizmo drag recomputes one or two blocks per step, not the clip).
+An edit replaces tracks; frames outside every changed track's changed span (``curves.changed_span``:
+where two states of a curve may play differently) are kept, the others are posed again when next
+asked (a gizmo drag step on a BVH joint: the keyed frame and its neighbours, about 5 frames).
 
 Frame ``k`` is at ``k / frame_rate`` seconds (Unity's and BVH's frame grid); positions are in Unity's
 frame and the clip's length unit, joints then tips as ``pose_points`` returns them.
@@ -37,7 +37,9 @@ class FramePoses:
         self._skeleton: Skeleton | None = None
         self._clip: Clip | None = None
         self._blocks: dict[int, np.ndarray] = {}
+        self._dirty: dict[int, list[tuple[int, int]]] = {}  # block -> frame ranges to pose again
         self.computed = 0
+        self.recomputed_frames = 0
 
     def frame_range(self, clip: Clip) -> tuple[int, int]:
         """First and last frame index (inclusive) inside the clip's key range."""
@@ -63,12 +65,23 @@ class FramePoses:
 
     def _block(self, b: int, lo: int, hi: int) -> np.ndarray:
         data = self._blocks.get(b)
+        fr = float(self._clip.frame_rate)
         if data is None:
             # the whole block's frame grid (frames outside the clip clamp to its ends), one pose call
             frames = np.clip(np.arange(b * BLOCK, (b + 1) * BLOCK), lo, hi)
-            data = pose_points(self._skeleton, self._clip, frames / float(self._clip.frame_rate))
+            data = pose_points(self._skeleton, self._clip, frames / fr)
             self._blocks[b] = data
             self.computed += 1
+            return data
+        dirty = self._dirty.pop(b, None)
+        if dirty:
+            # an edit changed a few frames of this block (a drag step: the keyed frame and its
+            # neighbours): only those are posed again
+            rows = np.unique(np.concatenate([np.arange(f0, f1 + 1) for f0, f1 in dirty]) - b * BLOCK)
+            rows = rows[(rows >= 0) & (rows < BLOCK)]
+            frames = np.clip(b * BLOCK + rows, lo, hi)
+            data[rows] = pose_points(self._skeleton, self._clip, frames / fr)
+            self.recomputed_frames += len(rows)
         return data
 
     def _sync(self, skeleton: Skeleton, clip: Clip) -> None:
@@ -97,12 +110,18 @@ class FramePoses:
         self._skeleton, self._clip = skeleton, clip
         if not keep:
             self._blocks = {}
+            self._dirty = {}
             return
         fr = float(clip.frame_rate)
         for t0, t1 in spans:
             if not t1 >= t0:
                 continue  # (inf, -inf): the same curve
-            b0 = int(np.floor(np.floor(t0 * fr - 1e-6) / BLOCK)) if np.isfinite(t0) else -(2**62)
-            b1 = int(np.floor(np.ceil(t1 * fr + 1e-6) / BLOCK)) if np.isfinite(t1) else 2**62
-            for b in [k for k in self._blocks if b0 <= k <= b1]:
-                del self._blocks[b]
+            f0 = int(np.floor(t0 * fr - 1e-6)) if np.isfinite(t0) else -(2**62)
+            f1 = int(np.ceil(t1 * fr + 1e-6)) if np.isfinite(t1) else 2**62
+            for b in [k for k in self._blocks if f0 <= (k + 1) * BLOCK - 1 and f1 >= k * BLOCK]:
+                a, z = max(f0, b * BLOCK), min(f1, (b + 1) * BLOCK - 1)
+                if z - a + 1 > BLOCK // 2:  # most of the block: pose it whole when asked
+                    del self._blocks[b]
+                    self._dirty.pop(b, None)
+                else:
+                    self._dirty.setdefault(b, []).append((a, z))

@@ -372,6 +372,11 @@ class GizmoView(QWidget):
     #: set by the character layer: ``frame_hook(reset_angles) -> bool`` fits the camera to the
     #: character (Home, a resize of an untouched camera); False = the single gizmo's default view
     frame_hook = None
+    #: draw the original's faint tripod (the character layer turns it off: its ghost skeleton shows
+    #: the original's pose, and the tripod's 4 GL items cost ~1 ms of every paint)
+    original_tripod_on = True
+    #: the gimbal rings drawn faint (the rotation gizmo's rings are on): they still turn red near lock
+    gimbal_rings_dim = False
 
     def __init__(self, document, parent: QWidget | None = None):
         super().__init__(parent)
@@ -763,7 +768,7 @@ class GizmoView(QWidget):
         # full samples (the rings' and the readout's) are taken only when it moved.
         shared = not only_if_moved
         main_rot = self._rotation_at(main, t, shared)
-        original_rot = self._rotation_at(self._original_track, t, shared)
+        original_rot = self._rotation_at(self._original_track, t, shared) if self.original_tripod_on else None
         same = original_rot is not None and main_rot is not None
         if same and np.allclose(original_rot, main_rot, atol=1e-9):
             # The original's pose is the one shown (no edit, or none at this time): its faint
@@ -803,11 +808,11 @@ class GizmoView(QWidget):
         for item, ring in zip(self._rings, rings, strict=True):
             pts = display.unity_to_gl_points(ring.points)
             base = AXIS_COLORS[ring.axis].copy()
-            base[3] = 0.5
+            base[3] = 0.22 if self.gimbal_rings_dim else 0.5
             # Red creeps in from 40 % proximity and is full at the lock.
             w = float(np.clip((ring.proximity - 0.4) / 0.6, 0.0, 1.0))
             col = (1 - w) * base + w * _LOCK_RED
-            item.setData(pos=pts, color=tuple(col), width=1.5 + 2.5 * w)
+            item.setData(pos=pts, color=tuple(col), width=(1.0 if self.gimbal_rings_dim else 1.5) + 2.5 * w)
             item.show()
         self._gimbal_proximity = proximity
         text = (

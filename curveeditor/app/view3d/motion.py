@@ -18,6 +18,8 @@ left-handed frame mirrored into GL).
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph.opengl as gl
 from PySide6.QtCore import QObject, QTimer
@@ -77,6 +79,7 @@ class MotionLayer(QObject):
         self._live.setSingleShot(True)
         self._live.setInterval(LIVE_MS)
         self._live.timeout.connect(self.update)
+        self._live_at = 0.0  # perf_counter of the last mid-drag update
 
         self.act_trail = QAction("Trail", self, checkable=True, checked=True)
         self.act_trail.setToolTip("Motion trail of the selected bone's tip over the frames around the cursor")
@@ -201,7 +204,14 @@ class MotionLayer(QObject):
     # ------------------------------------------------------------------ drawing
     def _on_clip(self) -> None:
         if self.doc.in_live_edit():
-            if not self._live.isActive():
+            # mid-drag at most every LIVE_MS, in the step's own repaint when that long has passed
+            # (a timer-driven update is a GL repaint of its own), and once after the mouse rests
+            now = time.perf_counter()
+            if now - self._live_at >= LIVE_MS / 1000.0:
+                self._live_at = now
+                self._live.stop()
+                self.update()
+            elif not self._live.isActive():
                 self._live.start()
             return
         self._live.stop()

@@ -140,19 +140,17 @@ class RotateGizmo(QObject):
         self.root = GLGraphicsItem.GLGraphicsItem(parentItem=gizmo._scene)
         self.root.setDepthValue(10)  # drawn after the character and the tripods
 
-        def ring(width):
-            return gl.GLLinePlotItem(
-                pos=np.zeros((2, 3)),
-                color=(1, 1, 1, 1),
-                width=width,
-                mode="line_strip",
-                antialias=False,
-                glOptions=_ON_TOP,
-                parentItem=self.root,
-            )
-
-        self.items = {name: ring(2.5) for name in ("x", "y", "z", "view")}
-        self.items["free"] = ring(1.0)
+        # every ring in one item (segment pairs, a colour per vertex): each GL item costs ~0.2 ms of
+        # the main thread per paint under llvmpipe, whatever its size
+        self.rings = gl.GLLinePlotItem(
+            pos=np.zeros((2, 3)),
+            color=(1, 1, 1, 1),
+            width=2.5,
+            mode="lines",
+            antialias=False,
+            glOptions=_ON_TOP,
+            parentItem=self.root,
+        )
         self.root.hide()
 
         # ---- actions: the gizmo toggle (E) and its space, in the view's tools row
@@ -186,6 +184,7 @@ class RotateGizmo(QObject):
         gizmo.add_tool(self.space_button)
         gizmo.legend_extra.append(self._legend)
 
+        gizmo.gimbal_rings_dim = True
         gizmo.view.before_paint.append(self._before_paint)
         gizmo.view.installEventFilter(self)  # after the skeleton layer's: runs first
         for sig in (self.doc.timeChanged, self.doc.clipChanged, self.doc.selectionChanged):
@@ -194,6 +193,8 @@ class RotateGizmo(QObject):
     # ------------------------------------------------------------------ state
     def set_enabled(self, on: bool) -> None:
         self.enabled = bool(on)
+        self.gizmo.gimbal_rings_dim = self.enabled  # one set of axis-coloured rings stands out
+        self.gizmo._on_time(None)
         if not self.enabled:
             self.cancel()
         if self.act_rotate.isChecked() != self.enabled:
@@ -258,10 +259,9 @@ class RotateGizmo(QObject):
         want_px = max(RING_PX, RING_FRACTION * min(w, h))
         radius = max(want_px / px_per_unit, OUTSIDE_GIMBAL * scale)
         axes = display.unity_to_gl_points(ring_axes(self.space, local_q, parent_q))
-        rings = [
-            (n, axes[i], center + radius * circle_points(axes[i], _SEGMENTS)) for i, n in enumerate("xyz")
-        ]
-        view_circle = circle_points(toward, _SEGMENTS)
+        circles = center + radius * circle_points(np.vstack([axes, toward]), _SEGMENTS)  # (4, N+1, 3)
+        rings = [(n, axes[i], circles[i]) for i, n in enumerate("xyz")]
+        view_circle = (circles[3] - center) / radius
         rings.append(("view", toward, center + VIEW_RING * radius * view_circle))
         return _Geometry(
             center, radius, toward, right, up, rings, center + radius * view_circle, local_q, parent_q, path
@@ -287,17 +287,20 @@ class RotateGizmo(QObject):
         if key == self._drawn_key:
             return
         self._drawn_key = key
-        for name, _axis, pts in geo.rings:
-            if name == "view":
-                col = np.tile(_HOVER if active == "view" else _VIEW_COLOR, (len(pts), 1))
-            else:
-                base = _HOVER if active == name else AXIS_COLORS["xyz".index(name)]
-                col = np.tile(base, (len(pts), 1)).astype(np.float32)
-                back = (pts - geo.center) @ geo.toward < -1e-3 * geo.radius
-                col[back, 3] = 0.22  # the half behind the bone: faint, as Unity hides it
-            self.items[name].setData(pos=pts, color=col.astype(np.float32))
-        free = _HOVER * np.array([1, 1, 1, 0.35]) if active == "free" else _FREE_COLOR
-        self.items["free"].setData(pos=geo.free, color=tuple(float(c) for c in free))
+        pts = np.stack([p for _n, _a, p in geo.rings] + [geo.free])  # (5, N+1, 3)
+        col = np.empty(pts.shape[:2] + (4,), dtype=np.float32)
+        for i, name in enumerate("xyz"):
+            col[i] = _HOVER if active == name else AXIS_COLORS[i]
+        col[3] = _HOVER if active == "view" else _VIEW_COLOR
+        col[4] = _HOVER * np.array([1, 1, 1, 0.35]) if active == "free" else _FREE_COLOR
+        back = (pts[:3] - geo.center) @ geo.toward < -1e-3 * geo.radius
+        col[:3, :, 3] = np.where(
+            back, 0.22, col[:3, :, 3]
+        )  # the half behind the bone: faint (Unity hides it)
+        # line strips as segment pairs (point k to k + 1 of each ring): one GL item for all
+        seg = np.stack([pts[:, :-1], pts[:, 1:]], axis=2).reshape(-1, 3)
+        seg_col = np.stack([col[:, :-1], col[:, 1:]], axis=2).reshape(-1, 4)
+        self.rings.setData(pos=seg, color=seg_col)
 
     # ------------------------------------------------------------------ picking
     def pick(self, x: float, y: float) -> str | None:

@@ -113,6 +113,7 @@ class SkeletonLayer(QObject):
         gizmo.view.installEventFilter(self)
         gizmo.frame_hook = self._frame
         self._pose_stale = False  # a pose skipped while the 3D view was not visible
+        self._ghost_memo: dict = {}
         self._live_timer = QTimer(self)
         self._live_timer.setSingleShot(True)
         self._live_timer.setInterval(LIVE_POSE_MS)
@@ -200,6 +201,7 @@ class SkeletonLayer(QObject):
             if getattr(self, "_drawn", None) == ("off", why):
                 return  # nothing changed: no GL repaint
             self._drawn = ("off", why)
+            g.original_tripod_on = True
             for item in (
                 self.bones,
                 self.selected_bones,
@@ -217,6 +219,9 @@ class SkeletonLayer(QObject):
             self.updated.emit()
             return
         skel, clip, t = self.skeleton, self.doc.clip, self.doc.current_time
+        if g.original_tripod_on:
+            g.original_tripod_on = False  # the ghost skeleton shows the original's pose
+            g.original_tripod.set_rotation(None)
         memo = getattr(self, "_pose_memo", None)
         if memo is not None and memo[0] is skel and memo[1] is clip and memo[2] == t:
             cur = memo[3]  # a selection change: same clip, same time, same pose
@@ -245,13 +250,13 @@ class SkeletonLayer(QObject):
             {tr.path: tr for tr in self.doc.original.tracks} if self.doc.original is not clip else None
         )
         if overrides and any(overrides[p] is not clip.track(p) for p in overrides if p in skel.paths):
-            self._set_lines(self.ghost_original, self._ghost(overrides))
+            self._set_lines(self.ghost_original, self._ghost(overrides, self.doc.original))
         else:
             self.ghost_original.hide()
         prev = self.doc.preview
         if prev is not None and prev is not clip:
             over = {tr.path: tr for tr in prev.tracks}
-            self._set_lines(self.ghost_preview, self._ghost(over))
+            self._set_lines(self.ghost_preview, self._ghost(over, prev))
         else:
             self.ghost_preview.hide()
         for item in self._fixed:
@@ -311,9 +316,19 @@ class SkeletonLayer(QObject):
             self.ghost_original.setData(color=ghost)
             self.selected_bones.setData(color=sel)
 
-    def _ghost(self, overrides: dict) -> np.ndarray:
-        g = pose(self.skeleton, self.doc.clip, [self.doc.current_time], overrides)
-        return self._to_scene(np.concatenate([g.positions[0], g.tips[0]]))
+    def _ghost(self, overrides: dict, source) -> np.ndarray:
+        """Scene points of the ghost of ``source`` (the original or the preview) at the cursor. Its
+        pose is kept per (source, clip's other tracks, time): a drag re-keys the current clip, not the
+        ghost, so the ghost's pose is computed once per drag."""
+        t = self.doc.current_time
+        memo = self._ghost_memo.get(id(source))
+        if memo is not None and memo[0] is source and memo[1] is self.skeleton and memo[2] == t:
+            unity = memo[3]
+        else:
+            g = pose(self.skeleton, self.doc.clip, [t], overrides)
+            unity = np.concatenate([g.positions[0], g.tips[0]])
+            self._ghost_memo[id(source)] = (source, self.skeleton, t, unity)
+        return self._to_scene(unity)
 
     def _after_gizmo(self) -> None:
         if self._pose_stale:  # the view was shown again (GizmoView.showEvent refreshed it)
