@@ -247,7 +247,7 @@ def _run_event_loop(ms: int) -> None:
 def take_screenshots(app, out_dir: Path) -> None:
     """The README screenshots of the real window on the bundled sample: ``editor.png`` (light),
     ``editor-dark.png`` and ``editor-preview.png`` (light, an Unwrap recipe previewed). The screen
-    is grabbed with ImageMagick's ``import -window root``: the 3D view is a native OpenGL window,
+    is grabbed from the X server (:func:`grab_screen`): the 3D view is a native OpenGL window,
     which ``QWidget.grab`` does not see. Run under ``xvfb-run -s '-screen 0 1600x1000x24'``."""
     from PySide6.QtTest import QTest
 
@@ -280,7 +280,7 @@ def take_screenshots(app, out_dir: Path) -> None:
                 app.processEvents()
                 time.sleep(0.005)
         _wait(app, 600)
-        subprocess.run(["import", "-window", "root", str(out_dir / name)], check=True)
+        grab_screen(out_dir / name)
         print(f"wrote {out_dir / name}")
         doc.undo_stack.setClean()
         w.close()
@@ -354,6 +354,90 @@ def take_rig_screenshots(app, out_dir: Path) -> None:
     w.doc.undo_stack.setClean()
     w.close()
     _wait(app, 100)
+
+
+def take_view3d_screenshots(app, out_dir: Path) -> None:
+    """Issue 22 screenshots of the real window (1600 x 1000, the X screen grabbed): ``gizmo_rotate.png``
+    (the Gangnam BVH's left arm mid-drag on its local ring, the curves and key table following),
+    ``motion_trail.png`` (the CMU walk's left hand trail, following the root) and ``onion_skin.png``
+    (the Bandai kick with onion-skin ghosts, the whole clip framed)."""
+    from PySide6.QtTest import QTest
+
+    from curveeditor.app.window.main_window import MainWindow
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def window(path):
+        w = MainWindow(autosave_folder="/tmp/curveeditor-shot-autosave")
+        w.set_theme("light")
+        w.setGeometry(0, 0, 1600, 1000)
+        w.show()
+        QTest.qWaitForWindowExposed(w)
+        _wait(app, 300)
+        w.files.open_path(str(path))
+        _loop_until(app, w.files.loaded, 60000)
+        _wait(app, 300)
+        return w
+
+    def bone(w, name):
+        p = next(t.path for t in w.doc.clip.tracks if t.path.endswith(name))
+        w.doc.select_paths([p])
+        return p
+
+    def done(w, name):
+        _wait(app, 500)
+        grab_screen(out_dir / name)
+        print(f"wrote {out_dir / name}")
+        w.doc.undo_stack.setClean()
+        w.close()
+        _wait(app, 100)
+
+    w = window(CORPUS / "bvh" / "PeizhuoLi__ganimator__data_Malcolm_Gangnam-Style.bvh")
+    bone(w, "LeftArm")
+    w.doc.set_time(w.doc.snap_time(3.7))
+    w.tools.motion.set_trail(False)
+    _wait(app, 300)
+    rot, view = w.tools.rotate, w.gizmo.view
+    c = rot.ring_pixels("center")[0]
+    ring = rot.ring_pixels("x")
+    k = next(i for i in range(0, len(ring) - 1, 3) if rot.pick(*ring[i]) == "x")
+    p0 = ring[k]
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    send(view, QEvent.Type.MouseMove, QPoint(*map(int, p0)), none, none)
+    send(view, QEvent.Type.MouseButtonPress, QPoint(*map(int, p0)), left, left)
+    rel = p0 - c
+    r, a0 = float(np.hypot(*rel)), float(np.arctan2(rel[1], rel[0]))
+    for i in range(1, 21):
+        a = a0 - np.radians(2.5 * i)
+        send(
+            view,
+            QEvent.Type.MouseMove,
+            QPoint(int(c[0] + r * np.cos(a)), int(c[1] + r * np.sin(a))),
+            none,
+            left,
+        )
+        _wait(app, 15)
+    _wait(app, 300)
+    done(w, "gizmo_rotate.png")  # mid-drag: the ring yellow, the key live in the curves and table
+
+    w = window(CORPUS / "bvh" / "VictorS-67__pybvh__bvh_data_cmu_12_01_walk.bvh")
+    bone(w, "LeftForeArm")
+    w.tools.act_follow.setChecked(True)
+    w.tools.motion.set_trail_frames(before=120, after=120)
+    w.tools.rotate.set_enabled(False)
+    w.doc.set_time(2.0)
+    done(w, "motion_trail.png")
+
+    w = window(
+        CORPUS / "bvh" / "BandaiNamcoResearchInc__Bandai-Namco-Research-Motiondataset__dataset_"
+        "Bandai-Namco-Research-Motiondataset-1_data_dataset-1_kick_normal_001.bvh"
+    )
+    bone(w, "UpperLeg_R")
+    w.tools.rotate.set_enabled(False)
+    w.tools.motion.set_onion(True)
+    w.tools.motion.set_onion_frames(count=3, step=4)
+    w.doc.set_time(w.doc.snap_time(0.45 * w.doc.clip.end))
+    done(w, "onion_skin.png")
 
 
 def synthetic_main(app) -> int:
@@ -1046,6 +1130,9 @@ def main() -> int:
     ap.add_argument("--synthetic", action="store_true", help="the first wave's synthetic 60 x 3000 table")
     ap.add_argument("--screenshots", metavar="DIR", help="write the README screenshots to DIR")
     ap.add_argument("--rig-screenshots", metavar="DIR", help="write the issue 9 rig screenshots to DIR")
+    ap.add_argument(
+        "--view3d-screenshots", metavar="DIR", help="write the issue 22 3D view screenshots to DIR"
+    )
     ap.add_argument("--playback", action="store_true", help="only the playback rows and their breakdown")
     ap.add_argument("--repeat", type=int, default=1, help="playback runs per clip with --playback")
     args = ap.parse_args()
@@ -1063,6 +1150,9 @@ def main() -> int:
         return 0
     if args.rig_screenshots:
         take_rig_screenshots(app, Path(args.rig_screenshots))
+        return 0
+    if args.view3d_screenshots:
+        take_view3d_screenshots(app, Path(args.view3d_screenshots))
         return 0
     if args.synthetic:
         return synthetic_main(app)

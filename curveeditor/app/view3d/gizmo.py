@@ -942,7 +942,8 @@ class FlowLegend(QLabel):
 
     def _relayout(self) -> None:
         m = self.contentsMargins()
-        width = self.width() - m.left() - m.right() - 2
+        # rich text lays out a few pixels wider than the metrics say: keep a margin (never clipped)
+        width = self.width() - m.left() - m.right() - 10
         fm = QFontMetrics(self.font())
         bold = QFont(self.font())
         bold.setBold(True)

@@ -70,7 +70,7 @@ class MotionLayer(QObject):
             pos=np.zeros((1, 3)), size=4, pxMode=True, glOptions=_TRANSLUCENT, parentItem=scene
         )
         self.onion = gl.GLLinePlotItem(
-            pos=np.zeros((2, 3)), width=1.5, mode="lines", antialias=True, glOptions=_GHOST, parentItem=scene
+            pos=np.zeros((2, 3)), width=2.0, mode="lines", antialias=True, glOptions=_GHOST, parentItem=scene
         )
         self.onion.setDepthValue(-1)
         for item in (self.trail, self.trail_dots, self.onion):
@@ -287,7 +287,7 @@ class MotionLayer(QObject):
         layer, skel, clip = self.layer, self.layer.skeleton, self.doc.clip
         frames = self.trail_frames()
         tip = bone_tip(skel, joint)
-        unity = self.poses.points(skel, clip, frames)[:, tip]
+        unity = self.poses.points(skel, clip, frames, columns=[tip])[:, 0]
         pts = layer._to_scene(unity)
         f = self.current_frame()
         d = frames - f
@@ -324,7 +324,7 @@ class MotionLayer(QObject):
         f = self.current_frame()
         d = frames - f
         k = np.abs(d) / self.onion_step  # 1 .. count
-        alpha = 0.55 * (1.0 - (k - 1) / (self.onion_count + 0.5))
+        alpha = 0.7 * (1.0 - (k - 1) / (self.onion_count + 0.5))
         rgb = np.where((d < 0)[:, None], BEFORE, AFTER)
         col = np.repeat(np.c_[rgb, alpha], len(seg), axis=0).astype(np.float32)
         self.onion.setData(pos=lines, color=col)

@@ -25,6 +25,7 @@ Unity's data are left-handed; the rings are built in the GL scene frame from the
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +67,8 @@ OUTSIDE_GIMBAL = 1.34
 PICK_PX = 8.0
 #: mouse travel (pixels) that turns a press into a drag; less is a click (selects a bone)
 DRAG_PX = 3.0
+#: the status line shows the drag's angle at most this often (ms), and at the release
+STATUS_MS = 150
 _SEGMENTS = 96
 _HOVER = np.array([1.0, 0.86, 0.2, 1.0], dtype=np.float32)  # Unity's active handle yellow
 _VIEW_COLOR = np.array([0.88, 0.88, 0.92, 0.85], dtype=np.float32)
@@ -115,6 +118,7 @@ class _Drag:
     started: bool = False
     reference: np.ndarray | None = None
     keyed: int | None = None
+    angle_deg: float = 0.0
 
 
 class RotateGizmo(QObject):
@@ -136,6 +140,7 @@ class RotateGizmo(QObject):
         self.geometry: _Geometry | None = None
         self._drawn_key = None
         self.steps = 0  # drag steps keyed (tests, benchmarks)
+        self._status_at = 0.0
 
         self.root = GLGraphicsItem.GLGraphicsItem(parentItem=gizmo._scene)
         self.root.setDepthValue(10)  # drawn after the character and the tripods
@@ -411,7 +416,15 @@ class RotateGizmo(QObject):
         self.doc.update_live(d.clip.with_track(res.track), [d.path], {d.path: {res.index}})
         if self.skeleton is not None and self.skeleton.active():
             self.skeleton.update_pose()  # the bone follows every step (the layer throttles other drags)
-        self.statusMessage.emit(f"Rotate {d.path.rsplit('/', 1)[-1]}: {angle_deg:+.1f}\u00b0 at {d.t:.3f} s")
+        now = time.perf_counter()
+        if now - self._status_at >= STATUS_MS / 1000.0:  # the status bar's relayout: not every step
+            self._status_at = now
+            self.statusMessage.emit(self._status_text(angle_deg))
+        d.angle_deg = angle_deg
+
+    def _status_text(self, angle_deg: float) -> str:
+        d = self.drag
+        return f"Rotate {d.path.rsplit('/', 1)[-1]}: {angle_deg:+.1f}\u00b0 at {d.t:.3f} s"
 
     def release(self, x: float, y: float) -> bool:
         """End the drag: one undo step. False when the press was a click (no drag)."""
@@ -422,6 +435,7 @@ class RotateGizmo(QObject):
             self.drag = None
             return False
         self.move(x, y)
+        self.statusMessage.emit(self._status_text(d.angle_deg) + " (one undo step)")
         self.drag = None
         bone = d.path.rsplit("/", 1)[-1]
         self.doc.end_live_edit(
