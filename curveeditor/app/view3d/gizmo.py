@@ -377,6 +377,9 @@ class GizmoView(QWidget):
     original_tripod_on = True
     #: the gimbal rings drawn faint (the rotation gizmo's rings are on): they still turn red near lock
     gimbal_rings_dim = False
+    #: mid-drag, resample the sphere trails only when the drag ends (a gizmo drag re-keys one pose:
+    #: the trails change around one key, and their 5,000 samples were a GL repaint of their own)
+    trails_after_drag = False
 
     def __init__(self, document, parent: QWidget | None = None):
         super().__init__(parent)
@@ -665,7 +668,7 @@ class GizmoView(QWidget):
             others_same = before is self._before_track and original is self._original_track
             self._main_track, self._before_track, self._original_track = main, before, original
             self._trails_stale = True
-            if not self._trail_timer.isActive():
+            if not self._trail_timer.isActive() and not self.trails_after_drag:
                 self._trail_timer.start()
             # A key dragged away from the current time changes nothing the tripod shows: the
             # engine says where the two states may play differently (0.5 ms a step otherwise).

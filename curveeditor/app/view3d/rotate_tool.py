@@ -396,6 +396,7 @@ class RotateGizmo(QObject):
             if float(np.linalg.norm(p - d.press)) < DRAG_PX:
                 return
             d.started = True
+            self.gizmo.trails_after_drag = True
             self.doc.begin_live_edit()
         if d.kind == "free":
             step = trackball(p - d.last, d.right, d.up, d.radius_px)
@@ -437,6 +438,7 @@ class RotateGizmo(QObject):
         self.move(x, y)
         self.statusMessage.emit(self._status_text(d.angle_deg) + " (one undo step)")
         self.drag = None
+        self.gizmo.trails_after_drag = False
         bone = d.path.rsplit("/", 1)[-1]
         self.doc.end_live_edit(
             f"Rotate {bone}", keys_after={d.path: {d.keyed}} if d.keyed is not None else None
@@ -448,6 +450,7 @@ class RotateGizmo(QObject):
     def cancel(self) -> None:
         """Abort the drag under way (Escape): the clip as at the press."""
         d, self.drag = self.drag, None
+        self.gizmo.trails_after_drag = False
         if d is not None and d.started:
             self.doc.cancel_live_edit()
             self.gizmo.view.update()
