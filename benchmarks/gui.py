@@ -21,7 +21,14 @@ Prints one table with each figure, its goal and PASS/FAIL:
 * **cold start to first painted window** (goal: < 1.5 s): ``python -m curveeditor --quit-after-paint``
   in a fresh process, from spawn to the first paint event of the window (best and median of 3).
 
-``--screenshots DIR`` instead writes the README screenshots (see :func:`take_screenshots`).
+* **gizmo rotate drag -> pixels** (goal: median < 25 ms, p90 < 50 ms, per real clip): the 3D view's
+  rotation gizmo dragged on its view ring (an arm joint of a character; the single gizmo's track on
+  clips without one), each step timed from the mouse event to the 3D view's pixels grabbed from the
+  X server once the GL frame swapped (input to pixel: the event handled, the pose keyed, every view
+  updated and painted, the frame on screen).
+
+``--screenshots DIR`` instead writes the README screenshots (see :func:`take_screenshots`);
+``--view3d-screenshots DIR`` the 3D view's (gizmo, motion trail, onion skin).
 
 The default (real-clip) table measures each clip in a fresh window (the previous one deleted),
 with a fresh settings folder (default layout: X/Y/Z plots + speed strip) and after the recipe ops'

@@ -517,17 +517,22 @@ class GizmoView(QWidget):
         self.toolbar = QToolBar(self)
         self.toolbar.setIconSize(QSize(12, 12))
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.toolbar.setContentsMargins(0, 0, 0, 0)
-        self.toolbar.setStyleSheet("QToolBar { border: 0px; spacing: 1px; padding: 0px; }")
+        self.toolbar.setMovable(False)
+        # no frame or padding (the style's 4 px a side cost the GL view 8 px of height); every button
+        # is the tool bar's own (for actions), so the theme's colours reach them
+        self.toolbar.setStyleSheet(_TOOLBAR_CSS)
         #: the options menu (the last button of the tools row): settings of the layers, camera
         self.options_menu = QMenu("View options", self)
         self.options_menu.addAction(self.reset_action)
-        self._options_button = QToolButton(self)
-        self._options_button.setText("\u22ef")
-        self._options_button.setToolTip("3D view options: trail and onion-skin frames, camera")
-        self._options_button.setMenu(self.options_menu)
-        self._options_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self._options_action = self.toolbar.addWidget(self._options_button)
+        self._options_action = self.menu_tool("\u2261", self.options_menu)  # a menu glyph (U+22EF drew faint)
+        self._options_action.setToolTip("3D view options: trail and onion-skin frames, camera")
+        self.toolbar.addAction(self._options_action)
+        self._menu_button(self._options_action)
+        button = self.toolbar.widgetForAction(self._options_action)
+        glyph = QFont(button.font())
+        glyph.setBold(True)  # its three thin strokes read as grey in the dark theme otherwise
+        glyph.setPointSizeF(glyph.pointSizeF() + 1)
+        button.setFont(glyph)
 
         # row 1: the bone's path (elided by path parts: its name stays) and the gimbal figure;
         # row 2: the tools, and the track's kind and order at the right
@@ -556,11 +561,25 @@ class GizmoView(QWidget):
 
     # ------------------------------------------------------------------ public
     def add_tool(self, item) -> None:
-        """Add a QAction or widget to the tools row, before the options button."""
+        """Add a QAction (or a widget) to the tools row, before the options button. An action with a
+        menu (:meth:`menu_tool`) opens it on a click."""
         if isinstance(item, QAction):
             self.toolbar.insertAction(self._options_action, item)
+            if item.menu() is not None:
+                self._menu_button(item)
         else:
             self.toolbar.insertWidget(self._options_action, item)
+
+    def menu_tool(self, text: str, menu: QMenu) -> QAction:
+        """An action for the tools row that pops ``menu`` up (for :meth:`add_tool`)."""
+        act = QAction(text, self)
+        act.setMenu(menu)
+        return act
+
+    def _menu_button(self, act: QAction) -> None:
+        button = self.toolbar.widgetForAction(act)
+        if isinstance(button, QToolButton):
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
 
     def update_legend(self) -> None:
         """Re-flow the legend: the view's own entries, then the layers' (:attr:`legend_extra`)."""
@@ -836,6 +855,10 @@ class GizmoView(QWidget):
     def set_theme(self, theme) -> None:
         """Follow the UI theme (:class:`~curveeditor.app.common.theme.Theme`): background, grid, sphere,
         trail and dot colours, legend swatches."""
+        # the theme's app.setStyle re-polished the row's style-sheet buttons with the old palette,
+        # which the new one then did not replace: polish them again with it
+        self.toolbar.setStyleSheet("")
+        self.toolbar.setStyleSheet(_TOOLBAR_CSS)
         scheme = _SCHEMES[bool(getattr(theme, "dark", True))]
         if scheme is self._scheme:
             return
@@ -880,6 +903,9 @@ def swatch(color: QColor) -> str:
     """A coloured square for legend text (rich text)."""
     return f"<span style='color:{QColor(color).name()}'>&#9632;</span>"
 
+
+#: the tools row: no frame or padding (the style's 4 px a side cost the GL view 8 px of height)
+_TOOLBAR_CSS = "QToolBar { border: 0px; padding: 0px; spacing: 1px; }"
 
 #: lines of the 3D view's legend (fixed: the view must not change size when the text changes)
 LEGEND_LINES = 4

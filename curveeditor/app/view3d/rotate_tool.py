@@ -35,7 +35,7 @@ from pyqtgraph.opengl import GLGraphicsItem
 from pyqtgraph.opengl.GLGraphicsItem import GLOptions
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QMenu, QToolButton
+from PySide6.QtWidgets import QMenu
 
 from curveeditor.engine import display
 from curveeditor.engine.pose_edit import (
@@ -177,16 +177,14 @@ class RotateGizmo(QObject):
             self.space_group.addAction(a)
             menu.addAction(a)
             self.space_actions[sp] = a
-        self.space_button = QToolButton(gizmo)
-        self.space_button.setMenu(menu)
-        self.space_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.space_button.setToolTip(
+        self.space_action = gizmo.menu_tool("", menu)
+        self.space_action.setToolTip(
             "Ring orientation: Local (the bone's axes, Unity's Pivot Rotation Local), Parent (the parent "
             "bone's axes) or World (Unity's Global)"
         )
         self._set_space_text()
         gizmo.add_tool(self.act_rotate)
-        gizmo.add_tool(self.space_button)
+        gizmo.add_tool(self.space_action)
         gizmo.legend_extra.append(self._legend)
 
         gizmo.gimbal_rings_dim = True
@@ -216,7 +214,7 @@ class RotateGizmo(QObject):
         self._changed()
 
     def _set_space_text(self) -> None:
-        self.space_button.setText(f"{SPACE_LABELS[self.space]} \u25be")
+        self.space_action.setText(f"{SPACE_LABELS[self.space]} \u25be")
 
     def _changed(self, *_a) -> None:
         self.gizmo.view.update()  # the geometry follows at the next paint (_before_paint)
