@@ -159,7 +159,8 @@ class RotateGizmo(QObject):
         self.root.hide()
 
         # ---- actions: the gizmo toggle (E) and its space, in the view's tools row
-        self.act_rotate = QAction("Rotate", self)
+        self.act_rotate = QAction("&Rotation gizmo", self)
+        self.act_rotate.setIconText("Rotate")  # the tools row
         self.act_rotate.setCheckable(True)
         self.act_rotate.setChecked(True)
         self.act_rotate.setToolTip(
@@ -167,6 +168,9 @@ class RotateGizmo(QObject):
             "the view, inside for a free rotation; keys the current frame (one undo step per drag)"
         )
         self.act_rotate.toggled.connect(self.set_enabled)
+        self.act_rotate.setShortcut(Qt.Key.Key_E)  # the 3D view's panel (the GL window: eventFilter)
+        self.act_rotate.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        gizmo.addAction(self.act_rotate)
         self.space_group = QActionGroup(self)
         self.space_actions = {}
         menu = QMenu(gizmo)

@@ -219,6 +219,7 @@ class EditingTools(QObject):
             vm.addSeparator()
             for a in (self.act_character, self.act_follow, self.act_frame_char):
                 vm.addAction(a)
+            vm.addAction(self.rotate.act_rotate)  # E in the 3D view
         tm = menus.get("Tools")
         if tm is not None:
             tm.addAction(self.act_range_recipe)
