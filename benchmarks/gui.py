@@ -703,23 +703,32 @@ def bench_clip(app, win, source) -> dict:
     return out
 
 
-def _until_swapped(app, gl_view, timeout_ms: int = 500) -> bool:
-    """Run Qt's event loop until the GL window has swapped a frame (its paint requests go through
-    ``requestUpdate``'s timer: one ``processEvents`` may return before the 3D view painted)."""
-    from PySide6.QtCore import QEventLoop, QTimer
+class _Swaps:
+    """Counts the GL window's swapped frames (connected before the input event: the swap may come
+    inside the ``processEvents`` that handles it, or from ``requestUpdate``'s timer after)."""
 
-    loop = QEventLoop()
-    got = []
+    def __init__(self, gl_view):
+        self.n = 0
+        gl_view.frameSwapped.connect(self._count)
 
-    def done():
-        got.append(1)
-        loop.quit()
+    def _count(self) -> None:
+        self.n += 1
 
-    gl_view.frameSwapped.connect(done)
-    QTimer.singleShot(timeout_ms, loop.quit)
-    loop.exec()
-    gl_view.frameSwapped.disconnect(done)
-    return bool(got)
+    def wait_past(self, n: int, timeout_ms: int = 500) -> bool:
+        """Run Qt's event loop until more than ``n`` frames were swapped (or the timeout)."""
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        if self.n > n:
+            return True
+        loop = QEventLoop()
+        timer = QTimer()
+        timer.setInterval(1)
+        timer.timeout.connect(lambda: loop.quit() if self.n > n else None)
+        timer.start()
+        QTimer.singleShot(timeout_ms, loop.quit)
+        loop.exec()
+        timer.stop()
+        return self.n > n
 
 
 def _grab_region(widget):
@@ -761,7 +770,8 @@ def bench_gizmo(app, win) -> dict:
     n0 = doc.undo_stack.index()  # count() keeps undone commands (the key drag's) until a push
     send(view, QEvent.Type.MouseMove, QPoint(*map(int, p0)), none, none)
     send(view, QEvent.Type.MouseButtonPress, QPoint(*map(int, p0)), left, left)
-    _until_swapped(app, view, 100)
+    swaps = _Swaps(view)
+    swaps.wait_past(-1, 100)
     rel = p0 - c
     r, a0 = float(np.hypot(*rel)), float(np.arctan2(rel[1], rel[0]))
     times, cpu, same, prev = [], [], 0, _grab_region(gizmo.view_widget).toImage()
@@ -774,10 +784,11 @@ def bench_gizmo(app, win) -> dict:
     for k in range(1, 41):
         a = a0 - np.radians(2.0 * k)
         pos = QPoint(int(round(c[0] + r * np.cos(a))), int(round(c[1] + r * np.sin(a))))
+        n = swaps.n
         c_a, t_a = time.process_time(), time.perf_counter()
         send(view, QEvent.Type.MouseMove, pos, none, left)
         app.processEvents()
-        _until_swapped(app, view)
+        swaps.wait_past(n)
         grab = _grab_region(gizmo.view_widget)
         times.append((time.perf_counter() - t_a) * 1000)
         cpu.append((time.process_time() - c_a) * 1000)
