@@ -248,7 +248,7 @@ def _run_event_loop(ms: int) -> None:
 def take_screenshots(app, out_dir: Path) -> None:
     """The README screenshots of the real window on the bundled sample: ``editor.png`` (light),
     ``editor-dark.png`` and ``editor-preview.png`` (light, an Unwrap recipe previewed). The screen
-    is grabbed with ImageMagick's ``import -window root``: the 3D view is a native OpenGL window,
+    is grabbed from the X server (:func:`grab_screen`): the 3D view is a native OpenGL window,
     which ``QWidget.grab`` does not see. Run under ``xvfb-run -s '-screen 0 1600x1000x24'``."""
     from PySide6.QtTest import QTest
 
@@ -281,7 +281,7 @@ def take_screenshots(app, out_dir: Path) -> None:
                 app.processEvents()
                 time.sleep(0.005)
         _wait(app, 600)
-        subprocess.run(["import", "-window", "root", str(out_dir / name)], check=True)
+        grab_screen(out_dir / name)
         print(f"wrote {out_dir / name}")
         doc.undo_stack.setClean()
         w.close()
@@ -779,6 +779,7 @@ def bench_clip(app, win, source, input_only: bool = False) -> dict:
         many.append((len(group), _timed(app, lambda g=group: doc.select_paths(g))))
     out["many"] = many
     out.update(bench_input(app, win, keyed))
+    out.update(bench_gizmo(app, win))
     out.update(bench_playback(win))
     return out
 
@@ -989,6 +990,15 @@ def clip_rows(r: dict) -> list[tuple]:
             (f"{n}-track selection", f"{med(v):.0f} ms", "< 300 ms", med(v) < 300, f"median of {len(v)}")
         )
     rows.extend(input_rows(r))
+    if r.get("gizmo"):
+        v, cpu = r["gizmo"], r["gizmo_cpu"]
+        ok = med(v) < 25 and p90(v) < 50 and r["gizmo_ok"] and r["gizmo_same"] == 0
+        note = (
+            f"input to pixel (grab of the 3D view after the frame swapped); p90 {p90(v):.1f} ms, n={len(v)}; "
+            f"CPU median {med(cpu):.1f} ms; {r['gizmo_what']}, view {r['gizmo_size']}; "
+            f"unchanged frames {r['gizmo_same']}; one undo step: {'yes' if r['gizmo_ok'] else 'NO'}"
+        )
+        rows.append(("gizmo rotate drag -> pixels", f"{med(v):.1f} ms", "<25 / p90<50", ok, note))
     rows.append(playback_row(r))
     return rows
 
@@ -1205,6 +1215,204 @@ def playback_main(app, clips, repeat: int) -> int:
     return 0
 
 
+class _Swaps:
+    """Counts the GL window's swapped frames (connected before the input event: the swap may come
+    inside the ``processEvents`` that handles it, or from ``requestUpdate``'s timer after)."""
+
+    def __init__(self, gl_view):
+        self.n = 0
+        gl_view.frameSwapped.connect(self._count)
+
+    def _count(self) -> None:
+        self.n += 1
+
+    def wait_past(self, n: int, timeout_ms: int = 500) -> bool:
+        """Run Qt's event loop until more than ``n`` frames were swapped (or the timeout)."""
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        if self.n > n:
+            return True
+        loop = QEventLoop()
+        timer = QTimer()
+        timer.setInterval(1)
+        timer.timeout.connect(lambda: loop.quit() if self.n > n else None)
+        timer.start()
+        QTimer.singleShot(timeout_ms, loop.quit)
+        loop.exec()
+        timer.stop()
+        return self.n > n
+
+
+def _grab_region(widget):
+    """The on-screen pixels of ``widget`` (a native GL window included) from the X server: the frame
+    the user sees, not a re-render (``QScreen.grabWindow(0, ...)`` reads the root window)."""
+    from PySide6.QtGui import QGuiApplication
+
+    top_left = widget.mapToGlobal(QPoint(0, 0))
+    return QGuiApplication.primaryScreen().grabWindow(
+        0, top_left.x(), top_left.y(), widget.width(), widget.height()
+    )
+
+
+def bench_gizmo(app, win) -> dict:
+    """Rotation gizmo drag, input to pixel: real mouse events on the 3D view's screen-space ring of a
+    bone (a BVH arm joint; the single gizmo's track on clips without a character), each step timed
+    from sending the event to the changed pixels grabbed from the screen (the event handled, the
+    document keyed live, every view updated and painted, the GL frame swapped, then the 3D view's
+    region read back from the X server). Steps whose grab equals the previous one are counted."""
+    doc, gizmo = win.doc, win.gizmo
+    rot = getattr(getattr(win, "tools", None), "rotate", None)
+    if rot is None:
+        return {}
+    clip = doc.clip
+    keyed = [t for t in clip.tracks if t.n_keys >= 3]
+    arm = next((t for t in keyed if t.path.endswith(("LeftArm", "LeftForeArm"))), None)
+    track = arm or next((t for t in keyed if t.kind == "euler"), keyed[0])
+    doc.select_paths([track.path])
+    doc.clear_key_selection()
+    doc.set_time(doc.snap_time(clip.start + 0.4 * (clip.end - clip.start)))
+    rot.set_enabled(True)
+    gizmo.reset_view()
+    _run_event_loop(300)
+    view = gizmo.view
+    c = rot.ring_pixels("center")[0]
+    ring = rot.ring_pixels("view")
+    p0 = ring[len(ring) // 8]
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    n0 = doc.undo_stack.index()  # count() keeps undone commands (the key drag's) until a push
+    send(view, QEvent.Type.MouseMove, QPoint(*map(int, p0)), none, none)
+    send(view, QEvent.Type.MouseButtonPress, QPoint(*map(int, p0)), left, left)
+    swaps = _Swaps(view)
+    swaps.wait_past(-1, 100)
+    rel = p0 - c
+    r, a0 = float(np.hypot(*rel)), float(np.arctan2(rel[1], rel[0]))
+    times, cpu, same, prev = [], [], 0, _grab_region(gizmo.view_widget).toImage()
+    prof = None
+    if os.environ.get("BENCH_PROFILE") == "gizmo":
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+    for k in range(1, 41):
+        a = a0 - np.radians(2.0 * k)
+        pos = QPoint(int(round(c[0] + r * np.cos(a))), int(round(c[1] + r * np.sin(a))))
+        n = swaps.n
+        c_a, t_a = time.process_time(), time.perf_counter()
+        send(view, QEvent.Type.MouseMove, pos, none, left)
+        app.processEvents()
+        swaps.wait_past(n)
+        grab = _grab_region(gizmo.view_widget)
+        times.append((time.perf_counter() - t_a) * 1000)
+        cpu.append((time.process_time() - c_a) * 1000)
+        img = grab.toImage()
+        same += img == prev
+        prev = img
+    if prof is not None:
+        import pstats
+
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+    send(view, QEvent.Type.MouseButtonRelease, pos, left, none)
+    app.processEvents()
+    ok = doc.undo_stack.index() == n0 + 1
+    if ok:
+        doc.undo_stack.undo()
+        app.processEvents()
+    return {
+        "gizmo": times[2:],
+        "gizmo_cpu": cpu[2:],
+        "gizmo_same": same,
+        "gizmo_ok": ok and rot.steps > 0,
+        "gizmo_what": f"{track.path.rsplit('/', 1)[-1]}, "
+        + ("character" if win.tools.skeleton.active() else "single gizmo"),
+        "gizmo_size": f"{view.width()}x{view.height()}",
+    }
+
+
+def take_view3d_screenshots(app, out_dir: Path) -> None:
+    """Issue 22 screenshots of the real window (1600 x 1000, the X screen grabbed): ``gizmo_rotate.png``
+    (the Gangnam BVH's left arm mid-drag on its local ring, the curves and key table following),
+    ``motion_trail.png`` (the CMU walk's left hand trail, following the root) and ``onion_skin.png``
+    (the Bandai kick with onion-skin ghosts, the whole clip framed)."""
+    from PySide6.QtTest import QTest
+
+    from curveeditor.app.window.main_window import MainWindow
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def window(path):
+        w = MainWindow(autosave_folder="/tmp/curveeditor-shot-autosave")
+        w.set_theme("light")
+        w.setGeometry(0, 0, 1600, 1000)
+        w.show()
+        QTest.qWaitForWindowExposed(w)
+        _wait(app, 300)
+        w.files.open_path(str(path))
+        _loop_until(app, w.files.loaded, 60000)
+        _wait(app, 300)
+        return w
+
+    def bone(w, name):
+        p = next(t.path for t in w.doc.clip.tracks if t.path.endswith(name))
+        w.doc.select_paths([p])
+        return p
+
+    def done(w, name):
+        _wait(app, 500)
+        grab_screen(out_dir / name)
+        print(f"wrote {out_dir / name}")
+        w.doc.undo_stack.setClean()
+        w.close()
+        _wait(app, 100)
+
+    w = window(CORPUS / "bvh" / "PeizhuoLi__ganimator__data_Malcolm_Gangnam-Style.bvh")
+    bone(w, "LeftArm")
+    w.doc.set_time(w.doc.snap_time(3.7))
+    w.tools.motion.set_trail(False)
+    _wait(app, 300)
+    rot, view = w.tools.rotate, w.gizmo.view
+    c = rot.ring_pixels("center")[0]
+    ring = rot.ring_pixels("x")
+    k = next(i for i in range(0, len(ring) - 1, 3) if rot.pick(*ring[i]) == "x")
+    p0 = ring[k]
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    send(view, QEvent.Type.MouseMove, QPoint(*map(int, p0)), none, none)
+    send(view, QEvent.Type.MouseButtonPress, QPoint(*map(int, p0)), left, left)
+    rel = p0 - c
+    r, a0 = float(np.hypot(*rel)), float(np.arctan2(rel[1], rel[0]))
+    for i in range(1, 21):
+        a = a0 - np.radians(2.5 * i)
+        send(
+            view,
+            QEvent.Type.MouseMove,
+            QPoint(int(c[0] + r * np.cos(a)), int(c[1] + r * np.sin(a))),
+            none,
+            left,
+        )
+        _wait(app, 15)
+    _wait(app, 300)
+    done(w, "gizmo_rotate.png")  # mid-drag: the ring yellow, the key live in the curves and table
+
+    w = window(CORPUS / "bvh" / "VictorS-67__pybvh__bvh_data_cmu_12_01_walk.bvh")
+    bone(w, "LeftForeArm")
+    w.tools.act_follow.setChecked(True)
+    w.tools.motion.set_trail_frames(before=120, after=120)
+    w.tools.rotate.set_enabled(False)
+    w.doc.set_time(2.0)
+    done(w, "motion_trail.png")
+
+    w = window(
+        CORPUS / "bvh" / "BandaiNamcoResearchInc__Bandai-Namco-Research-Motiondataset__dataset_"
+        "Bandai-Namco-Research-Motiondataset-1_data_dataset-1_kick_normal_001.bvh"
+    )
+    bone(w, "UpperLeg_R")
+    w.tools.rotate.set_enabled(False)
+    w.tools.motion.set_onion(True)
+    w.tools.motion.set_onion_frames(count=3, step=4)
+    w.doc.set_time(w.doc.snap_time(0.45 * w.doc.clip.end))
+    done(w, "onion_skin.png")
+
+
 def main() -> int:
     import argparse
 
@@ -1213,6 +1421,9 @@ def main() -> int:
     ap.add_argument("--synthetic", action="store_true", help="the first wave's synthetic 60 x 3000 table")
     ap.add_argument("--screenshots", metavar="DIR", help="write the README screenshots to DIR")
     ap.add_argument("--rig-screenshots", metavar="DIR", help="write the issue 9 rig screenshots to DIR")
+    ap.add_argument(
+        "--view3d-screenshots", metavar="DIR", help="write the issue 22 3D view screenshots to DIR"
+    )
     ap.add_argument("--keymap-screenshot", metavar="DIR", help="write the keymap editor screenshot to DIR")
     ap.add_argument("--muscle-screenshots", metavar="DIR", help="write the muscle-curve screenshots to DIR")
     ap.add_argument("--curve-screenshots", metavar="DIR", help="write the issue 22 per-curve screenshots")
@@ -1243,6 +1454,9 @@ def main() -> int:
         return 0
     if args.curve_screenshots:
         take_curve_screenshots(app, Path(args.curve_screenshots))
+        return 0
+    if args.view3d_screenshots:
+        take_view3d_screenshots(app, Path(args.view3d_screenshots))
         return 0
     if args.synthetic:
         return synthetic_main(app)

@@ -40,6 +40,7 @@ __all__ = [
     "gimbal_proximity",
     "unity_to_gl_quat",
     "unity_to_gl_points",
+    "gl_to_unity_axis",
     "rotation_matrices",
     "gimbal_rings",
 ]
@@ -292,6 +293,16 @@ def unity_to_gl_points(p) -> np.ndarray:
     """Unity positions/directions ``(N, 3)`` as right-handed GL points: ``(x, y, -z)``."""
     out = np.array(p, dtype=np.float64, copy=True)
     out[..., 2] *= -1.0
+    return out
+
+
+def gl_to_unity_axis(axis) -> np.ndarray:
+    """The Unity-frame axis ``(..., 3)`` of a rotation drawn in GL about ``axis (..., 3)``: a GL rotation of
+    angle a about ``g`` is the Unity rotation of the same angle a about ``(-gx, -gy, gz)`` (the
+    inverse of :func:`unity_to_gl_quat`'s axis map; a mirror turns a rotation's axis into minus its
+    mirror image). Angles keep their sign."""
+    out = np.array(axis, dtype=np.float64, copy=True)
+    out[..., :2] *= -1.0
     return out
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "geodesic_angle",
     "hemisphere_continuous",
     "equivalent_euler",
+    "nearest_euler",
     "middle_axis",
     "axis_angle_quat",
 ]
@@ -329,6 +330,23 @@ def equivalent_euler(angles_deg: np.ndarray, order: str = UNITY_ORDER) -> np.nda
     out[:, last] += 180.0
     out[:, mid] = 180.0 - out[:, mid]
     return _ret(out, single)
+
+
+def nearest_euler(q: np.ndarray, order: str, reference: np.ndarray) -> np.ndarray:
+    """Euler angles ``(N, 3)`` (degrees, columns x, y, z) in ``order`` of quaternions ``q (N, 4)``, each the
+    triple nearest ``reference (N, 3)`` (or ``(3,)`` for all) among the two equivalent triples with
+    every component shifted by 360 k: the decomposition a curve ending at ``reference`` continues with.
+    Same pose as ``q`` (to rounding)."""
+    qq, single = _as_2d(q, 4)
+    ref = np.broadcast_to(np.asarray(reference, dtype=np.float64), (qq.shape[0], 3))
+    first = quat_to_euler(qq, order)
+    out = []
+    for cand in (first, equivalent_euler(first, order)):
+        shifted = cand + 360.0 * np.round((ref - cand) / 360.0)
+        out.append((shifted, np.sum((shifted - ref) ** 2, axis=1)))
+    (a, da), (b, db) = out
+    best = np.where((db < da)[:, None], b, a)
+    return _ret(best, single)
 
 
 def quat_log(q: np.ndarray) -> np.ndarray:

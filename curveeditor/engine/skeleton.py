@@ -30,9 +30,9 @@ import numpy as np
 
 from .clip import EULER, Clip, played
 from .curves import KEY_FIELDS, Curve, evaluate
-from .rotations import euler_to_quat, quat_mul, quat_mul_components, quat_normalize
+from .rotations import euler_to_quat, quat_mul_components, quat_normalize
 
-__all__ = ["Skeleton", "Pose", "skeleton_from_clip", "pose", "quat_rotate"]
+__all__ = ["Skeleton", "Pose", "skeleton_from_clip", "pose", "pose_points", "bone_tip", "quat_rotate"]
 
 #: A clip draws as a character when at least this fraction of its rotated joints (other than the root)
 #: have a local position (a curve, or an offset for BVH).
@@ -378,6 +378,26 @@ def pose(skeleton: Skeleton, clip: Clip, times, overrides: dict | None = None) -
     return Pose(world_p, world_q, tips)
 
 
+def pose_points(skeleton: Skeleton, clip: Clip, times, overrides: dict | None = None) -> np.ndarray:
+    """Joint then tip positions ``(M, J + K, 3)`` at ``times (M,)`` seconds (Unity frame): :func:`pose`
+    for drawing many frames at once (motion trails, onion skins, framing over a clip)."""
+    p = pose(skeleton, clip, times, overrides)
+    return np.concatenate([p.positions, p.tips], axis=1)
+
+
+def bone_tip(skeleton: Skeleton, joint: int) -> int:
+    """Index into :func:`pose_points`' points of the tip of the bone ``joint`` turns: its only child
+    joint, else its only end site, else (no child, or a branching joint such as the hips) the joint
+    itself."""
+    children = np.nonzero(skeleton.parents == joint)[0]
+    tips = np.nonzero(skeleton.tips[:, 0] == joint)[0] if skeleton.tips.size else np.zeros(0, np.int64)
+    if len(children) == 1 and not len(tips):
+        return int(children[0])
+    if len(tips) == 1 and not len(children):
+        return skeleton.n_joints + int(tips[0])
+    return int(joint)
+
+
 def _forward_one(
     parents: np.ndarray, local_q: np.ndarray, local_p: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -403,16 +423,30 @@ def _forward_one(
 def _forward_levels(
     skeleton: Skeleton, local_q: np.ndarray, local_p: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """World rotations and positions of ``M`` poses, one depth level of joints at a time."""
-    world_q = np.empty_like(local_q)
-    world_p = np.empty_like(local_p)
+    """World rotations and positions of ``M`` poses, one depth level of joints at a time.
+
+    Component-major ``(4, J, M)`` / ``(3, J, M)`` arrays: a level's parents are gathered as whole
+    contiguous rows and the products run on component arrays (:func:`quat_mul_components`,
+    :func:`_rotate_components`: the same products and sums as :func:`_forward_one`, the same
+    floats). The ``(M, J, 4)`` layout gathered strided joints per time and stacked the components
+    back per level: 599 frames of the 165-joint CMU BVH took 33 ms in this function, now ~8 ms."""
+    lq = np.ascontiguousarray(np.moveaxis(local_q, -1, 0).transpose(0, 2, 1))  # (4, J, M)
+    lp = np.ascontiguousarray(np.moveaxis(local_p, -1, 0).transpose(0, 2, 1))  # (3, J, M)
+    wq = np.empty_like(lq)
+    wp = np.empty_like(lp)
     for js in _levels(skeleton):  # all joints of one depth at once: parents are done before
         ps = skeleton.parents[js]
-        root = ps < 0
-        if root.all():
-            world_q[:, js] = local_q[:, js]
-            world_p[:, js] = local_p[:, js]
+        if (ps < 0).all():
+            wq[:, js] = lq[:, js]
+            wp[:, js] = lp[:, js]
             continue
-        world_q[:, js] = quat_mul(world_q[:, ps], local_q[:, js])
-        world_p[:, js] = world_p[:, ps] + quat_rotate(world_q[:, ps], local_p[:, js])
-    return world_q, world_p
+        pq = wq[:, ps]
+        q_l = lq[:, js]
+        p_l = lp[:, js]
+        wq[:, js] = np.array(quat_mul_components(tuple(pq), tuple(q_l)))
+        r = _rotate_components(tuple(pq), tuple(p_l))
+        pp = wp[:, ps]
+        wp[0, js] = pp[0] + r[0]
+        wp[1, js] = pp[1] + r[1]
+        wp[2, js] = pp[2] + r[2]
+    return wq.transpose(2, 1, 0), wp.transpose(2, 1, 0)

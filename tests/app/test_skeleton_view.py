@@ -26,7 +26,7 @@ def test_skeleton_joints_equal_independent_fk_and_clicking_a_bone_selects_its_tr
     doc.undo_stack.setClean()
     doc.load(clip, None)
     qtbot.wait(30)
-    assert layer.active() and "31 joints" in layer.note.text()
+    assert layer.active() and "31 joints" in layer.note and "31 joints" in win.gizmo._legend.text()
     motion = raw_motion(WALK[0])
     mirror = np.array([-1.0, 1.0, 1.0])
     for frame in (0, 100, 377):
@@ -72,7 +72,8 @@ def test_a_clip_without_positions_keeps_the_single_gizmo_and_says_why(win, qtbot
     qtbot.wait(20)
     layer = win.tools.skeleton
     assert not layer.active() and not layer.bones.visible()
-    assert "Single gizmo" in layer.note.text() and "no local positions" in layer.note.text()
+    assert "Single gizmo" in layer.note and "no local positions" in layer.note
+    assert "no local positions" in win.gizmo._legend.text()
 
 
 @pytest.mark.skipif(not WALK, reason="corpus BVH not present")

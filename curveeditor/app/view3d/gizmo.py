@@ -38,11 +38,12 @@ import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import GLGraphicsItem
 from pyqtgraph.opengl.GLGraphicsItem import GLOptions
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
-from PySide6.QtCore import QElapsedTimer, QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
     QFont,
+    QFontMetrics,
     QImage,
     QMatrix4x4,
     QOpenGLContext,
@@ -52,7 +53,16 @@ from PySide6.QtGui import (
     QVector3D,
 )
 from PySide6.QtOpenGL import QOpenGLWindow
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QSizePolicy,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from curveeditor.engine import display
 from curveeditor.engine.clip import played
@@ -62,7 +72,7 @@ from curveeditor.engine.rotations import UNITY_ORDER
 from ..common.elided import ELIDE_PATH, ElidedLabel
 from ..model.time_samples import samples_at
 
-__all__ = ["GizmoView", "AXIS_COLORS"]
+__all__ = ["GizmoView", "AXIS_COLORS", "FlowLegend", "legend_entry", "swatch"]
 
 #: RGBA 0..1 of the Unity axes X, Y, Z (Unity's own gizmo colours).
 AXIS_COLORS = np.array(
@@ -162,6 +172,7 @@ class GLViewWindow(GLViewMixin, QOpenGLWindow):
         fmt = QSurfaceFormat.defaultFormat()
         fmt.setDepthBufferSize(max(fmt.depthBufferSize(), 24))  # the tripod cones need depth testing
         self.setFormat(fmt)
+        self.before_paint = []
 
     def devicePixelRatioF(self) -> float:  # noqa: N802 - the mixin's QWidget API
         return float(self.devicePixelRatio())
@@ -169,6 +180,25 @@ class GLViewWindow(GLViewMixin, QOpenGLWindow):
     #: called on Home while the GL window has the keyboard focus (a native window's key events do
     #: not reach the widgets' shortcuts reliably)
     on_home = None
+    #: callables run at the start of every paint, before the items draw: geometry that depends on
+    #: the camera (a gizmo of constant size on screen, rings facing the viewer). Repaints they
+    #: request are dropped (the paint under way draws what they set).
+    before_paint: list = []
+    _painting = False
+
+    def paintGL(self) -> None:  # noqa: N802 - Qt API
+        if self.before_paint:
+            self._painting = True
+            try:
+                for fn in self.before_paint:
+                    fn()
+            finally:
+                self._painting = False
+        super().paintGL()
+
+    def update(self) -> None:  # noqa: D102 - QPaintDeviceWindow.update
+        if not self._painting:
+            super().update()
 
     def keyPressEvent(self, ev) -> None:  # noqa: N802
         if ev.key() == Qt.Key.Key_Home and self.on_home is not None:
@@ -345,6 +375,17 @@ class GizmoView(QWidget):
     """
 
     rendered = Signal()
+    #: set by the character layer: ``frame_hook(reset_angles) -> bool`` fits the camera to the
+    #: character (Home, a resize of an untouched camera); False = the single gizmo's default view
+    frame_hook = None
+    #: draw the original's faint tripod (the character layer turns it off: its ghost skeleton shows
+    #: the original's pose, and the tripod's 4 GL items cost ~1 ms of every paint)
+    original_tripod_on = True
+    #: the gimbal rings drawn faint (the rotation gizmo's rings are on): they still turn red near lock
+    gimbal_rings_dim = False
+    #: mid-drag, resample the sphere trails only when the drag ends (a gizmo drag re-keys one pose:
+    #: the trails change around one key, and their 5,000 samples were a GL repaint of their own)
+    trails_after_drag = False
 
     def __init__(self, document, parent: QWidget | None = None):
         super().__init__(parent)
@@ -459,10 +500,14 @@ class GizmoView(QWidget):
         self.before_tripod = _Tripod(self._scene, alpha=0.6, labels=False, scale=0.985)
         self.main_tripod = _Tripod(self._scene, alpha=1.0, labels=True)
 
-        # ---- chrome: title, legend, reset view
+        # ---- chrome: title, kind and gimbal; the tools row; the legend
         # Elided labels: a long bone path must never force the dock (and squeeze the graphs) wider.
         self._title = ElidedLabel("", self, elide=ELIDE_PATH)
-        self._legend = ElidedLabel("", self)
+        self._legend = FlowLegend(LEGEND_LINES, self)
+        #: callables returning more legend entries ``[(html, plain text)]`` (the character, the
+        #: rotation gizmo, trails and onion skin add theirs); :meth:`update_legend` asks them
+        self.legend_extra: list = []
+        self._has_preview = False
         self._kind_label = QLabel(self)
         self._gimbal_label = QLabel(self)
         # A fixed size (the widest text): a label whose minimum and maximum sizes are equal does not
@@ -477,19 +522,38 @@ class GizmoView(QWidget):
         self.reset_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.reset_action.triggered.connect(self.reset_view)
         self.addAction(self.reset_action)
-        reset_btn = QToolButton(self)
-        reset_btn.setDefaultAction(self.reset_action)
+        #: the tools row: the layers add their toggles (rotate, space, trail, onion, follow) before
+        #: the options button; a row too narrow folds its last tools into Qt's extension menu
+        self.toolbar = QToolBar(self)
+        self.toolbar.setIconSize(QSize(12, 12))
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toolbar.setMovable(False)
+        # no frame or padding (the style's 4 px a side cost the GL view 8 px of height); every button
+        # is the tool bar's own (for actions), so the theme's colours reach them
+        self.toolbar.setStyleSheet(_TOOLBAR_CSS)
+        #: the options menu (the last button of the tools row): settings of the layers, camera
+        self.options_menu = QMenu("View options", self)
+        self.options_menu.addAction(self.reset_action)
+        self._options_action = self.menu_tool("\u2261", self.options_menu)  # a menu glyph (U+22EF drew faint)
+        self._options_action.setToolTip("3D view options: trail and onion-skin frames, camera")
+        self.toolbar.addAction(self._options_action)
+        self._menu_button(self._options_action)
+        button = self.toolbar.widgetForAction(self._options_action)
+        glyph = QFont(button.font())
+        glyph.setBold(True)  # its three thin strokes read as grey in the dark theme otherwise
+        glyph.setPointSizeF(glyph.pointSizeF() + 1)
+        button.setFont(glyph)
 
-        # the path gets a row of its own (the dock's whole width), the rest a second row
+        # row 1: the bone's path (elided by path parts: its name stays) and the gimbal figure;
+        # row 2: the tools, and the track's kind and order at the right
         top = QHBoxLayout()
         top.setContentsMargins(4, 2, 4, 0)
         top.addWidget(self._title, 1)
+        top.addWidget(self._gimbal_label)
         second = QHBoxLayout()
-        second.setContentsMargins(4, 0, 4, 0)
+        second.setContentsMargins(2, 0, 4, 0)
+        second.addWidget(self.toolbar, 1)
         second.addWidget(self._kind_label)
-        second.addWidget(self._gimbal_label)
-        second.addStretch(1)
-        second.addWidget(reset_btn)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
@@ -497,9 +561,6 @@ class GizmoView(QWidget):
         lay.addLayout(second)
         lay.addWidget(self.view_widget, 1)
         lay.addWidget(self._legend)
-        self._legend.setContentsMargins(6, 0, 6, 4)
-        # two lines, always: the view must not change size (and re-frame) when the text arrives
-        self._legend.setFixedHeight(2 * self._legend.fontMetrics().lineSpacing() + 6)
 
         self.reset_view()
         document.timeChanged.connect(self._on_time)
@@ -509,13 +570,44 @@ class GizmoView(QWidget):
         self.refresh()
 
     # ------------------------------------------------------------------ public
+    def add_tool(self, item) -> None:
+        """Add a QAction (or a widget) to the tools row, before the options button. An action with a
+        menu (:meth:`menu_tool`) opens it on a click."""
+        if isinstance(item, QAction):
+            self.toolbar.insertAction(self._options_action, item)
+            if item.menu() is not None:
+                self._menu_button(item)
+        else:
+            self.toolbar.insertWidget(self._options_action, item)
+
+    def menu_tool(self, text: str, menu: QMenu) -> QAction:
+        """An action for the tools row that pops ``menu`` up (for :meth:`add_tool`)."""
+        act = QAction(text, self)
+        act.setMenu(menu)
+        return act
+
+    def _menu_button(self, act: QAction) -> None:
+        button = self.toolbar.widgetForAction(act)
+        if isinstance(button, QToolButton):
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+
+    def update_legend(self) -> None:
+        """Re-flow the legend: the view's own entries, then the layers' (:attr:`legend_extra`)."""
+        entries = self._legend_entries(self._has_preview) if self._main_track is not None else []
+        extra = [e for fn in self.legend_extra for e in fn()]
+        # the layers' first entry (what the character view says) leads
+        self._legend.set_entries(extra[:1] + entries + extra[1:])
+
     def reset_view(self) -> None:
         """Camera back to a 3/4 view from behind-left, Unity Y up, looking along Unity +Z, far
         enough that the sphere, rings and labels fit the widget's shorter side."""
         self.view.opts["fov"] = 50  # pyqtgraph's fov is horizontal: wide, short docks need distance
-        w, h = max(self.view_widget.width(), 1), max(self.view_widget.height(), 1)
-        distance = 4.6 * max(1.0, (w / h) / 1.1)
-        self.view.setCameraPosition(pos=QVector3D(0, 0, 0), distance=distance, elevation=22.0, azimuth=-112.0)
+        if self.frame_hook is None or not self.frame_hook(True):
+            w, h = max(self.view_widget.width(), 1), max(self.view_widget.height(), 1)
+            distance = 4.6 * max(1.0, (w / h) / 1.1)
+            self.view.setCameraPosition(
+                pos=QVector3D(0, 0, 0), distance=distance, elevation=22.0, azimuth=-112.0
+            )
         self._reset_params = dict(self.view.cameraParams())
         self.view.update()
 
@@ -605,7 +697,7 @@ class GizmoView(QWidget):
             others_same = before is self._before_track and original is self._original_track
             self._main_track, self._before_track, self._original_track = main, before, original
             self._trails_stale = True
-            if not self._trail_timer.isActive():
+            if not self._trail_timer.isActive() and not self.trails_after_drag:
                 self._trail_timer.start()
             # A key dragged away from the current time changes nothing the tripod shows: the
             # engine says where the two states may play differently (0.5 ms a step otherwise).
@@ -650,7 +742,7 @@ class GizmoView(QWidget):
             self.before_tripod.set_rotation(None)
             self.original_tripod.set_rotation(None)
             self._main_rot = None
-            self._legend.setText("")
+            self._legend.set_entries([])
             self._gimbal_label.setText("")
             self.rendered.emit()
             return
@@ -671,7 +763,8 @@ class GizmoView(QWidget):
             f"<span style='color:#999'>{main.kind}"
             f"{', ' + main.order.upper() if main.kind == 'euler' else ''}</span>"
         )
-        self._legend.setText(self._legend_html(before is not None))
+        self._has_preview = before is not None
+        self.update_legend()
         self._on_time(doc.current_time)
 
     def _set_trails(self, track, times, fwd_item, up_item, fade: bool) -> None:
@@ -719,7 +812,7 @@ class GizmoView(QWidget):
         # full samples (the rings' and the readout's) are taken only when it moved.
         shared = not only_if_moved
         main_rot = self._rotation_at(main, t, shared)
-        original_rot = self._rotation_at(self._original_track, t, shared)
+        original_rot = self._rotation_at(self._original_track, t, shared) if self.original_tripod_on else None
         same = original_rot is not None and main_rot is not None
         if same and np.allclose(original_rot, main_rot, atol=1e-9):
             # The original's pose is the one shown (no edit, or none at this time): its faint
@@ -759,11 +852,11 @@ class GizmoView(QWidget):
         for item, ring in zip(self._rings, rings, strict=True):
             pts = display.unity_to_gl_points(ring.points)
             base = AXIS_COLORS[ring.axis].copy()
-            base[3] = 0.5
+            base[3] = 0.22 if self.gimbal_rings_dim else 0.5
             # Red creeps in from 40 % proximity and is full at the lock.
             w = float(np.clip((ring.proximity - 0.4) / 0.6, 0.0, 1.0))
             col = (1 - w) * base + w * _LOCK_RED
-            item.setData(pos=pts, color=tuple(col), width=1.5 + 2.5 * w)
+            item.setData(pos=pts, color=tuple(col), width=(1.0 if self.gimbal_rings_dim else 1.5) + 2.5 * w)
             item.show()
         self._gimbal_proximity = proximity
         text = (
@@ -784,6 +877,10 @@ class GizmoView(QWidget):
     def set_theme(self, theme) -> None:
         """Follow the UI theme (:class:`~curveeditor.app.common.theme.Theme`): background, grid, sphere,
         trail and dot colours, legend swatches."""
+        # the theme's app.setStyle re-polished the row's style-sheet buttons with the old palette,
+        # which the new one then did not replace: polish them again with it
+        self.toolbar.setStyleSheet("")
+        self.toolbar.setStyleSheet(_TOOLBAR_CSS)
         scheme = _SCHEMES[bool(getattr(theme, "dark", True))]
         if scheme is self._scheme:
             return
@@ -804,21 +901,149 @@ class GizmoView(QWidget):
         r, g, b, _a = self.view.opts["bgcolor"]
         return round(r * 255), round(g * 255), round(b * 255)
 
-    def _legend_html(self, has_preview: bool) -> str:
-        sw = "<span style='color:{c}'>&#9632;</span>"
-        axes = " ".join(
-            f"{sw.format(c=QColor.fromRgbF(*AXIS_COLORS[i, :3]).name())} {n}" for i, n in enumerate("XYZ")
-        )
+    def _legend_entries(self, has_preview: bool) -> list:
+        """The view's legend entries (:func:`legend_entry`; the legend flows them into lines)."""
+        axes = [(QColor.fromRgbF(*AXIS_COLORS[i, :3]), n) for i, n in enumerate("XYZ")]
         if has_preview:
-            state = (
-                "<b>solid</b> preview (after) \u00b7 <b>half</b> current (before) \u00b7 "
-                "<b>faint</b> original"
-            )
+            state = [
+                legend_entry(("b", "solid"), "preview"),
+                legend_entry(("b", "half"), "current"),
+                legend_entry(("b", "faint"), "original"),
+            ]
         else:
-            state = "<b>solid</b> current clip \u00b7 <b>faint</b> original (as loaded)"
-        trails = (
-            f"{sw.format(c=QColor.fromRgbF(*self._scheme.fwd).name())} forward trail \u00b7 "
-            f"{sw.format(c=QColor.fromRgbF(*self._scheme.up).name())} up trail \u00b7 "
-            "rings: gimbal, red near lock"
-        )
-        return f"<small>Unity axes {axes} &nbsp;|&nbsp; {state}<br>{trails}</small>"
+            state = [legend_entry(("b", "solid"), "current"), legend_entry(("b", "faint"), "original")]
+        fwd, up = QColor.fromRgbF(*self._scheme.fwd), QColor.fromRgbF(*self._scheme.up)
+        return [
+            legend_entry("Unity axes", *axes),
+            *state,
+            legend_entry((fwd, "fwd"), (up, "up"), "trails"),
+            legend_entry("gimbal rings red near lock"),
+        ]
+
+
+def swatch(color: QColor) -> str:
+    """A coloured square for legend text (rich text)."""
+    return f"<span style='color:{QColor(color).name()}'>&#9632;</span>"
+
+
+#: the tools row: no frame or padding (the style's 4 px a side cost the GL view 8 px of height)
+_TOOLBAR_CSS = "QToolBar { border: 0px; padding: 0px; spacing: 1px; }"
+
+#: lines of the 3D view's legend (fixed: the view must not change size when the text changes)
+LEGEND_LINES = 4
+
+
+def legend_entry(*parts) -> list[tuple[str, str, bool]]:
+    """One legend entry as word tokens ``(html, plain, bold)`` for :class:`FlowLegend`. ``parts``: plain
+    text (split into words), ``("b", text)`` for bold words, ``(QColor, label)`` for a coloured
+    square before ``label`` (kept with it on one line)."""
+    tokens: list[tuple[str, str, bool]] = []
+    for part in parts:
+        if isinstance(part, str):
+            tokens.extend((html.escape(w), w, False) for w in part.split())
+        elif part[0] == "b":
+            tokens.extend((f"<b>{html.escape(w)}</b>", w, True) for w in part[1].split())
+        else:
+            color, label = part
+            tokens.append((f"{swatch(color)}{html.escape(label)}", f"\u25a0{label}", False))
+    return tokens
+
+
+class FlowLegend(QLabel):
+    """Legend entries (:func:`legend_entry`) flowed word by word into at most ``lines`` lines at the
+    label's width, entries apart by " · ", never clipped: an entry that does not fit in the lines
+    left moves to the tooltip (which lists every entry) and the last line ends with "+N". The
+    height is fixed (``lines`` lines), so the GL view never changes size with the text."""
+
+    SEP = " \u00b7 "
+
+    def __init__(self, lines: int, parent=None):
+        super().__init__(parent)
+        self._lines = lines
+        self._entries: list = []
+        self._shown_plain = ""
+        self.hidden = 0  # entries that did not fit (tests)
+        font = QFont(self.font())
+        font.setPointSizeF(max(font.pointSizeF() - 1.0, 6.5))
+        self.setFont(font)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(0)
+        self.setContentsMargins(6, 0, 6, 4)
+        self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + 6)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+
+    def set_entries(self, entries: list) -> None:
+        entries = [list(e) for e in entries if e]
+        if entries == self._entries:
+            return
+        self._entries = entries
+        self.setToolTip("\n".join(" ".join(t[1] for t in e) for e in self._entries))
+        self._relayout()
+
+    def full_text(self) -> str:
+        return self.SEP.join(" ".join(t[1] for t in e) for e in self._entries)
+
+    def shown_text(self) -> str:
+        """The plain text as displayed, lines joined by newlines."""
+        return self._shown_plain
+
+    def text(self) -> str:  # noqa: D102 - every entry's plain text (what the legend says)
+        return self.full_text()
+
+    def _relayout(self) -> None:
+        m = self.contentsMargins()
+        # rich text lays out a few pixels wider than the metrics say: keep a margin (never clipped)
+        width = self.width() - m.left() - m.right() - 10
+        fm = QFontMetrics(self.font())
+        bold = QFont(self.font())
+        bold.setBold(True)
+        fmb = QFontMetrics(bold)
+        space, sep = fm.horizontalAdvance(" "), fm.horizontalAdvance(self.SEP)
+        lines: list[list[tuple[str, str]]] = [[]]  # per line: (html, plain) pieces incl. separators
+        used = [0]
+        hidden = 0
+        for entry in self._entries:
+            trial, trial_used = [list(line) for line in lines], list(used)
+            ok = True
+            for k, (h, p, b) in enumerate(entry):
+                w = (fmb if b else fm).horizontalAdvance(p)
+                lead = (sep if k == 0 else space) if trial[-1] else 0
+                if trial_used[-1] + lead + w <= width or (not trial[-1] and width <= 0):
+                    pass
+                elif len(trial) < self._lines and w <= width:
+                    trial.append([])
+                    trial_used.append(0)
+                    lead = 0
+                else:
+                    ok = False
+                    break
+                if lead:
+                    piece = self.SEP if k == 0 else " "
+                    trial[-1].append((piece, piece))
+                trial[-1].append((h, p))
+                trial_used[-1] += lead + w
+            if ok:
+                lines, used = trial, trial_used
+            else:
+                hidden += 1
+        self.hidden = hidden
+        html_lines = ["".join(h for h, _p in line) for line in lines]
+        plain_lines = ["".join(p for _h, p in line) for line in lines]
+        if hidden:
+            html_lines[-1] += f" <i>+{hidden}</i>"
+            plain_lines[-1] += f" +{hidden}"
+        self._shown_plain = "\n".join(plain_lines)
+        shown = "<br>".join(html_lines)
+        if shown != super().text():
+            super().setText(shown)
+
+    def resizeEvent(self, ev):  # noqa: N802 - Qt API
+        super().resizeEvent(ev)
+        self._relayout()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(0, self.height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(0, self.height())

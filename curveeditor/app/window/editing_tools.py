@@ -24,6 +24,8 @@ from ..dope_sheet.sheet import DopeSheet
 from ..graphs.buffer_curves import BufferCurves, BufferLayer
 from ..graphs.layers import InfinityLayer, PlaybackRangeLayer
 from ..keys.manipulators import KeyManipulator, PlaybackRange
+from ..view3d.motion import MotionLayer
+from ..view3d.rotate_tool import RotateGizmo
 from ..view3d.skeleton import SkeletonLayer
 
 __all__ = ["EditingTools"]
@@ -52,7 +54,13 @@ class EditingTools(QObject):
         self.manip = KeyManipulator(window.graphs)
         self.manip.statusMessage.connect(self._status)
         self.skeleton = SkeletonLayer(window.gizmo)
+        self.rotate = RotateGizmo(window.gizmo, self.skeleton)
+        self.rotate.statusMessage.connect(self._status)
+        self.motion = MotionLayer(self.skeleton)
         self._build_actions()
+        self.act_follow.setIconText("Follow")  # the 3D view's tools row: short
+        window.gizmo.add_tool(self.act_follow)
+        window.gizmo.options_menu.addAction(self.act_frame_char)
 
     def _up_down(self, steps: int) -> None:
         """Nudge the selected keys' values by ``steps`` value steps, or with no key selected move the
@@ -211,6 +219,7 @@ class EditingTools(QObject):
             vm.addSeparator()
             for a in (self.act_character, self.act_follow, self.act_frame_char):
                 vm.addAction(a)
+            vm.addAction(self.rotate.act_rotate)  # E in the 3D view
         tm = menus.get("Tools")
         if tm is not None:
             tm.addAction(self.act_range_recipe)

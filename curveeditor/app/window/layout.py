@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea, QWidget
 __all__ = ["DockLayout", "LAYOUT_VERSION", "DEFAULT_SIZE"]
 
 #: Saved dock layouts carry this number; a layout saved by another version is dropped (a layout
-#: from before versioning could hold a 3D dock squeezing the graphs to ~200 px, forever).
-LAYOUT_VERSION = 2
+#: from before versioning could hold a 3D dock squeezing the graphs to ~200 px, forever). 3: the
+#: right column (3D view, Recipe) reaches the window's bottom, beside the Keys dock (issue 22).
+LAYOUT_VERSION = 3
 DEFAULT_SIZE = (1500, 940)
 #: Extra default height (px) of the Recipe dock for a selected step's parameters (3-4 rows visible;
 #: longer forms scroll), taken from the 3D view above it (its GL view keeps ~180 px at 1500 x 940).
@@ -47,11 +48,20 @@ class DockLayout:
         self.docks[title] = d
         return d
 
+    def side_widths(self) -> tuple[int, int]:
+        """Default widths (px) of the Tracks column and the right column (3D view, Recipe) for the
+        window's width: 312 px of tracks when there is room (a 12-level Biped bone name beside the
+        whole "Problems" title), 30 % of the window for the 3D view, and the graphs keep half."""
+        w = self.width()
+        tracks = int(min(312, max(240, 0.2 * w)))
+        right = int(min(max(0.3 * w, 340), w // 2 - tracks - 16))  # 16: the dock separators
+        return tracks, right
+
     def _default_dock_sizes(self) -> None:
-        # 312 px: a 12-level Biped bone name ("Bip001 L Finger12") beside the whole "Problems" title
-        self.resizeDocks([self.docks["Tracks"]], [312], Qt.Orientation.Horizontal)
+        tracks, right = self.side_widths()
+        self.resizeDocks([self.docks["Tracks"]], [tracks], Qt.Orientation.Horizontal)
         if "3D view" in self.docks:
-            self.resizeDocks([self.docks["3D view"]], [340], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.docks["3D view"]], [right], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["Keys"]], [220], Qt.Orientation.Vertical)
         self._split_right_column()
 
@@ -164,8 +174,9 @@ class DockLayout:
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
             if not getattr(self, "_layout_restored", False):
-                # the default layout's dock heights exist only now
-                QTimer.singleShot(0, self._split_right_column)
+                # the default layout's dock sizes hold only now (a hidden window's docks keep their
+                # minimum widths) and the window may have been resized since they were set
+                QTimer.singleShot(0, self._default_dock_sizes)
 
     def resizeEvent(self, ev):  # noqa: N802 - Qt API
         super().resizeEvent(ev)

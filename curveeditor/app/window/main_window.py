@@ -132,6 +132,9 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         self._limiting = False
         left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        # The right column (3D view over Recipe) runs down to the status bar beside the bottom docks:
+        # at 1600 x 1000 the 3D view got 340 x 234 px above the Keys dock, now ~480 x 480.
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Tracks", self.tracks, left)
         self.gizmo = GizmoView(self.doc, self)
         self._dock("3D view", self.gizmo, right)
