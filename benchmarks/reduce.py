@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -146,6 +147,136 @@ def speed_goal(corpus: Path) -> bool:
     return ok_all
 
 
+DECIMATE_BOUNDS = (0.25, 0.5, 1.0)
+#: Issue 23's goal: at Blender's achieved error, at most this many of its channel keys.
+DECIMATE_GOAL = 0.6
+
+
+def blender_decimate(bvh: Path, cache: Path, bounds) -> dict | None:
+    """Blender's decimate of ``bvh`` at ``bounds`` (``benchmarks/blender_decimate.py``), cached in
+    ``cache`` by file name and bounds; None when Blender is not installed."""
+    import json
+    import shutil
+    import subprocess
+
+    out = cache / f"{bvh.stem}.{'_'.join(f'{b:g}' for b in bounds)}.json"
+    if not out.exists():
+        blender = shutil.which("blender")
+        if blender is None:
+            return None
+        cache.mkdir(parents=True, exist_ok=True)
+        script = ROOT / "benchmarks" / "blender_decimate.py"
+        cmd = [blender, "-b", "--factory-startup", "--python", str(script), "--", str(bvh), str(out)]
+        subprocess.run(cmd + [",".join(f"{b:g}" for b in bounds)], capture_output=True, timeout=3600)
+        if not out.exists():
+            return None
+    return json.loads(out.read_text())
+
+
+def _geodesic_wxyz(a, b) -> float:
+    """Largest geodesic angle (deg) between two ``(M, 4)`` quaternion lists, any component order."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    s = np.sign(np.einsum("ij,ij->i", a, b))[:, None]
+    s[s == 0] = 1.0
+    half = np.arctan2(np.linalg.norm(a - s * b, axis=1), np.linalg.norm(a + s * b, axis=1))
+    return float(np.degrees(4 * half).max())
+
+
+def ours_written(bvh: Path, bound: float, tmp: Path, **reduce_opts):
+    """``clean BVH --unwrap --reduce BOUND -o X.anim`` in-process (recipe, checked write, read back):
+    ``(channel keys, track keys, max error at every frame deg, seconds of the recipe)``. The error is
+    what our reader plays of the written file (Unity's Hermite channels in the file's Euler order)
+    against the BVH frame poses."""
+    from curveeditor.engine.clip import EULER, played
+    from curveeditor.engine.recipe import Recipe, run_recipe
+    from curveeditor.io import read_clip, write_checked
+    from curveeditor.io.verify import recipe_promise
+
+    clip = read_bvh(bvh)
+    steps = [{"op": "unwrap"}, dict({"op": "reduce", "max_error": bound}, **reduce_opts)]
+    recipe = Recipe.from_dict({"version": 1, "steps": steps})
+    t0 = time.perf_counter()
+    res = run_recipe(clip, recipe, diffs=False)
+    el = time.perf_counter() - t0
+    out = tmp / f"{bvh.stem}.anim"
+    write_checked(res.clip, out, promise=recipe_promise(clip, recipe))
+    back = read_clip(out)
+    worst = 0.0
+    channel = 0
+    keys = 0
+    for t in clip.tracks:
+        w = back.track(t.path)
+        worst = max(worst, _geodesic_wxyz(played(w, t.times), key_quaternions(t)))
+        keys += w.n_keys
+        channel += (
+            w.curve.channel_key_count()
+            if hasattr(w.curve, "channel_key_count")
+            else (w.n_keys * (3 if w.kind == EULER else 4))
+        )
+    return channel, keys, worst, el
+
+
+def decimate_table(files, bounds, cache: Path) -> bool:
+    """Issue 23's table: ours (``clean --unwrap --reduce``, written ``.anim``) against Blender's
+    decimate and RDP, at Blender's margin and at Blender's achieved error; True when every row passes."""
+    import tempfile
+
+    if blender_decimate(files[0], cache, bounds) is None:
+        print("\nBlender is not installed: the decimate comparison is skipped (apt-get install blender)")
+        return True
+    print(
+        "\nAgainst Blender 3.4's decimate (Graph Editor, mode ERROR, margin = bound in radians), error at "
+        "every frame, one evaluator:\nBlender: its F-curves (Bezier, its Euler order) vs its own import; "
+        "ours: the written .anim as Unity plays it vs the BVH frames. 'ours@B' = ours at Blender's achieved "
+        "error. Channel keys (an Euler key = 3).\n"
+    )
+    head = (
+        f"{'clip':36} {'bound':>5} {'Blender':>8} {'its err':>7} {'ours':>7} {'our err':>7} "
+        f"{'ours@B':>7} {'err':>6} {'ratio':>6} {'RDP@B':>7} {'Bl s':>6} {'our s':>6}  goal"
+    )
+    print(head)
+    print("-" * len(head))
+    ok_all = True
+    tot = {}
+    with tempfile.TemporaryDirectory(prefix="ce-dec-") as d:
+        tmp = Path(d)
+        for f in files:
+            bl = blender_decimate(f, cache, bounds)
+            if bl is None:
+                continue
+            clip = read_bvh(f)
+            for run in bl["runs"]:
+                b = run["margin_deg"]
+                bl_keys = sum(sum(v) for v in run["keys"].values())
+                bl_err = max(_geodesic_wxyz(bl["before"][n], run["after"][n]) for n in run["after"])
+                ck, _, err, el = ours_written(f, b, tmp)
+                ck_b, _, err_b, _ = ours_written(f, bl_err, tmp)
+                rdp = sum(
+                    4 * len(rdp_reduce(t.times, key_quaternions(t), bl_err)) for t in clip.tracks if t.n_keys
+                )
+                ratio = ck_b / bl_keys
+                ok = ratio <= DECIMATE_GOAL and err_b <= bl_err + 1e-9
+                ok_all &= ok
+                acc = tot.setdefault(b, [0, 0, 0])
+                acc[0] += bl_keys
+                acc[1] += ck_b
+                acc[2] += ck
+                print(
+                    f"{short(f.name, 36):36} {b:5.2f} {bl_keys:8d} {bl_err:7.3f} {ck:7d} {err:7.3f} "
+                    f"{ck_b:7d} "
+                    f"{err_b:6.3f} {ratio:6.2f} {rdp:7d} {run['cpu_s']:6.1f} {el:6.2f}  "
+                    f"{'PASS' if ok else 'FAIL'}",
+                    flush=True,
+                )
+    print("-" * len(head))
+    for b, (bk, ob, o) in tot.items():
+        print(
+            f"margin {b:g} deg: Blender {bk} channel keys, ours at its error {ob} ({ob / bk:.2f}x), "
+            f"ours at the margin {o}"
+        )
+    return ok_all
+
+
 def short(name: str, width: int = 44) -> str:
     stem = name[:-4] if name.endswith(".bvh") else name
     return stem if len(stem) <= width else "..." + stem[-(width - 3) :]
@@ -157,6 +288,12 @@ def main(argv=None) -> int:
     ap.add_argument("--tracks", type=int, default=0, help="first N rotation tracks per clip (0 = all)")
     ap.add_argument("--clips", default="", help="only clips whose name contains this")
     ap.add_argument("--goal-only", action="store_true", help="only the issue 10 speed goal rows")
+    ap.add_argument("--decimate", action="store_true", help="only the Blender decimate comparison (issue 23)")
+    ap.add_argument(
+        "--blender-cache",
+        default=str(Path(tempfile.gettempdir()) / "ce-blender-decimate"),
+        help="folder caching Blender's results per clip (default: the temp folder)",
+    )
     args = ap.parse_args(argv)
     bounds = [float(b) for b in args.bounds.split(",")]
     corpus = ROOT.parent / "shared" / "corpus" / "bvh"
@@ -166,6 +303,8 @@ def main(argv=None) -> int:
         return 1
     if args.goal_only:
         return 0 if speed_goal(corpus) else 1
+    if args.decimate:
+        return 0 if decimate_table(files, DECIMATE_BOUNDS, Path(args.blender_cache)) else 1
     head = (
         f"{'clip':44} {'trk':>4} {'bound':>5} {'keys':>7} {'ours':>6} {'RDP':>6} {'ratio':>6} "
         f"{'static':>6} {'moving':>6} "

@@ -99,6 +99,9 @@ def is_frame_samples(track: RotationTrack) -> bool:
     if track.n_keys < 2 or track.meta.get("bvh_channels") is None:
         return False
     dt = np.diff(track.times)
+    step = track.meta.get("bvh_frame_step")
+    if step is not None and abs(dt[0] - step) > 1e-9 + 1e-6 * step:
+        return False  # evenly spaced keys, but not the frames (e.g. a track reduced to 2 keys)
     return bool(np.all(np.abs(dt - dt[0]) <= 1e-9 + 1e-6 * dt[0]))
 
 

@@ -105,3 +105,26 @@ def test_to_zxy_on_request(tmp_path):
     assert main(["clean", str(bvh), "--to-order", "zxy", "-o", str(tmp_path / "z.anim")]) == 0
     text = (tmp_path / "z.anim").read_text()
     assert "m_RotationOrder: 0" not in text and "m_RotationOrder: 4" in text
+
+
+def test_a_reduced_bvh_track_is_not_taken_for_frames(tmp_path):
+    """A track reduced to evenly spaced keys (here 2) keeps the BVH's channel meta but is a curve:
+    the writer must write its fitted tangents, not re-key it as Linear frames (0.89 deg off on the
+    corpus bvh_test2's RightCollar)."""
+    bvh = tmp_path / "take.bvh"
+    _bvh(bvh)
+    src = read_clip(bvh)
+    t = src.track("Hips/Spine")
+    slow = RotationTrack(
+        t.path, "euler", make_curve(t.times, t.curve.value * 0.01 + 5.0), t.order, dict(t.meta)
+    )
+    from curveeditor.engine.reduce import reduce_track
+
+    red = reduce_track(slow, 0.5)
+    assert red.n_keys == 2 and red.meta.get("bvh_channels") and not is_frame_samples(red)
+    assert is_frame_samples(t)
+    write_checked(src.with_track(red), tmp_path / "r.anim")
+    back = read_clip(tmp_path / "r.anim").track(t.path)
+    assert np.allclose(back.curve.out_slope[0], red.curve.out_slope[0], rtol=1e-6, atol=1e-6)
+    grid = np.linspace(0, t.times[-1], 301)
+    assert geodesic_angle(played(back, grid), played(red, grid)).max() < 1e-3
