@@ -279,6 +279,8 @@ def _shorthand_steps(args) -> list[dict]:
             steps["resample"]["spin_speed"] = args.spin_speed
     if args.reduce is not None:
         steps["reduce"] = {"op": "reduce", "max_error": args.reduce}
+        if args.tip_error is not None:
+            steps["reduce"]["tip_error"] = args.tip_error
     out = [steps[name] for name in SHORTHAND_ORDER if name in steps]
     if args.to_kind:
         out.append({"op": "to_kind", "kind": args.to_kind})
@@ -364,6 +366,7 @@ _SHORTHAND_FLAGS = (
     ("resample", "--resample"),
     ("method", "--method"),
     ("reduce", "--reduce"),
+    ("tip_error", "--tip-error"),
     ("to_kind", "--to-kind"),
 )
 
@@ -389,6 +392,8 @@ def _clean_recipe(args):
         raise CliError("--spin-speed only applies to --unwrap and --resample")
     if args.method and args.resample is None:
         raise CliError("--method needs --resample HZ")
+    if args.tip_error is not None and args.reduce is None:
+        raise CliError("--tip-error needs --reduce DEG (the angle bound; both hold)")
     steps = _shorthand_steps(args)
     if not steps:
         raise CliError("nothing to do: give --recipe R.json or at least one operation (e.g. --unwrap)")
@@ -468,6 +473,13 @@ def cmd_clean(args) -> int:
             f"error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max "
             f"error {at_keys:.6f} deg"
         )
+    positions = _position_figures(clip, result, recipe, check)
+    if positions is not None:
+        print(
+            f"joint positions: max error {positions['max_error_mm']:.3f} mm at the input's keys "
+            f"({positions['worst_joint']}), certified bound {positions['certified_mm']:.3f} mm "
+            f"(--tip-error {positions['tip_error_mm']:g} mm; {positions['mm_per_unit']:g} mm per unit)"
+        )
     # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
     # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.
     flips = _flips_left(check.clip if check.clip is not None else result.clip, tracks)
@@ -484,6 +496,8 @@ def cmd_clean(args) -> int:
             "warnings": warnings,
             "written": check.as_dict(),
         }
+        if positions is not None:
+            report["positions"] = positions
         _write_json(args.report, report, protect=[args.file, args.output])
     return 0
 
@@ -508,6 +522,39 @@ def _check_report(report: str, input_path: str, output: str) -> None:
         )
     check_not_protected(report, [input_path])
     check_target(report)
+
+
+def _position_figures(clip, result, recipe, check) -> dict | None:
+    """For a recipe whose reduce step has a ``tip_error``: the joint-position figures of the written
+    file against the input (mm), measured at the input's keys (a BVH: every frame) and certified from
+    each track's certified angle error (``engine.tip_error.position_bound``), else None."""
+    step = next((s for s in recipe.steps if s.op == "reduce" and s.params.get("tip_error") is not None), None)
+    if step is None:
+        return None
+    import numpy as np
+
+    from .engine.diff import diff_tracks
+    from .engine.skeleton import skeleton_from_clip
+    from .engine.tip_error import length_unit_mm, position_bound, position_errors
+    from .io.verify import FLOAT32_SLACK_DEG
+
+    skeleton, _why = skeleton_from_clip(clip)
+    written = check.clip if check.clip is not None else result.clip
+    unit = length_unit_mm(clip, skeleton)
+    times = np.unique(np.concatenate([t.times for t in clip.tracks if t.n_keys]))
+    measured, where = position_errors(skeleton, clip, written, times)
+    angles = {}
+    for path in result.changes:
+        d = diff_tracks(clip.track(path), result.clip.track(path))
+        proven = d.bound if np.isfinite(d.bound) else d.max_error
+        angles[path] = max(d.max_error, proven) + FLOAT32_SLACK_DEG
+    return {
+        "tip_error_mm": float(step.params["tip_error"]),
+        "max_error_mm": measured * unit,
+        "worst_joint": where,
+        "certified_mm": position_bound(skeleton, clip, angles) * unit,
+        "mm_per_unit": unit,
+    }
 
 
 def _track_report(clip, result, check) -> list[dict]:
@@ -877,6 +924,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=_RESAMPLE_METHODS, help="resampling method (default slerp)")
     p.add_argument(
         "--reduce", type=_positive_float, metavar="DEG", help="remove keys within DEG geodesic error"
+    )
+    p.add_argument(
+        "--tip-error",
+        type=_positive_float,
+        metavar="MM",
+        # The reduce op's tip_error parameter (engine.recipe.OPS; not imported here: --help stays numpy-free)
+        help="with --reduce: also keep every joint's world position within MM (clips with a skeleton; "
+        "BVH taken as centimetres, .anim as metres)",
     )
     p.add_argument(
         "--smooth",
