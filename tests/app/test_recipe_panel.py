@@ -351,3 +351,33 @@ def test_limit_turnback_checkbox_and_lerp_speed_come_from_the_registry(setup, qt
     want = run_recipe(doc.clip, Recipe.from_dict(panel.recipe().to_dict()), paths=doc.selected_paths or None)
     head = doc.preview.track("Root/Head")
     np.testing.assert_allclose(head.curve.value, want.clip.track("Root/Head").curve.value)
+
+
+def test_reduce_tip_error_widget_comes_from_the_registry(qtbot, tmp_path):
+    """The reduce step's joint-position bound (issue 23): an mm spin box that is "off" (None) by
+    default; set, the preview holds every joint within it (a BVH rig)."""
+    from curveeditor.engine.skeleton import skeleton_from_clip
+    from curveeditor.engine.tip_error import length_unit_mm, position_errors
+    from tests.engine.test_tip_error import _chain_clip
+
+    clip = _chain_clip(tmp_path)
+    doc = ClipDocument()
+    doc.load(clip, None)
+    panel = RecipePanel(doc)
+    qtbot.addWidget(panel)
+    try:
+        panel.add_step("reduce")
+        first = _wait_preview(qtbot, panel, doc)
+        tip = panel._param_widgets["tip_error"][1]
+        assert isinstance(tip, QDoubleSpinBox) and tip.suffix().strip() == "mm"
+        assert tip.value() == tip.minimum() and tip.specialValueText() == "off"
+        assert panel.recipe().to_dict()["steps"][0]["tip_error"] is None
+        tip.setValue(1.0)
+        second = _wait_preview(qtbot, panel, doc, previous=first)
+        assert panel.recipe().to_dict()["steps"][0]["tip_error"] == 1.0
+        sk, _ = skeleton_from_clip(clip)
+        t = np.linspace(0, clip.end, 1201)
+        assert position_errors(sk, clip, second, t)[0] * length_unit_mm(clip, sk) <= 1.0
+        assert position_errors(sk, clip, first, t)[0] * length_unit_mm(clip, sk) > 1.0
+    finally:
+        panel.shutdown()
