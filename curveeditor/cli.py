@@ -281,6 +281,8 @@ def _shorthand_steps(args) -> list[dict]:
         steps["reduce"] = {"op": "reduce", "max_error": args.reduce}
         if args.tip_error is not None:
             steps["reduce"]["tip_error"] = args.tip_error
+        if args.per_channel:
+            steps["reduce"]["per_channel"] = True
     out = [steps[name] for name in SHORTHAND_ORDER if name in steps]
     if args.to_kind:
         out.append({"op": "to_kind", "kind": args.to_kind})
@@ -367,6 +369,7 @@ _SHORTHAND_FLAGS = (
     ("method", "--method"),
     ("reduce", "--reduce"),
     ("tip_error", "--tip-error"),
+    ("per_channel", "--per-channel"),
     ("to_kind", "--to-kind"),
 )
 
@@ -394,6 +397,8 @@ def _clean_recipe(args):
         raise CliError("--method needs --resample HZ")
     if args.tip_error is not None and args.reduce is None:
         raise CliError("--tip-error needs --reduce DEG (the angle bound; both hold)")
+    if args.per_channel and args.reduce is None:
+        raise CliError("--per-channel needs --reduce DEG")
     steps = _shorthand_steps(args)
     if not steps:
         raise CliError("nothing to do: give --recipe R.json or at least one operation (e.g. --unwrap)")
@@ -932,6 +937,12 @@ def build_parser() -> argparse.ArgumentParser:
         # The reduce op's tip_error parameter (engine.recipe.OPS; not imported here: --help stays numpy-free)
         help="with --reduce: also keep every joint's world position within MM (clips with a skeleton; "
         "BVH taken as centimetres, .anim as metres)",
+    )
+    p.add_argument(
+        "--per-channel",
+        action="store_true",
+        help="with --reduce: key the X, Y, Z channels of Euler tracks independently where that keeps "
+        "fewer keys per channel (.anim editor curves hold each channel's own keys; slower)",
     )
     p.add_argument(
         "--smooth",

@@ -214,6 +214,13 @@ _SPECS = (
                 doc="also keep every joint's world position (along the chain, tips included) within this "
                 "distance, on clips with a skeleton (BVH: centimetres; .anim: metres)",
             ),
+            P(
+                "per_channel",
+                "bool",
+                False,
+                doc="key the three channels of Euler tracks independently where that keeps fewer keys per "
+                "channel (the .anim editor curves hold each channel's own keys); slower",
+            ),
         ),
         "reduce",
         "reduce_track",
@@ -637,7 +644,7 @@ def _apply(step: Step, track: RotationTrack, frame_rate: float) -> tuple[Rotatio
     if op == "reduce":
         if p.get("tip_error") is not None:
             raise RecipeError("tip_error needs the whole clip (its skeleton): run the recipe on the clip")
-        return fn(track, p["max_error"]), None
+        return fn(track, p["max_error"], channels=bool(p.get("per_channel"))), None
     if op == "smooth":
         if p["method"] == "gaussian":
             return fn(track, "gaussian", sigma_s=p["sigma"]), None
@@ -872,7 +879,7 @@ def _reduce_together(
         top = float(step.params["max_error"])
         bounds = [min(top, tip.get(t.path, top)) for t in tracks]
         try:
-            news = reduce_tracks(tracks, bounds)
+            news = reduce_tracks(tracks, bounds, *_channels_arg(step))
         except Exception as e:
             raise RecipeError(f"{label}: {e}") from e
         tick(len(tracks))
@@ -893,7 +900,11 @@ def _reduce_together(
     for group in groups:
         _check(cancel)
         try:
-            news = reduce_tracks(group, step.params["max_error"]) if len(group) > 1 else None
+            news = (
+                reduce_tracks(group, step.params["max_error"], *_channels_arg(step))
+                if len(group) > 1
+                else None
+            )
         except Exception:
             news = None
         if news is None:  # one track, or an error the per-track run names
@@ -901,6 +912,11 @@ def _reduce_together(
         out += [(n, None) for n in news]
         tick(len(group))
     return out
+
+
+def _channels_arg(step: Step) -> tuple:
+    """``reduce_tracks``' optional ``channels`` argument of a reduce step (none when shared keys)."""
+    return (True,) if step.params.get("per_channel") else ()
 
 
 def _unwrap_together(step: Step, tracks: list[RotationTrack], tick):

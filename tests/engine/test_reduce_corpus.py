@@ -104,3 +104,43 @@ def test_anim_reduction_within_the_bound_everywhere(path, tmp_path):
         t = np.union1d(frames, _between(s, w, 8))
         t = t[(t >= s.times[0]) & (t <= s.times[-1])]
         assert geodesic_angle(played(w, t), played(s, t)).max() <= BOUND + FLOAT32_SLACK_DEG, s.path
+
+
+PER_CHANNEL = [p for p in BVHS if any(k in p.name for k in ("Elephant", "cmu_12_01", "bvh_test3"))]
+
+
+@pytest.mark.parametrize("path", PER_CHANNEL, ids=lambda p: p.name[:48])
+def test_channels_keyed_independently_within_the_bound(path, tmp_path):
+    """``per_channel``: each Euler channel keeps its own keys (the curve holds their union and
+    ``channel_keys``); fewer keys per channel than shared keys, the same bound everywhere, and the
+    written .anim's editor curves hold each channel's own keys (read back as such)."""
+    clip = read_clip(path)
+    shared = reduce_tracks(list(clip.tracks), BOUND)
+    split = reduce_tracks(list(clip.tracks), BOUND, channels=True)
+    n_shared = sum(r.curve.channel_key_count() for r in shared)
+    n_split = sum(r.curve.channel_key_count() for r in split)
+    assert n_split < n_shared
+    assert any(r.curve.channel_keys is not None for r in split)
+    for s, r in zip(clip.tracks, split, strict=True):
+        k = r.curve.channel_keys
+        if k is not None:  # the split points lie on their channel's cubic: the channel alone plays the same
+            for c in range(3):
+                t = _between(s, r, 8)
+                own = r.curve.channel(c)
+                from curveeditor.engine.curves import evaluate
+
+                assert np.abs(evaluate(own, t)[:, 0] - evaluate(r.curve, t)[:, c]).max() < 1e-6
+    _check_in_memory(clip, split)
+    res = run_recipe(clip, Recipe.of({"op": "reduce", "max_error": BOUND, "per_channel": True}), diffs=False)
+    write_checked(res.clip, tmp_path / "r.anim")
+    back = read_clip(tmp_path / "r.anim")
+    assert sum(t.curve.channel_key_count() for t in back.tracks) == sum(
+        t.curve.channel_key_count() for t in res.clip.tracks
+    )
+    text = (tmp_path / "r.anim").read_text()
+    editor = text[text.index("m_EditorCurves:") : text.index("m_EulerEditorCurves:")]
+    runtime = text[text.index("m_EulerCurves:") : text.index("m_PositionCurves:")]
+    assert editor.count("localEulerAnglesRaw") == 3 * runtime.count("path:")
+    for s in clip.tracks:
+        err = geodesic_angle(played(back.track(s.path), s.times), key_quaternions(s)).max()
+        assert err <= BOUND + FLOAT32_SLACK_DEG, s.path

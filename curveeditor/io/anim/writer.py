@@ -832,7 +832,8 @@ def _apply_track(
         ed.replace[id(e)] = text
         for ee in src.editor:
             c = _COMP.index(ee.attribute[-1])
-            etext = rewrite_entry(doc, ee, t.curve, fmt, c)
+            ec, comp = _editor_curve(t.curve, c) if t.kind == EULER else (t.curve, c)
+            etext = rewrite_entry(doc, ee, ec, fmt, comp)
             if t.kind == EULER and ee.rotation_order is not None and ee.rotation_order != order_idx:
                 etext = etext.replace(
                     f"m_RotationOrder: {ee.rotation_order}", f"m_RotationOrder: {order_idx}", 1
@@ -881,6 +882,14 @@ def _track_entries(t: RotationTrack, fmt: Fmt, order_idx: int, editor: bool = Tr
     return [(lname, new_entry(*args)) for lname, args in _track_entry_args(t, fmt, order_idx, editor)]
 
 
+def _editor_curve(curve: Curve, c: int) -> tuple[Curve, int]:
+    """(curve, component) an Euler editor curve ``localEulerAnglesRaw.xyz[c]`` is written from: the
+    track's curve, or channel ``c``'s own keys when its channels are keyed independently."""
+    if curve.channel_keys is None:
+        return curve, c
+    return curve.channel(c), 0
+
+
 def _track_entry_args(
     t: RotationTrack, fmt: Fmt, order_idx: int, editor: bool = True
 ) -> list[tuple[str, tuple]]:
@@ -897,9 +906,10 @@ def _track_entry_args(
         if editor:
             out += [
                 # The editor curves carry the track's order too (Unity rebuilds the runtime curve
-                # from them when the clip is edited).
-                ("m_EditorCurves", (t.curve, fmt, t.path, c, f"{EULER_EDITOR}.{_COMP[c]}", 4, order_idx))
+                # from them when the clip is edited), and each channel's own keys (channel_keys).
+                ("m_EditorCurves", (ec, fmt, t.path, comp, f"{EULER_EDITOR}.{_COMP[c]}", 4, order_idx))
                 for c in range(3)
+                for ec, comp in (_editor_curve(t.curve, c),)
             ]
             out += [
                 ("m_EulerEditorCurves", (None, fmt, t.path, None, f"m_LocalEulerAngles.{_COMP[c]}"))
