@@ -728,12 +728,14 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
 
 def _proven_whole(tracks, cands: dict, bounds) -> dict:
     """Track index -> True when ``cands[i]`` is proven within ``bounds[i]`` of ``tracks[i]`` over the
-    whole track (:func:`._reduce_certify.failing_segments`, tracks of one order and bound joined)."""
+    whole track (:func:`._reduce_certify.failing_segments`; tracks of one kind, order and bound
+    joined). ``cands[i]`` holds keys at the track's first and last key times."""
     groups: dict = {}
     for i in cands:
-        groups.setdefault((tracks[i].order, float(bounds[i])), []).append(i)
+        t = tracks[i]
+        groups.setdefault((t.kind, t.order if t.kind == EULER else None, float(bounds[i])), []).append(i)
     result = {}
-    for (_order, bound), idx in groups.items():
+    for (_kind, _order, bound), idx in groups.items():
         src, first, _ = _join([tracks[i] for i in idx])
         red, _, _ = _join([cands[i] for i in idx])
         counts = np.array([tracks[i].n_keys for i in idx])
@@ -758,10 +760,21 @@ def _single_keys(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
     start = min(float(t.curve.start) for t in live)
     end = max(float(t.curve.end) for t in live)
     ones: dict[int, RotationTrack] = {}
+    flats: dict[int, RotationTrack] = {}
     for i in cand:
-        one = _one_key(tracks[i], out[i], float(bounds[i]))
-        if one is not None:
-            ones[i] = one
+        one = _one_key(tracks[i], out[i])
+        if one is None:
+            continue
+        if _is_constant(tracks[i].curve):
+            ones[i] = one  # the same value everywhere: exact
+        else:
+            flats[i] = one
+    if flats:
+        # Proven like reduced segments, all at once (the flat 2-key curve plays the one key's value
+        # everywhere; the diff's own bound stays loose on such a near-constant offset).
+        two = {i: replace(o, curve=_flat_two(tracks[i].curve, o.curve.value)) for i, o in flats.items()}
+        proven = _proven_whole(tracks, two, np.asarray(bounds, dtype=np.float64) * SAFETY)
+        ones.update({i: flats[i] for i, ok in proven.items() if ok})
     for edge in (start, end):
         if not any(
             r.n_keys >= 2 and edge in (float(r.curve.start), float(r.curve.end))
@@ -776,10 +789,16 @@ def _single_keys(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
     return [ones.get(i, r) for i, r in enumerate(out)]
 
 
-def _one_key(source: RotationTrack, two: RotationTrack, bound: float) -> RotationTrack | None:
-    """``two`` (a 2-key reduction of ``source``) as one key within ``bound``, else None."""
+def _one_key(source: RotationTrack, two: RotationTrack) -> RotationTrack | None:
+    """The one-key candidate for ``two`` (a 2-key reduction of ``source``): the source's value if it
+    is constant, else the middle of each channel's range; None when it cannot be proven (weights,
+    stepped slopes)."""
     c = two.curve
-    if np.any(c.weighted_mode):
+    if (
+        np.any(c.weighted_mode)
+        or np.any(np.isinf(source.curve.out_slope))
+        or np.any(np.isinf(source.curve.in_slope))
+    ):
         return None
     flat = np.zeros((1, c.value.shape[1]))
     if _is_constant(source.curve):
@@ -787,7 +806,7 @@ def _one_key(source: RotationTrack, two: RotationTrack, bound: float) -> Rotatio
     else:
         v = np.asarray(source.curve.value, dtype=np.float64)
         value = (0.5 * (v.min(axis=0) + v.max(axis=0)))[None, :]
-    one = replace(
+    return replace(
         two,
         curve=c.select(slice(0, 1)).with_keys(
             value=value,
@@ -796,18 +815,13 @@ def _one_key(source: RotationTrack, two: RotationTrack, bound: float) -> Rotatio
             tangent_mode=np.full(flat.shape, tangent_mode_bits(TangentMode.FREE, TangentMode.FREE, False)),
         ),
     )
-    if _is_constant(source.curve):
-        return one  # the same value everywhere: exact
-    # Proven like a reduced segment (the flat 2-key curve plays the one key's value everywhere):
-    # the diff's own bound stays loose on such a near-constant offset.
-    n = source.n_keys
-    flat2 = _build(source.curve, (np.array([0]), np.array([n - 1]), flat, flat))
-    flat2 = flat2.with_keys(value=np.repeat(value, 2, axis=0))
-    if np.any(np.isinf(source.curve.out_slope)) or np.any(np.isinf(source.curve.in_slope)):
-        return None
-    a, b = np.array([0]), np.array([n - 1])
-    fail = failing_segments(source, replace(source, curve=flat2), _Piecewise(source), a, b, SAFETY * bound)
-    return None if fail[0] else one
+
+
+def _flat_two(source: Curve, value: np.ndarray) -> Curve:
+    """``value (1, C)`` held flat from ``source``'s first to its last key (2 keys): what one key plays."""
+    flat = np.zeros((1, source.value.shape[1]))
+    two = _build(source, (np.array([0]), np.array([source.n_keys - 1]), flat, flat))
+    return two.with_keys(value=np.repeat(value, 2, axis=0))
 
 
 def _is_constant(curve: Curve) -> bool:
