@@ -128,3 +128,19 @@ def test_a_reduced_bvh_track_is_not_taken_for_frames(tmp_path):
     assert np.allclose(back.curve.out_slope[0], red.curve.out_slope[0], rtol=1e-6, atol=1e-6)
     grid = np.linspace(0, t.times[-1], 301)
     assert geodesic_angle(played(back, grid), played(red, grid)).max() < 1e-3
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_the_editors_samples_play_every_order(order):
+    """What the graphs, the 3D view and playback draw (``display.sample_track``) is the track's own
+    order: the same rotations as ``played``, and continuous Euler values in that order."""
+    from curveeditor.engine.display import sample_track
+
+    track = wavy_track(order)
+    back = build_clip(parse_document("o.anim", anim_text(Clip("o", 30.0, [track]))[0].encode())).track(
+        "Hips/Spine"
+    )
+    t = np.linspace(0, track.times[-1], 301)
+    s = sample_track(back, t)
+    assert geodesic_angle(s.quat, played(track, t)).max() < 2e-3
+    assert geodesic_angle(euler_to_quat(s.euler, back.order), played(back, t)).max() < 1e-6
