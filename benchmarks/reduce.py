@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -146,6 +147,256 @@ def speed_goal(corpus: Path) -> bool:
     return ok_all
 
 
+DECIMATE_BOUNDS = (0.25, 0.5, 1.0)
+#: Issue 23's goal: at Blender's achieved error, at most this many of its channel keys.
+DECIMATE_GOAL = 0.6
+
+
+def blender_decimate(bvh: Path, cache: Path, bounds) -> dict | None:
+    """Blender's decimate of ``bvh`` at ``bounds`` (``benchmarks/blender_decimate.py``), cached in
+    ``cache`` by file name and bounds; None when Blender is not installed."""
+    import json
+    import shutil
+    import subprocess
+
+    out = cache / f"{bvh.stem}.{'_'.join(f'{b:g}' for b in bounds)}.json"
+    if not out.exists():
+        blender = shutil.which("blender")
+        if blender is None:
+            return None
+        cache.mkdir(parents=True, exist_ok=True)
+        script = ROOT / "benchmarks" / "blender_decimate.py"
+        cmd = [blender, "-b", "--factory-startup", "--python", str(script), "--", str(bvh), str(out)]
+        subprocess.run(cmd + [",".join(f"{b:g}" for b in bounds)], capture_output=True, timeout=3600)
+        if not out.exists():
+            return None
+    return json.loads(out.read_text())
+
+
+def _geodesic_wxyz(a, b) -> float:
+    """Largest geodesic angle (deg) between two ``(M, 4)`` quaternion lists, any component order."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    s = np.sign(np.einsum("ij,ij->i", a, b))[:, None]
+    s[s == 0] = 1.0
+    half = np.arctan2(np.linalg.norm(a - s * b, axis=1), np.linalg.norm(a + s * b, axis=1))
+    return float(np.degrees(4 * half).max())
+
+
+def ours_written(bvh: Path, bound: float, tmp: Path, **reduce_opts):
+    """``clean BVH --unwrap --reduce BOUND -o X.anim`` in-process (recipe, checked write, read back):
+    ``(channel keys, track keys, max error at every frame deg, seconds of the recipe)``. The error is
+    what our reader plays of the written file (Unity's Hermite channels in the file's Euler order)
+    against the BVH frame poses."""
+    from curveeditor.engine.clip import EULER, played
+    from curveeditor.engine.recipe import Recipe, run_recipe
+    from curveeditor.io import read_clip, write_checked
+    from curveeditor.io.verify import recipe_promise
+
+    clip = read_bvh(bvh)
+    steps = [{"op": "unwrap"}, dict({"op": "reduce", "max_error": bound}, **reduce_opts)]
+    recipe = Recipe.from_dict({"version": 1, "steps": steps})
+    t0 = time.perf_counter()
+    res = run_recipe(clip, recipe, diffs=False)
+    el = time.perf_counter() - t0
+    out = tmp / f"{bvh.stem}.anim"
+    write_checked(res.clip, out, promise=recipe_promise(clip, recipe))
+    back = read_clip(out)
+    worst = 0.0
+    channel = 0
+    keys = 0
+    for t in clip.tracks:
+        w = back.track(t.path)
+        worst = max(worst, _geodesic_wxyz(played(w, t.times), key_quaternions(t)))
+        keys += w.n_keys
+        channel += (
+            w.curve.channel_key_count()
+            if hasattr(w.curve, "channel_key_count")
+            else (w.n_keys * (3 if w.kind == EULER else 4))
+        )
+    return channel, keys, worst, el
+
+
+def decimate_table(files, bounds, cache: Path) -> bool:
+    """Issue 23's table: ours (``clean --unwrap --reduce``, written ``.anim``) against Blender's
+    decimate and RDP, at Blender's margin and at Blender's achieved error; True when every row passes."""
+    import tempfile
+
+    if blender_decimate(files[0], cache, bounds) is None:
+        print("\nBlender is not installed: the decimate comparison is skipped (apt-get install blender)")
+        return True
+    print(
+        "\nAgainst Blender 3.4's decimate (Graph Editor, mode ERROR, margin = bound in radians), error at "
+        "every frame, one evaluator:\nBlender: its F-curves (Bezier, its Euler order) vs its own import; "
+        "ours: the written .anim as Unity plays it vs the BVH frames. 'ours@B' = ours at Blender's achieved "
+        "error. Channel keys (an Euler key = 3); 'perch' = --per-channel, counted on the written "
+        "editor curves\n(each channel's own keys; the runtime curve holds their union).\n"
+    )
+    head = (
+        f"{'clip':36} {'bound':>5} {'Blender':>8} {'its err':>7} {'ours':>7} {'our err':>7} "
+        f"{'ours@B':>7} {'err':>6} {'ratio':>6} {'perch@B':>7} {'err':>6} {'ratio':>6} {'RDP@B':>7} "
+        f"{'Bl s':>6} {'our s':>6} {'pc s':>6}  goal"
+    )
+    print(head)
+    print("-" * len(head))
+    ok_all = True
+    tot = {}
+    with tempfile.TemporaryDirectory(prefix="ce-dec-") as d:
+        tmp = Path(d)
+        for f in files:
+            bl = blender_decimate(f, cache, bounds)
+            if bl is None:
+                continue
+            clip = read_bvh(f)
+            for run in bl["runs"]:
+                b = run["margin_deg"]
+                bl_keys = sum(sum(v) for v in run["keys"].values())
+                bl_err = max(_geodesic_wxyz(bl["before"][n], run["after"][n]) for n in run["after"])
+                ck, _, err, el = ours_written(f, b, tmp)
+                ck_b, _, err_b, _ = ours_written(f, bl_err, tmp)
+                pc_b, _, pc_err, pc_s = ours_written(f, bl_err, tmp, per_channel=True)
+                rdp = sum(
+                    4 * len(rdp_reduce(t.times, key_quaternions(t), bl_err)) for t in clip.tracks if t.n_keys
+                )
+                ratio = ck_b / bl_keys
+                pc_ratio = pc_b / bl_keys
+                ok = min(ratio, pc_ratio) <= DECIMATE_GOAL and max(err_b, pc_err) <= bl_err + 1e-9
+                ok_all &= ok
+                acc = tot.setdefault(b, [0, 0, 0, 0])
+                acc[0] += bl_keys
+                acc[1] += ck_b
+                acc[2] += ck
+                acc[3] += pc_b
+                print(
+                    f"{short(f.name, 36):36} {b:5.2f} {bl_keys:8d} {bl_err:7.3f} {ck:7d} {err:7.3f} "
+                    f"{ck_b:7d} "
+                    f"{err_b:6.3f} {ratio:6.2f} {pc_b:7d} {pc_err:6.3f} {pc_ratio:6.2f} {rdp:7d} "
+                    f"{run['cpu_s']:6.1f} {el:6.2f} {pc_s:6.2f}  {'PASS' if ok else 'FAIL'}",
+                    flush=True,
+                )
+    print("-" * len(head))
+    for b, (bk, ob, o, pc) in tot.items():
+        print(
+            f"margin {b:g} deg: Blender {bk} channel keys, ours at its error {ob} ({ob / bk:.2f}x), "
+            f"per channel {pc} ({pc / bk:.2f}x); ours at the margin {o}"
+        )
+    return ok_all
+
+
+def blender_anim_decimate(anim: Path, cache: Path, bounds) -> dict | None:
+    """Blender's decimate of an ``.anim`` clip's rotation curves (``benchmarks/blender_curves.py``:
+    the same Hermite curves as Bezier F-curves), cached like :func:`blender_decimate`."""
+    import json
+    import shutil
+    import subprocess
+
+    from curveeditor.io import read_clip
+
+    out = cache / f"{anim.stem}.anim.{'_'.join(f'{b:g}' for b in bounds)}.json"
+    if not out.exists():
+        blender = shutil.which("blender")
+        if blender is None:
+            return None
+        cache.mkdir(parents=True, exist_ok=True)
+        clip = read_clip(anim)
+        src = cache / f"{anim.stem}.anim.curves.json"
+        data = {
+            "fps": clip.frame_rate,
+            "frames": anim_frames(clip).tolist(),
+            "tracks": [
+                {
+                    "name": f"{i}",
+                    "kind": t.kind,
+                    "order": t.order,
+                    "t": t.times.tolist(),
+                    "v": t.curve.value.tolist(),
+                    "in": t.curve.in_slope.tolist(),
+                    "out": t.curve.out_slope.tolist(),
+                }
+                for i, t in enumerate(clip.tracks)
+            ],
+        }
+        src.write_text(json.dumps(data))
+        script = ROOT / "benchmarks" / "blender_curves.py"
+        cmd = [blender, "-b", "--factory-startup", "--python", str(script), "--", str(src), str(out)]
+        subprocess.run(cmd + [",".join(f"{b:g}" for b in bounds)], capture_output=True, timeout=3600)
+        if not out.exists():
+            return None
+    return json.loads(out.read_text())
+
+
+def anim_frames(clip) -> np.ndarray:
+    """Frame times (frames, at the clip's rate) over the clip's keys."""
+    return np.arange(round(clip.start * clip.frame_rate), round(clip.end * clip.frame_rate) + 1.0)
+
+
+def ours_anim(anim: Path, bound: float, tmp: Path):
+    """``clean X.anim --reduce BOUND -o Y.anim`` in-process: ``(channel keys, max error at every frame)``
+    of the written file read back against the source (both as our reader plays them)."""
+    from curveeditor.engine.clip import EULER, played
+    from curveeditor.engine.recipe import Recipe, run_recipe
+    from curveeditor.io import read_clip, write_checked
+    from curveeditor.io.verify import recipe_promise
+
+    clip = read_clip(anim)
+    recipe = Recipe.of({"op": "reduce", "max_error": bound})
+    res = run_recipe(clip, recipe, diffs=False)
+    out = tmp / f"{anim.stem}.anim"
+    write_checked(res.clip, out, promise=recipe_promise(clip, recipe))
+    back = read_clip(out)
+    t = anim_frames(clip) / clip.frame_rate
+    worst = max(_geodesic_wxyz(played(back.track(s.path), t), played(s, t)) for s in clip.tracks)
+    channel = sum(w.n_keys * (3 if w.kind == EULER else 4) for w in back.tracks)
+    return channel, worst
+
+
+def decimate_anim_table(anims, bounds, cache: Path) -> bool:
+    """The decimate comparison on ``.anim`` clips (their rotation curves as Blender F-curves)."""
+    import tempfile
+
+    from curveeditor.engine.clip import played
+    from curveeditor.io import read_clip
+
+    print(
+        "\nThe largest corpus .anim clips: their rotation curves as Blender F-curves (Bezier, the same "
+        "cubics), decimated;\nours: clean --reduce, written and read back. Error at every frame against "
+        "each tool's own source curves. Channel keys (a quaternion key = 4).\n"
+    )
+    head = (
+        f"{'clip':36} {'bound':>5} {'Blender':>8} {'its err':>7} {'ours':>7} {'our err':>7} "
+        f"{'ours@B':>7} {'err':>6} {'ratio':>6}  goal   (Blender's source = ours within)"
+    )
+    print(head)
+    print("-" * len(head))
+    ok_all = True
+    with tempfile.TemporaryDirectory(prefix="ce-dec-") as d:
+        tmp = Path(d)
+        for f in anims:
+            bl = blender_anim_decimate(f, cache, bounds)
+            if bl is None:
+                continue
+            clip = read_clip(f)
+            t = anim_frames(clip) / clip.frame_rate
+            same = max(
+                _geodesic_wxyz(played(tr, t), np.asarray(bl["before"][str(i)])[:, [1, 2, 3, 0]])
+                for i, tr in enumerate(clip.tracks)
+            )
+            for run in bl["runs"]:
+                b = run["margin_deg"]
+                bl_keys = sum(sum(v) for v in run["keys"].values())
+                bl_err = max(_geodesic_wxyz(bl["before"][n], run["after"][n]) for n in run["after"])
+                ck, err = ours_anim(f, b, tmp)
+                ck_b, err_b = ours_anim(f, bl_err, tmp)
+                ratio = ck_b / bl_keys
+                ok = ratio <= DECIMATE_GOAL and err_b <= bl_err + 1e-9
+                ok_all &= ok
+                print(
+                    f"{short(f.name, 36):36} {b:5.2f} {bl_keys:8d} {bl_err:7.3f} {ck:7d} {err:7.3f} "
+                    f"{ck_b:7d} {err_b:6.3f} {ratio:6.2f}  {'PASS' if ok else 'FAIL'}   ({same:.4f} deg)",
+                    flush=True,
+                )
+    return ok_all
+
+
 def short(name: str, width: int = 44) -> str:
     stem = name[:-4] if name.endswith(".bvh") else name
     return stem if len(stem) <= width else "..." + stem[-(width - 3) :]
@@ -157,6 +408,17 @@ def main(argv=None) -> int:
     ap.add_argument("--tracks", type=int, default=0, help="first N rotation tracks per clip (0 = all)")
     ap.add_argument("--clips", default="", help="only clips whose name contains this")
     ap.add_argument("--goal-only", action="store_true", help="only the issue 10 speed goal rows")
+    ap.add_argument(
+        "--decimate",
+        action="store_true",
+        help="only the Blender decimate comparison (issue 23): corpus BVH clips, the generated CMU-style "
+        "clip and the 3 largest corpus .anim clips",
+    )
+    ap.add_argument(
+        "--blender-cache",
+        default=str(Path(tempfile.gettempdir()) / "ce-blender-decimate"),
+        help="folder caching Blender's results per clip (default: the temp folder)",
+    )
     args = ap.parse_args(argv)
     bounds = [float(b) for b in args.bounds.split(",")]
     corpus = ROOT.parent / "shared" / "corpus" / "bvh"
@@ -166,6 +428,24 @@ def main(argv=None) -> int:
         return 1
     if args.goal_only:
         return 0 if speed_goal(corpus) else 1
+    if args.decimate:
+        if not args.clips:  # the issue's CMU 01_01 stand-in: 31 joints x 2,752 frames, ZYX
+            sys.path.insert(0, str(ROOT / "benchmarks"))
+            from anim_io import write_cmu_style_bvh
+
+            cache = Path(args.blender_cache)
+            cache.mkdir(parents=True, exist_ok=True)
+            gen = cache / "generated_CMU_style_31x2752.bvh"
+            if not gen.exists():
+                write_cmu_style_bvh(gen)
+            files = files + [gen]
+        ok = decimate_table(files, DECIMATE_BOUNDS, Path(args.blender_cache))
+        anims = sorted(
+            (ROOT.parent / "shared" / "corpus" / "anim").glob("*.anim"), key=lambda p: -p.stat().st_size
+        )
+        anims = [p for p in anims if args.clips in p.name][:3]
+        ok &= decimate_anim_table(anims, DECIMATE_BOUNDS, Path(args.blender_cache))
+        return 0 if ok else 1
     head = (
         f"{'clip':44} {'trk':>4} {'bound':>5} {'keys':>7} {'ours':>6} {'RDP':>6} {'ratio':>6} "
         f"{'static':>6} {'moving':>6} "

@@ -354,6 +354,10 @@ def _shorthand_steps(args) -> list[dict]:
             steps["resample"]["pose_error"] = args.pose_error
     if args.reduce is not None:
         steps["reduce"] = {"op": "reduce", "max_error": args.reduce}
+        if args.tip_error is not None:
+            steps["reduce"]["tip_error"] = args.tip_error
+        if args.per_channel:
+            steps["reduce"]["per_channel"] = True
     out = [steps[name] for name in SHORTHAND_ORDER if name in steps]
     if args.to_kind:
         out.append({"op": "to_kind", "kind": args.to_kind})
@@ -441,6 +445,8 @@ _SHORTHAND_FLAGS = (
     ("method", "--method"),
     ("pose_error", "--pose-error"),
     ("reduce", "--reduce"),
+    ("tip_error", "--tip-error"),
+    ("per_channel", "--per-channel"),
     ("to_kind", "--to-kind"),
 )
 
@@ -468,6 +474,10 @@ def _clean_recipe(args):
         raise CliError("--method needs --resample HZ")
     if args.pose_error is not None and args.resample is None:
         raise CliError("--pose-error needs --resample HZ")
+    if args.tip_error is not None and args.reduce is None:
+        raise CliError("--tip-error needs --reduce DEG (the angle bound; both hold)")
+    if args.per_channel and args.reduce is None:
+        raise CliError("--per-channel needs --reduce DEG")
     steps = _shorthand_steps(args)
     if not steps:
         raise CliError("nothing to do: give --recipe R.json or at least one operation (e.g. --unwrap)")
@@ -518,6 +528,7 @@ def cmd_clean(args) -> int:
     warnings.extend(w for w in check.warnings if w not in losses)
 
     tracks = track_entries(clip, result, check)
+    positions = _position_figures(clip, result, recipe, check)
     # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
     # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.
     flips = _flips_left(check.clip if check.clip is not None else result.clip, tracks)
@@ -532,6 +543,8 @@ def cmd_clean(args) -> int:
         "warnings": warnings,
         "written": check.as_dict(),
     }
+    if positions is not None:
+        report["positions"] = positions
     if args.json:
         import json
 
@@ -539,6 +552,12 @@ def cmd_clean(args) -> int:
     else:
         for line in _clean_lines(args, clip, recipe, result, check, tracks, flips):
             print(line)
+        if positions is not None:
+            print(
+                f"joint positions: max error {positions['max_error_mm']:.3f} mm at the input's keys "
+                f"({positions['worst_joint']}), certified bound {positions['certified_mm']:.3f} mm "
+                f"(--tip-error {positions['tip_error_mm']:g} mm; {positions['mm_per_unit']:g} mm per unit)"
+            )
     _warn(warnings)
     if args.report:
         _write_json(args.report, report, protect=[args.file, args.output])
@@ -688,6 +707,39 @@ def _check_report(report: str, input_path: str, output: str) -> None:
         )
     check_not_protected(report, [input_path])
     check_target(report)
+
+
+def _position_figures(clip, result, recipe, check) -> dict | None:
+    """For a recipe whose reduce step has a ``tip_error``: the joint-position figures of the written
+    file against the input (mm), measured at the input's keys (a BVH: every frame) and certified from
+    each track's certified angle error (``engine.tip_error.position_bound``), else None."""
+    step = next((s for s in recipe.steps if s.op == "reduce" and s.params.get("tip_error") is not None), None)
+    if step is None:
+        return None
+    import numpy as np
+
+    from .engine.diff import diff_tracks
+    from .engine.skeleton import skeleton_from_clip
+    from .engine.tip_error import length_unit_mm, position_bound, position_errors
+    from .io.verify import FLOAT32_SLACK_DEG
+
+    skeleton, _why = skeleton_from_clip(clip)
+    written = check.clip if check.clip is not None else result.clip
+    unit = length_unit_mm(clip, skeleton)
+    times = np.unique(np.concatenate([t.times for t in clip.tracks if t.n_keys]))
+    measured, where = position_errors(skeleton, clip, written, times)
+    angles = {}
+    for path in result.changes:
+        d = diff_tracks(clip.track(path), result.clip.track(path))
+        proven = d.bound if np.isfinite(d.bound) else d.max_error
+        angles[path] = max(d.max_error, proven) + FLOAT32_SLACK_DEG
+    return {
+        "tip_error_mm": float(step.params["tip_error"]),
+        "max_error_mm": measured * unit,
+        "worst_joint": where,
+        "certified_mm": position_bound(skeleton, clip, angles) * unit,
+        "mm_per_unit": unit,
+    }
 
 
 # ------------------------------------------------------------------------------------------- sample
@@ -1069,6 +1121,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--reduce", type=_positive_float, metavar="DEG", help="remove keys within DEG geodesic error"
+    )
+    p.add_argument(
+        "--tip-error",
+        type=_positive_float,
+        metavar="MM",
+        # The reduce op's tip_error parameter (engine.recipe.OPS; not imported here: --help stays numpy-free)
+        help="with --reduce: also keep every joint's world position within MM (clips with a skeleton; "
+        "BVH taken as centimetres, .anim as metres)",
+    )
+    p.add_argument(
+        "--per-channel",
+        action="store_true",
+        help="with --reduce: key the X, Y, Z channels of Euler tracks independently where that keeps "
+        "fewer keys per channel (.anim editor curves hold each channel's own keys; slower)",
     )
     p.add_argument(
         "--smooth",

@@ -145,6 +145,13 @@ class Curve:
         tangent_mode: ``(N, C)`` int, Unity's modern encoding (see :class:`TangentMode`); only an
             editing hint, never used for evaluation.
         pre_infinity, post_infinity: wrap modes before the first / after the last key.
+        channel_keys: ``(N, C)`` bool or None (= all True): which components have a key of their own
+            at each time (issue 23: an ``.anim`` Euler track's editor curves ``localEulerAnglesRaw.x/y/z``
+            may key their channels at different times; the runtime curve, and this curve, hold the
+            union). Where a component is False, its value and slopes (in = out) lie on that
+            component's cubic between its own keys, so the curve plays the same with or without
+            them. Only the reducer sets it; :meth:`with_keys` and :meth:`select` drop it (every key
+            of the result then counts for every component), ``dataclasses.replace`` keeps it.
 
     Build with :meth:`Curve.make`, which validates and fills defaults. Instances are immutable:
     operations return new curves (``dataclasses.replace`` or :meth:`with_keys`).
@@ -160,6 +167,7 @@ class Curve:
     tangent_mode: np.ndarray
     pre_infinity: int = WRAP_CLAMP
     post_infinity: int = WRAP_CLAMP
+    channel_keys: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         for name in KEY_FIELDS:
@@ -227,6 +235,20 @@ class Curve:
     def n_components(self) -> int:
         return int(self.value.shape[1])
 
+    def channel_key_count(self) -> int:
+        """Keys counted per component (``channel_keys``; all keys x components when None)."""
+        if self.channel_keys is None:
+            return self.n_keys * self.n_components
+        return int(np.count_nonzero(self.channel_keys))
+
+    def channel(self, c: int) -> Curve:
+        """Component ``c``'s own keys as a one-component curve (all keys when ``channel_keys`` is
+        None): what an ``.anim`` editor curve holds."""
+        keep = slice(None) if self.channel_keys is None else np.asarray(self.channel_keys[:, c], dtype=bool)
+        one = replace(self, channel_keys=None)
+        one = one.select(keep)
+        return replace(one, **{f: getattr(one, f)[:, c : c + 1] for f in KEY_FIELDS[1:]})
+
     @property
     def start(self) -> float:
         return float(self.time[0]) if self.n_keys else 0.0
@@ -254,16 +276,25 @@ class Curve:
 
     def select(self, index) -> Curve:
         """Keys at ``index`` (integer array, slice or boolean mask), in order."""
-        return replace(self, **{f: getattr(self, f)[index] for f in KEY_FIELDS})
+        return replace(self, channel_keys=None, **{f: getattr(self, f)[index] for f in KEY_FIELDS})
 
     def equals(self, other: Curve) -> bool:
-        """Exact equality of every array and wrap mode."""
+        """Exact equality of every array and wrap mode (and of the per-component keys)."""
         return (
             isinstance(other, Curve)
             and self.pre_infinity == other.pre_infinity
             and self.post_infinity == other.post_infinity
             and all(np.array_equal(getattr(self, f), getattr(other, f)) for f in KEY_FIELDS)
+            and _same_channel_keys(self, other)
         )
+
+
+def _same_channel_keys(a: Curve, b: Curve) -> bool:
+    if a.channel_keys is None and b.channel_keys is None:
+        return True
+    ka = np.ones(a.value.shape, dtype=bool) if a.channel_keys is None else a.channel_keys
+    kb = np.ones(b.value.shape, dtype=bool) if b.channel_keys is None else b.channel_keys
+    return bool(np.array_equal(ka, kb))
 
 
 def with_infinity(curve: Curve, pre: int | None = None, post: int | None = None) -> Curve:

@@ -216,6 +216,23 @@ _SPECS = (
                 exclusive_minimum=True,
                 doc="largest allowed geodesic error at any instant",
             ),
+            P(
+                "tip_error",
+                "float_or_none",
+                None,
+                "mm",
+                minimum=0.0,
+                exclusive_minimum=True,
+                doc="also keep every joint's world position (along the chain, tips included) within this "
+                "distance, on clips with a skeleton (BVH: centimetres; .anim: metres)",
+            ),
+            P(
+                "per_channel",
+                "bool",
+                False,
+                doc="key the three channels of Euler tracks independently where that keeps fewer keys per "
+                "channel (the .anim editor curves hold each channel's own keys); slower",
+            ),
         ),
         "reduce",
         "reduce_track",
@@ -654,7 +671,9 @@ def _apply_plain(step: Step, track: RotationTrack, frame_rate: float) -> tuple[R
     if op == "unflip":
         return fn(track), None
     if op == "reduce":
-        return fn(track, p["max_error"]), None
+        if p.get("tip_error") is not None:
+            raise RecipeError("tip_error needs the whole clip (its skeleton): run the recipe on the clip")
+        return fn(track, p["max_error"], channels=bool(p.get("per_channel"))), None
     if op == "smooth":
         if p["method"] == "gaussian":
             return fn(track, "gaussian", sigma_s=p["sigma"]), None
@@ -801,7 +820,14 @@ def run_recipe(
     work = [t for t in clip.tracks if t.path in selected]
     tick = _Progress(progress, len(work), len(recipe.steps) + 1)
     done, logs, figs = _run_tracks(
-        work, recipe, clip.frame_rate, cancel, tick, figures=figures, reserve_deg=float(reserve_deg)
+        work,
+        recipe,
+        clip.frame_rate,
+        cancel,
+        tick,
+        tip_bounds(clip, recipe, selected),
+        figures=figures,
+        reserve_deg=float(reserve_deg),
     )
     found = []
     for before, after in zip(work, done, strict=True):
@@ -833,12 +859,33 @@ class _Progress:
             self.progress(done, self.total)
 
 
+def tip_bounds(clip: Clip, recipe: Recipe, selected: set[str] | None = None) -> dict[int, dict[str, float]]:
+    """For each ``reduce`` step (by index) with a ``tip_error``: path -> angle bound (degrees) per
+    rotated joint that keeps every joint and tip within ``tip_error`` mm (:mod:`.tip_error`). Raises
+    :class:`RecipeError` when the clip has no skeleton."""
+    out: dict[int, dict[str, float]] = {}
+    for k, step in enumerate(recipe.steps):
+        if step.op != "reduce" or step.params.get("tip_error") is None:
+            continue
+        from .skeleton import skeleton_from_clip
+        from .tip_error import joint_bounds, length_unit_mm
+
+        skeleton, why = skeleton_from_clip(clip)
+        if skeleton is None:
+            raise RecipeError(f"step {k + 1} (reduce): tip_error needs a skeleton ({why})")
+        rotated = {t.path for t in clip.tracks} if selected is None else set(selected)
+        tip = float(step.params["tip_error"]) / length_unit_mm(clip, skeleton)
+        out[k] = joint_bounds(skeleton, clip, tip, rotated)
+    return out
+
+
 def _run_tracks(
     tracks: list[RotationTrack],
     recipe: Recipe,
     frame_rate: float,
     cancel,
     tick,
+    tips: dict[int, dict[str, float]] | None = None,
     figures: bool = False,
     reserve_deg: float = 0.0,
 ) -> tuple[list[RotationTrack], list[list[str]], list[list]]:
@@ -846,6 +893,8 @@ def _run_tracks(
     :func:`_run_track` per track): a ``reduce`` step then reduces all the tracks together
     (``reduce.reduce_tracks``: one lockstep fit for every track, 4.6x faster than one track at a time
     on a 31-joint x 2,752-frame clip). ``tick(units)`` counts finished (track, step) pairs.
+    ``tips``: per reduce step index, the per-joint angle bounds of its ``tip_error``
+    (:func:`tip_bounds`); each track is held to the smaller of that and ``max_error``.
     With ``figures``, each step's :class:`~.step_figures.StepFigure` per track (tracks under 2 keys
     get none); ``reserve_deg`` as for :func:`run_recipe`."""
     cur = list(tracks)
@@ -861,7 +910,8 @@ def _run_tracks(
         run = _reserved(step, reserve_deg)
         results = None
         if step.op == "reduce":
-            results = _reduce_together(run, label, [cur[i] for i in live], frame_rate, cancel, tick)
+            tip = (tips or {}).get(number - 1)
+            results = _reduce_together(run, label, [cur[i] for i in live], frame_rate, cancel, tick, tip)
         elif step.op == "unwrap" and cancel is None:
             results = _unwrap_together(step, [cur[i] for i in live], tick)
         if results is None:
@@ -908,13 +958,27 @@ def _reserved(step: Step, reserve_deg: float) -> Step:
 REDUCE_GROUP_KEYS = 16_000
 
 
-def _reduce_together(step: Step, label: str, tracks: list[RotationTrack], frame_rate: float, cancel, tick):
+def _reduce_together(
+    step: Step, label: str, tracks: list[RotationTrack], frame_rate: float, cancel, tick, tip=None
+):
     """``reduce`` of ``tracks`` in lockstep runs (one, or groups of :data:`REDUCE_GROUP_KEYS` when
     ``cancel`` is given), ticking each finished group; None to run them one by one (one track, or an
-    error: the per-track run then names the track that fails)."""
+    error: the per-track run then names the track that fails). ``tip``: path -> angle bound from the
+    step's ``tip_error`` (the tighter of it and ``max_error`` holds)."""
+    from .reduce import reduce_tracks
+
+    if tip is not None:
+        _check(cancel)
+        top = float(step.params["max_error"])
+        bounds = [min(top, tip.get(t.path, top)) for t in tracks]
+        try:
+            news = reduce_tracks(tracks, bounds, *_channels_arg(step))
+        except Exception as e:
+            raise RecipeError(f"{label}: {e}") from e
+        tick(len(tracks))
+        return [(n, None, None) for n in news]
     if len(tracks) < 2:
         return None
-    from .reduce import reduce_tracks
 
     groups = [tracks]
     if cancel is not None:
@@ -929,7 +993,11 @@ def _reduce_together(step: Step, label: str, tracks: list[RotationTrack], frame_
     for group in groups:
         _check(cancel)
         try:
-            news = reduce_tracks(group, step.params["max_error"]) if len(group) > 1 else None
+            news = (
+                reduce_tracks(group, step.params["max_error"], *_channels_arg(step))
+                if len(group) > 1
+                else None
+            )
         except Exception:
             news = None
         if news is None:  # one track, or an error the per-track run names
@@ -937,6 +1005,11 @@ def _reduce_together(step: Step, label: str, tracks: list[RotationTrack], frame_
         out += [(n, None, None) for n in news]
         tick(len(group))
     return out
+
+
+def _channels_arg(step: Step) -> tuple:
+    """``reduce_tracks``' optional ``channels`` argument of a reduce step (none when shared keys)."""
+    return (True,) if step.params.get("per_channel") else ()
 
 
 def _unwrap_together(step: Step, tracks: list[RotationTrack], tick):

@@ -100,6 +100,9 @@ def is_frame_samples(track: RotationTrack) -> bool:
     if track.n_keys < 2 or (track.meta.get("bvh_channels") is None and not track.meta.get("frame_poses")):
         return False
     dt = np.diff(track.times)
+    step = track.meta.get("bvh_frame_step")
+    if step is not None and abs(dt[0] - step) > 1e-9 + 1e-6 * step:
+        return False  # evenly spaced keys, but not the frames (e.g. a track reduced to 2 keys)
     return bool(np.all(np.abs(dt - dt[0]) <= 1e-9 + 1e-6 * dt[0]))
 
 
@@ -144,7 +147,11 @@ def sampled_track(
             return replace(track, kind=EULER, order=order, curve=_make(t, e, mode="linear"))
         return replace(track, kind=QUATERNION, order=UNITY_ORDER, curve=_make(t, q, mode="linear"))
 
-    if kind is not None:
+    if kind == EULER and track.kind == EULER and track.order == order:
+        # Its own order: the frames' own values, shifted by whole turns (or swapped for the
+        # equivalent triple) only where a step between frames would otherwise spin the long way.
+        best = build(EULER, times, frames_q, own_frame_values(track, frames_q))
+    elif kind is not None:
         best = build(kind, times, frames_q)
     else:
         # Candidates are compared at 3 instants per frame interval (both deviate most mid-interval;
@@ -163,6 +170,20 @@ def sampled_track(
 
 
 _PROBES = np.array([0.25, 0.5, 0.75])
+
+
+def own_frame_values(track: RotationTrack, frames_q: np.ndarray | None = None) -> np.ndarray:
+    """Euler values ``(N, 3)`` (degrees) of an Euler per-frame track in its own order that go the
+    short way between frames (the samples' meaning): the track's own values where they already do,
+    else the same values plus whole turns (exact), else (an equivalent triple) the continuous
+    decomposition. The poses at the frames are the track's."""
+    own = np.asarray(track.curve.value, dtype=np.float64)
+    if frames_q is None:
+        frames_q = hemisphere_continuous(key_quaternions(track))
+    chain = euler_chain(frames_q, track.order, own[0])
+    shifted = own + 360.0 * np.round((chain - own) / 360.0)
+    exact = np.all(np.abs(shifted - chain) <= 1e-6, axis=1)
+    return np.where(exact[:, None], shifted, chain)
 
 
 def _pick(track, times, frames_q, euler, err_e: float, err_q: float, order: str) -> RotationTrack:

@@ -24,6 +24,7 @@ import numpy as np
 __all__ = [
     "UNITY_ORDER",
     "UNITY_ROTATION_ORDERS",
+    "extrinsic_order",
     "normalize_order",
     "euler_to_quat",
     "quat_to_euler",
@@ -56,6 +57,13 @@ _AXIS = {"x": 0, "y": 1, "z": 2}
 
 #: Unity treats the middle angle as locked when it is within this many degrees of +-90.
 UNITY_GIMBAL_EPS_DEG = 0.11
+
+
+def extrinsic_order(order: str) -> str:
+    """The extrinsic (lower case) sequence of a scipy-style ``order``: intrinsic ``ZYX`` (BVH) is
+    extrinsic ``xyz``, the same rotation ``Rz Ry Rx`` from the same values per axis. Two orders play
+    alike exactly when their extrinsic sequences are equal."""
+    return order if order.islower() else order.lower()[::-1]
 
 
 def normalize_order(order: str) -> str:

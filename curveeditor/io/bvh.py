@@ -523,6 +523,7 @@ def _build_clip(path: str, joints: list[_Joint], values: np.ndarray, frame_time:
     frames = values.shape[0]
     rate = frame_rate_from_frame_time(frame_time)
     times = np.arange(frames, dtype=np.float64) / rate
+    step = 1.0 / rate
     rot: list[tuple[_Joint, str, np.ndarray]] = []
     pos: list[tuple[_Joint, np.ndarray]] = []
     for j in joints:
@@ -539,7 +540,8 @@ def _build_clip(path: str, joints: list[_Joint], values: np.ndarray, frame_time:
             EULER,
             curve,
             order=order,
-            meta={"bvh_channels": list(j.channels), "bvh_joint": j.name},
+            # The frame step (s) tells the frames from what an op leaves (reorder.is_frame_samples).
+            meta={"bvh_channels": list(j.channels), "bvh_joint": j.name, "bvh_frame_step": step},
         )
         for (j, order, _), curve in zip(rot, curves[: len(rot)], strict=True)
     ]

@@ -91,8 +91,10 @@ def plays_the_same(a, b) -> bool:
     modes): they play the same at every time, so every figure of one is the other's."""
     if a is None or b is None:
         return a is b
-    if a.kind != b.kind or a.order != b.order:
-        return False
+    from ..engine.rotations import extrinsic_order
+
+    if a.kind != b.kind or extrinsic_order(a.order) != extrinsic_order(b.order):
+        return False  # (an intrinsic order is written as its extrinsic m_RotationOrder)
     ca, cb = a.curve, b.curve
     if ca.pre_infinity != cb.pre_infinity or ca.post_infinity != cb.post_infinity:
         return False

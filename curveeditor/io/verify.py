@@ -236,30 +236,46 @@ def is_sampled(track, clip=None) -> bool:
 
 
 def prepare_samples(
-    clip, ext: str, mode: str | None = None, tolerance_deg: float | None = None, keep_order: bool = False
+    clip, ext: str, mode: str | None = None, tolerance_deg: float | None = None, keep_order: bool = True
 ):
     """``clip`` with its per-frame tracks keyed for the target format
-    (:func:`~curveeditor.engine.reorder.sampled_track`): keys at the frames, ZXY Euler or quaternion
-    curves (whichever is closer to the Slerp between frames; ``mode`` forces one; CSV: Euler), keys
-    added only where ``tolerance_deg`` demands. ``keep_order`` (``.anim``) keeps the frames' order; a
-    CSV always keeps Euler frames as they are (its ``order`` column holds each joint's order, and its
-    keys are the frames themselves, so they read back exactly)."""
+    (:func:`~curveeditor.engine.reorder.sampled_track`): keys at the frames, keys added only where
+    ``tolerance_deg`` demands. ``.anim``: Euler frames in their own order (``keep_order``, the
+    default: the frames' own values with Linear tangents, ``m_RotationOrder`` of their order; issue
+    21), else (``keep_order=False``, or ``mode="quaternion"``) ZXY Euler or quaternion curves,
+    whichever is closer to the Slerp between frames (``mode`` forces one). A CSV always keeps Euler
+    frames as they are (its ``order`` column holds each joint's order, and its keys are the frames
+    themselves, so they read back exactly)."""
     from ..engine.clip import EULER
-    from ..engine.reorder import is_frame_samples, sampled_tracks
+    from ..engine.reorder import is_frame_samples, sampled_track, sampled_tracks
 
     if ext in SAMPLE_FORMATS or ext in GLTF_FORMATS:
         # A file of samples: its writer samples every track at the frames itself. glTF: the writer
         # writes frames as a LINEAR sampler, which plays the Slerp between them (what they mean).
         return clip
     kind = EULER if ext == ".csv" else mode
+    own = keep_order and ext != ".csv" and mode in (None, EULER)
     todo = [
         i
         for i, t in enumerate(clip.tracks)
-        if is_frame_samples(t) and not ((keep_order or ext == ".csv") and t.kind == EULER)
+        if is_frame_samples(t) and not (ext == ".csv" and t.kind == EULER)
     ]
     if not todo:
         return clip
     tracks = list(clip.tracks)
+    if own:
+        for i in [i for i in todo if tracks[i].kind == EULER]:
+            t = tracks[i]
+            kept = sampled_track(t, EULER, t.order, tolerance_deg=tolerance_deg)
+            if kept.n_keys > t.n_keys:
+                # ``--tolerance`` asks for the Slerp between frames: Linear channels in the own order
+                # may need many keys for it where ZXY or quaternion curves need fewer.
+                other = sampled_track(t, mode, tolerance_deg=tolerance_deg)
+                kept = other if other.n_keys < kept.n_keys else kept
+            tracks[i] = kept
+        todo = [i for i in todo if clip.tracks[i].kind != EULER]
+        if not todo:
+            return clip.with_tracks(tracks)
     done = sampled_tracks([tracks[i] for i in todo], kind, tolerance_deg=tolerance_deg)
     for i, t in zip(todo, done, strict=True):
         tracks[i] = t
@@ -399,11 +415,12 @@ def _played_memo(written, grid: np.ndarray, memo: dict | None) -> np.ndarray:
 def _reasons(given, written, ext: str) -> tuple[str, ...]:
     from ..engine.clip import EULER, QUATERNION
     from ..engine.export_checks import hemisphere_pairs, segment_sweep
+    from ..engine.rotations import extrinsic_order
 
     out = []
     if given.kind != written.kind:
         out.append(f"{given.kind} keys written as {written.kind} keys")
-    elif given.kind == EULER and given.order != written.order:
+    elif given.kind == EULER and extrinsic_order(given.order) != extrinsic_order(written.order):
         out.append(f"rotation order {given.order!r} written as {written.order!r}")
     if given.kind == QUATERNION and written.kind == QUATERNION and given.n_keys != written.n_keys:
         flips = hemisphere_pairs(given)
@@ -622,7 +639,7 @@ def write_checked(
                 fname, None, f"tolerance must be a positive number of degrees, got {tolerance}"
             )
         promise = replace(promise or Promise(), between_bound_deg=float(tolerance))
-    to_write = prepare_samples(clip, ext, opts.get("mode"), tolerance, bool(opts.get("keep_order")))
+    to_write = prepare_samples(clip, ext, opts.get("mode"), tolerance, bool(opts.get("keep_order", True)))
     ahead = None
     if ext == ".anim" and check_ahead():
         ahead = CheckAhead(clip, lambda tracks: check_tracks_one_by_one(clip, tracks, promise, ext, fname))

@@ -363,7 +363,7 @@ CLI_FORMS = [
     ["--unwrap", "--spin-speed", "900"],
     ["--unflip"],
     ["--resample", "24", "--method", "squad", "--spin-speed", "1200", "--pose-error", "0.25"],
-    ["--reduce", "0.25"],
+    ["--reduce", "0.25", "--tip-error", "3", "--per-channel"],
     ["--smooth", "gaussian:0.125"],
     ["--smooth", "butterworth:4.5:3"],
     ["--despike", "540"],
@@ -436,3 +436,33 @@ def test_every_registry_op_and_parameter_is_in_the_panel_and_builds_the_cli_reci
 
     assert cli._ORDERS == OPS["to_order"].param("order").choices
     assert cli._RESAMPLE_METHODS == OPS["resample"].param("method").choices
+
+
+def test_reduce_tip_error_widget_comes_from_the_registry(qtbot, tmp_path):
+    """The reduce step's joint-position bound (issue 23): an mm spin box that is "off" (None) by
+    default; set, the preview holds every joint within it (a BVH rig)."""
+    from curveeditor.engine.skeleton import skeleton_from_clip
+    from curveeditor.engine.tip_error import length_unit_mm, position_errors
+    from tests.engine.test_tip_error import _chain_clip
+
+    clip = _chain_clip(tmp_path)
+    doc = ClipDocument()
+    doc.load(clip, None)
+    panel = RecipePanel(doc)
+    qtbot.addWidget(panel)
+    try:
+        panel.add_step("reduce")
+        first = _wait_preview(qtbot, panel, doc)
+        tip = panel._param_widgets["tip_error"][1]
+        assert isinstance(tip, QDoubleSpinBox) and tip.suffix().strip() == "mm"
+        assert tip.value() == tip.minimum() and tip.specialValueText() == "off"
+        assert panel.recipe().to_dict()["steps"][0]["tip_error"] is None
+        tip.setValue(1.0)
+        second = _wait_preview(qtbot, panel, doc, previous=first)
+        assert panel.recipe().to_dict()["steps"][0]["tip_error"] == 1.0
+        sk, _ = skeleton_from_clip(clip)
+        t = np.linspace(0, clip.end, 1201)
+        assert position_errors(sk, clip, second, t)[0] * length_unit_mm(clip, sk) <= 1.0
+        assert position_errors(sk, clip, first, t)[0] * length_unit_mm(clip, sk) > 1.0
+    finally:
+        panel.shutdown()

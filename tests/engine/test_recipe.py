@@ -62,7 +62,7 @@ def test_registry_matches_architecture_and_is_self_consistent():
         "unwrap": {"spin_speed"},
         "unflip": set(),
         "resample": {"hz", "method", "spin_speed", "pose_error"},
-        "reduce": {"max_error"},
+        "reduce": {"max_error", "tip_error", "per_channel"},
         "smooth": {"method", "sigma", "cutoff", "order"},
         "despike": {"speed"},
         "max_speed": {"speed"},
@@ -144,7 +144,10 @@ def test_json_round_trip(tmp_path):
     assert empty.to_dict() == {"version": 1, "steps": []}
     assert Recipe.of(Step.make("reduce", max_error=1), {"op": "unwrap"}).to_dict() == {
         "version": 1,
-        "steps": [{"op": "reduce", "max_error": 1.0}, {"op": "unwrap", "spin_speed": 1800.0}],
+        "steps": [
+            {"op": "reduce", "max_error": 1.0, "tip_error": None, "per_channel": False},
+            {"op": "unwrap", "spin_speed": 1800.0},
+        ],
     }
 
 

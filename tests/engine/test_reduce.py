@@ -274,23 +274,41 @@ def test_failing_segments_flags_exactly_the_segments_that_stray():
     assert failing_segments(src, red, _Piecewise(src), a[1:], b[1:], 0.001).tolist() == [True]
 
 
-def test_constant_tracks_keep_two_keys_and_play_the_same():
-    """A joint that never moves (fingers, toes of a mocap rig) keeps its first and last keys, plays
-    its value exactly, and taking it out of the lockstep fit leaves the moving tracks' key counts."""
+def test_constant_tracks_keep_one_key_and_play_the_same():
+    """A joint that never moves (fingers, toes of a mocap rig) keeps one key (Unity plays a one-key
+    curve as a constant, as its own recordings store static curves), plays its value exactly, and
+    taking it out of the lockstep fit leaves the moving tracks' key counts; the moving tracks keep
+    the clip's time span."""
     rng = np.random.default_rng(5)
     still = euler_track(np.tile([12.5, -3.0, 170.0], (300, 1)))
     still_q = quat_track(np.tile(euler_to_quat(np.array([[10.0, 20.0, 30.0]]))[0], (300, 1)))
     moving = [euler_track(np.cumsum(rng.normal(0, 2, (300, 3)), axis=0)) for _ in range(3)]
     out = reduce_tracks([still, moving[0], still_q, moving[1], moving[2]], 0.5)
     for src, red in ((still, out[0]), (still_q, out[2])):
-        assert red.n_keys == 2
-        assert np.array_equal(red.times, src.times[[0, -1]])
+        assert red.n_keys == 1
+        assert np.array_equal(red.times, src.times[:1])
         assert not np.any(red.curve.in_slope) and not np.any(red.curve.out_slope)
         t = np.linspace(-1, 11, 500)
         assert np.max(geodesic_angle(played(red, t), played(src, t))) < 1e-9  # float rounding only
     for src, red in zip(moving, (out[1], out[3], out[4]), strict=True):
         assert red.n_keys == reduce_track(src, 0.5).n_keys
         assert played_error(src, red) <= 0.5
+        assert red.times[0] == src.times[0] and red.times[-1] == src.times[-1]
+
+
+def test_static_clip_keeps_its_span():
+    """When every track is static, one keeps its end keys so the clip keeps its length; a nearly
+    static track (within the bound of one pose) becomes one key too."""
+    rng = np.random.default_rng(2)
+    still = euler_track(np.tile([12.5, -3.0, 170.0], (300, 1)))
+    near = euler_track(np.tile([1.0, 2.0, 3.0], (300, 1)) + rng.normal(0, 0.02, (300, 3)))
+    out = reduce_tracks([still, near], 0.5)
+    assert sorted(r.n_keys for r in out) == [1, 2]
+    two = next(r for r in out if r.n_keys == 2)
+    assert two.times[0] == still.times[0] and two.times[-1] == still.times[-1]
+    assert played_error(near, out[1]) <= 0.5
+    alone = reduce_tracks([near, still, near], 0.5)
+    assert [r.n_keys for r in alone].count(2) == 1
 
 
 def test_fit_target_shortcut_decides_the_same():

@@ -149,11 +149,14 @@ def test_order_conversion_and_keep_order():
     t = np.linspace(0, 1, 5)
     e = np.stack([np.linspace(0, 40, 5), np.linspace(0, 50, 5), np.linspace(0, 60, 5)], axis=1)
     clip = Clip("o", 60.0, [RotationTrack("A", "euler", make_curve(t, e), order="xyz")])
-    text, warnings = anim_text(clip)
+    text, warnings = anim_text(clip, keep_order=False)
     assert any("converted to 'zxy'" in w for w in warnings)
     assert "m_RotationOrder: 4" in text
-    text2, warnings2 = anim_text(clip, keep_order=True)
-    assert warnings2 == [] and "m_RotationOrder: 0" in text2
+    # The default (issue 21): its own order, the same keys and values, and a note saying so.
+    text2, warnings2 = anim_text(clip)
+    assert text2.count("m_RotationOrder: 0") == 4  # the runtime curve and its three editor curves
+    assert text2.count("m_RotationOrder: 4") == 3  # the empty m_LocalEulerAngles placeholders
+    assert len(warnings2) == 1 and "'xyz' kept (m_RotationOrder 0 XYZ)" in warnings2[0]
     from curveeditor.io.anim.document import parse_document
     from curveeditor.io.anim.reader import build_clip
 

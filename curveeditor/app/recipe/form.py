@@ -156,7 +156,8 @@ class ParamForm(QGroupBox):
         if p.kind == "float_or_none":
             # The spin box's minimum shows "auto" and means None.
             w.setMinimum(w.minimum() - _step_for(p))
-            w.setSpecialValueText("auto (clip rate)" if p.unit == "Hz" else "auto")
+            # None means "the clip's rate" for a rate, "not used" for an optional bound (tip_error)
+            w.setSpecialValueText({"Hz": "auto (clip rate)", "mm": "off"}.get(p.unit, "auto"))
             w.setValue(w.minimum() if value is None else float(value))
             w.valueChanged.connect(lambda v, w=w: commit(None if v <= w.minimum() else float(v)))
         else:
@@ -166,12 +167,12 @@ class ParamForm(QGroupBox):
 
 
 def _step_for(p: ParamSpec) -> float:
-    return {"deg": 0.1, "deg/s": 10.0, "s": 0.01, "Hz": 1.0}.get(p.unit, 0.1)
+    return {"deg": 0.1, "deg/s": 10.0, "s": 0.01, "Hz": 1.0, "mm": 0.5}.get(p.unit, 0.1)
 
 
 def _spin(p: ParamSpec, parent: QWidget) -> QDoubleSpinBox:
     w = QDoubleSpinBox(parent)
-    decimals = {"deg": 3, "deg/s": 1, "s": 3, "Hz": 2}.get(p.unit, 3)
+    decimals = {"deg": 3, "deg/s": 1, "s": 3, "Hz": 2, "mm": 2}.get(p.unit, 3)
     w.setDecimals(decimals)
     lo = p.minimum if p.minimum is not None else -1e6
     if p.exclusive_minimum and p.minimum is not None:

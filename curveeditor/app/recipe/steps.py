@@ -34,7 +34,7 @@ OP_TITLES = {
     "to_kind": "Convert Euler / quaternion",
 }
 
-UNIT_SUFFIX = {"deg": " \u00b0", "deg/s": " \u00b0/s", "s": " s", "Hz": " Hz"}
+UNIT_SUFFIX = {"deg": " \u00b0", "deg/s": " \u00b0/s", "s": " s", "Hz": " Hz", "mm": " mm"}
 
 
 def op_title(op: str) -> str:

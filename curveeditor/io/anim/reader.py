@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -120,6 +120,30 @@ def _mirror_modes(curve: Curve, editors: list[Entry]) -> Curve:
         curve.pre_infinity,
         curve.post_infinity,
     )
+
+
+def _channel_keys(curve: Curve, editors: list[Entry]) -> Curve:
+    """An Euler track whose editor curves ``localEulerAnglesRaw.x/y/z`` key the channels at different
+    times, each a subset of the runtime curve's (issue 23: channels keyed independently): the runtime
+    curve with ``channel_keys`` (and the editor curves' tangent modes at their own keys)."""
+    n = curve.n_keys
+    if len(editors) != 3 or n == 0:
+        return curve
+    own = np.zeros((n, 3), dtype=bool)
+    tm = np.array(curve.tangent_mode)
+    for c, e in enumerate(editors):
+        if e.keys is None or e.keys.n == 0:
+            return curve
+        pos = np.searchsorted(curve.time, e.keys.time)
+        if pos.max() >= n or not np.array_equal(curve.time[pos], e.keys.time):
+            return curve
+        own[pos, c] = True
+        tm[pos, c] = e.keys.modern_tangent_mode()
+    if own.all():
+        return curve
+    own.flags.writeable = False
+    tm.flags.writeable = False
+    return replace(curve, tangent_mode=tm, channel_keys=own)
 
 
 def _hermite_at(e: Entry, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -280,7 +304,7 @@ def build_clip(doc: AnimDocument) -> Clip:
             raise ClipReadError(path, e.start + 1, f"m_RotationOrder {order_i} is not a Euler order (0..5)")
         ed = [editors.get((e.path, f"{EULER_EDITOR}.{c}")) for c in "xyz"]
         ed = [x for x in ed if x is not None]
-        curve = _mirror_modes(entry_curve(e), ed)
+        curve = _channel_keys(_mirror_modes(entry_curve(e), ed), ed)
         src = TrackSource("euler", [e], ed, displays.get(e.path, []), path=e.path)
         add(
             RotationTrack(

@@ -12,10 +12,12 @@ Two paths:
 * **New clip** (no ``.anim`` source): Unity's full modern field set (serializedVersion 6 as written by
   Unity 2018.3-2021), keys serializedVersion 3, exact bindings.
 
-Euler tracks are written in Unity's ZXY order: other orders are converted (same poses, continuous
-values) with a warning, unless ``keep_order=True`` and the order has an ``m_RotationOrder`` value
-(any extrinsic order, or an intrinsic one via its reversed extrinsic equivalent), in which case it is
-written with that ``m_RotationOrder`` (Unity plays it, but its Animation window edits in ZXY).
+Euler tracks are written in their own rotation order (issue 21), with its ``m_RotationOrder``
+(0 XYZ .. 5 ZYX: any extrinsic order, or an intrinsic one as its reversed extrinsic equivalent, so a
+BVH joint's ``ZYX`` frames are written as they are, ``m_RotationOrder: 0``): no re-keying, the same
+keys and values; the export warnings say which tracks are not in Unity's ZXY (Unity plays them; its
+Animation window edits Euler curves in ZXY). ``keep_order=False`` converts them to ZXY instead (same
+poses, continuous values, keys added where the motion needs them), as ``clean --to-order zxy`` does.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from ...engine.clip import EULER, QUATERNION, Clip, RotationTrack
 from ...engine.curves import Curve
 from ...engine.export_checks import CONVERT_TOLERANCE_DEG, prepare_for_export, to_euler_track
-from ...engine.rotations import UNITY_ORDER, UNITY_ROTATION_ORDERS
+from ...engine.rotations import UNITY_ORDER, UNITY_ROTATION_ORDERS, extrinsic_order
 from ..atomic import atomic_write_chunks
 from ..errors import ClipWriteError
 from .bindings import HUMANOID_IK_INDEX, Binding, binding_lines, float_binding, transform_binding
@@ -486,10 +488,19 @@ def rewrite_entry(
 def _euler_order_index(track: RotationTrack, keep_order: bool, original_order: str | None):
     """(m_RotationOrder, order to write in) for an Euler track."""
     o = track.order
-    ext = o if o.islower() else o.lower()[::-1]
+    ext = extrinsic_order(o)
     if ext in UNITY_ROTATION_ORDERS and (ext == UNITY_ORDER or keep_order or original_order == o):
         return UNITY_ROTATION_ORDERS.index(ext), o
     return 4, UNITY_ORDER
+
+
+#: ``m_RotationOrder`` values as Unity names them (``RotationOrder`` enum).
+ORDER_NAMES = ("XYZ", "XZY", "YZX", "YXZ", "ZXY", "ZYX")
+
+
+def _own_order_note(name: str, order: str, idx: int) -> str:
+    """The export note of an Euler track written in its own order, not Unity's ZXY."""
+    return f"{name}: rotation order {order!r} kept (m_RotationOrder {idx} {ORDER_NAMES[idx]})"
 
 
 def _display_curve(track: RotationTrack) -> Curve:
@@ -535,6 +546,8 @@ def _prepare(track: RotationTrack, kind: str, keep_order: bool, original_order, 
     if kind == EULER:
         idx, order = _euler_order_index(track, keep_order, original_order)
         out, w = prepare_for_export(track, EULER, order, fix_hemisphere)
+        if idx != 4 and track.kind == EULER and original_order != track.order:
+            w = [_own_order_note(track.path or "(root)", track.order, idx)] + w
     else:
         out, w = prepare_for_export(track, QUATERNION, None, fix_hemisphere)
         idx = 4
@@ -850,7 +863,13 @@ def _apply_track(
         ed.replace[id(e)] = text
         for ee in src.editor:
             c = _COMP.index(ee.attribute[-1])
-            ed.replace[id(ee)] = rewrite_entry(doc, ee, t.curve, fmt, c)
+            ec, comp = _editor_curve(t.curve, c) if t.kind == EULER else (t.curve, c)
+            etext = rewrite_entry(doc, ee, ec, fmt, comp)
+            if t.kind == EULER and ee.rotation_order is not None and ee.rotation_order != order_idx:
+                etext = etext.replace(
+                    f"m_RotationOrder: {ee.rotation_order}", f"m_RotationOrder: {order_idx}", 1
+                )
+            ed.replace[id(ee)] = etext
         if t.kind == QUATERNION:
             disp = [
                 d
@@ -894,6 +913,14 @@ def _track_entries(t: RotationTrack, fmt: Fmt, order_idx: int, editor: bool = Tr
     return [(lname, new_entry(*args)) for lname, args in _track_entry_args(t, fmt, order_idx, editor)]
 
 
+def _editor_curve(curve: Curve, c: int) -> tuple[Curve, int]:
+    """(curve, component) an Euler editor curve ``localEulerAnglesRaw.xyz[c]`` is written from: the
+    track's curve, or channel ``c``'s own keys when its channels are keyed independently."""
+    if curve.channel_keys is None:
+        return curve, c
+    return curve.channel(c), 0
+
+
 def _track_entry_args(
     t: RotationTrack, fmt: Fmt, order_idx: int, editor: bool = True
 ) -> list[tuple[str, tuple]]:
@@ -909,7 +936,11 @@ def _track_entry_args(
         out = [("m_EulerCurves", (t.curve, fmt, t.path, None, None, 4, order_idx))]
         if editor:
             out += [
-                ("m_EditorCurves", (t.curve, fmt, t.path, c, f"{EULER_EDITOR}.{_COMP[c]}")) for c in range(3)
+                # The editor curves carry the track's order too (Unity rebuilds the runtime curve
+                # from them when the clip is edited), and each channel's own keys (channel_keys).
+                ("m_EditorCurves", (ec, fmt, t.path, comp, f"{EULER_EDITOR}.{_COMP[c]}", 4, order_idx))
+                for c in range(3)
+                for ec, comp in (_editor_curve(t.curve, c),)
             ]
             out += [
                 ("m_EulerEditorCurves", (None, fmt, t.path, None, f"m_LocalEulerAngles.{_COMP[c]}"))
@@ -1232,16 +1263,17 @@ def _render_new(clip: Clip, mode, keep_order, fix_hemisphere) -> tuple[Iterator[
 def render(
     clip: Clip,
     mode: str | None = None,
-    keep_order: bool = False,
+    keep_order: bool = True,
     fix_hemisphere: bool = True,
     refresh_display=False,
 ) -> tuple[str, list[str]]:
     """The ``.anim`` text for ``clip`` and the export warnings.
 
     ``mode``: None keeps each track's kind; ``"euler"`` / ``"quaternion"`` converts every transform
-    rotation track (humanoid quartets always stay quaternions). ``keep_order``: write non-ZXY Euler
-    orders with their ``m_RotationOrder`` instead of converting. ``fix_hemisphere``: flip quaternion
-    keys onto one hemisphere. ``refresh_display``: True (or a set of track paths) also rewrites the
+    rotation track (humanoid quartets always stay quaternions). ``keep_order`` (default): write
+    Euler tracks in their own order with its ``m_RotationOrder``; False converts them to ZXY.
+    ``fix_hemisphere``: flip quaternion keys onto one hemisphere. ``refresh_display``: True (or a set
+    of track paths) also rewrites the
     Euler display curves (``localEulerAngles*`` in ``m_EulerEditorCurves``) of unedited quaternion
     tracks whose display jumps by more than 180 deg, as continuous curves (what ``clean --unwrap``
     wants); edited tracks always get fresh display curves.
@@ -1253,7 +1285,7 @@ def render(
 def render_chunks(
     clip: Clip,
     mode: str | None = None,
-    keep_order: bool = False,
+    keep_order: bool = True,
     fix_hemisphere: bool = True,
     refresh_display=False,
 ) -> tuple[Iterator[bytes], list[str]]:
@@ -1277,16 +1309,35 @@ _ORDER_WARNING = re.compile(
 )
 
 
+_KEPT_WARNING = re.compile(r"^(.*): rotation order ('\w+' kept \(m_RotationOrder \d \w+\))$")
+
+
 def _group_order_warnings(warnings: list[str]) -> list[str]:
-    """One line per order conversion instead of one per track (BVH files have dozens of joints)."""
+    """One line per order conversion or kept order instead of one per track (BVH files have dozens
+    of joints)."""
     groups: dict[str, list[tuple[str, int]]] = {}
+    kept: dict[str, list[str]] = {}
     out = []
     for w in warnings:
+        k = _KEPT_WARNING.match(w)
+        if k is not None:
+            kept.setdefault(k.group(2), []).append(k.group(1))
+            continue
         m = _ORDER_WARNING.match(w)
         if m is None:
             out.append(w)
             continue
         groups.setdefault(m.group(2), []).append((m.group(1), int(m.group(4) or 0)))
+    for what, names in kept.items():
+        who = (
+            names[0]
+            if len(names) == 1
+            else (f"{len(names)} tracks ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})")
+        )
+        out.append(
+            f"{who}: rotation order {what}, written as keyed (Unity plays it; its Animation window "
+            "edits Euler curves in ZXY: clean --to-order zxy converts)"
+        )
     for conv, items in groups.items():
         if len(items) == 1:
             name, added = items[0]
@@ -1307,7 +1358,7 @@ def write_anim(
     path,
     mode=None,
     protect=None,
-    keep_order: bool = False,
+    keep_order: bool = True,
     fix_hemisphere: bool = True,
     refresh_display=False,
 ) -> list[str]:
