@@ -140,9 +140,15 @@ def _write_json(path: str, data, protect: list[str]) -> None:
 
 def _warn(messages) -> None:
     """One stderr line per warning: line breaks inside (a track path holding a newline) are folded
-    into spaces, as in error lines, so every warning stays one line."""
+    into spaces, as in error lines, so every warning stays one line in a pipe or a log; on a
+    terminal a long warning wraps at its width, continuation lines indented."""
+    from .console.style import Out
+    from .console.tables import wrap_text
+
+    out = Out.for_stream(sys.stderr)
     for m in messages:
-        print(f"{PROG}: warning: {' '.join(str(m).split())}", file=sys.stderr)
+        for line in wrap_text(out, f"{PROG}: warning: {' '.join(str(m).split())}"):
+            out.print(line)
 
 
 def _select_paths(clip, paths: list[str] | None, fname: str) -> list[str] | None:
@@ -153,6 +159,19 @@ def _select_paths(clip, paths: list[str] | None, fname: str) -> list[str] | None
         if p not in available:
             raise CliError(f"{fname}: no rotation track {p!r} (tracks: {', '.join(map(repr, available))})")
     return list(dict.fromkeys(paths))
+
+
+#: Rough share of the time each step of a command takes, for the progress line's percent and ETA.
+_STEP_WEIGHTS = {"read": 1.0, "unwrap": 1.0, "reduce": 3.0, "resample": 2.0, "smooth": 2.0, "write": 2.0}
+
+
+def _progress(args, steps):
+    """The progress line on stderr (:class:`console.progress.Progress`) for ``steps`` (names), off
+    with ``--quiet`` and in pipes."""
+    from .console.progress import Progress
+
+    plan = [(name, _STEP_WEIGHTS.get(name, 1.0)) for name in steps]
+    return Progress(plan, enabled=False if getattr(args, "quiet", False) else None)
 
 
 def _fmt_num(v: float, digits: int = 3) -> str:
@@ -178,9 +197,10 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
 MAX_LISTED_FLIPS = 20
 
 
-def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
+def _flip_lines(flips, fix: str = "run clean --unwrap", out=None) -> list[str]:
     """Text lines for the flips left in a clip: a summary (``fix`` says what removes the flips that
-    are not near gimbal lock), then one line per flip with its reason."""
+    are not near gimbal lock), then one line per flip with its reason. With ``out`` (a terminal) the
+    lines fit its width: paths elided in the middle (bone name whole), long lines wrapped."""
     if not flips:
         return []
     near = sum(1 for f in flips if f.near_gimbal)
@@ -195,13 +215,63 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
     lines = [summary]
     listed = sorted(flips, key=lambda f: (f.near_gimbal, f.path, f.index))[:MAX_LISTED_FLIPS]
     for f in listed:
-        lines.append(f"  {f.path or '(root)'} key {f.index} at {f.time:.3f} s: {f.reason}")
+        lines.append(f"  {_shown_path(f.path, out)} key {f.index} at {f.time:.3f} s: {f.reason}")
     if len(flips) > len(listed):
         lines.append(f"  ... and {len(flips) - len(listed)} more (--json lists all)")
-    return lines
+    if out is None:
+        return lines
+    from .console.tables import wrap_text
+
+    keep = [_shown_path(f.path, out) for f in listed]
+    return [
+        w
+        for line in lines
+        for w in wrap_text(out, line.lstrip(" "), line[: len(line) - len(line.lstrip())], keep)
+    ]
+
+
+def _shown_path(path: str, out) -> str:
+    """A track path as a line of text shows it: whole in a pipe, on a terminal at most half its
+    width (the middle elided, the bone name whole)."""
+    shown = path or "(root)"
+    if out is None or out.width is None:
+        return shown
+    from .console.tables import elide_path
+
+    return elide_path(shown, max(out.width // 2, len(shown.rpartition("/")[2]) + 2), out.ellipsis)
+
+
+#: The problem columns of ``inspect``: (report field, header, counted in the verdict, the word for
+#: one in the verdict). Gimbal keys
+#: are the poses themselves (no clean-up removes them): shown, but they do not fail a file.
+PROBLEM_COLUMNS = (
+    ("wrap_jumps", "wraps", True, "wrap"),
+    ("euler_flips", "flips", True, "flip"),
+    ("hemisphere_flips", "hemi", True, "hemisphere flip"),
+    ("gimbal_keys", "gimbal", False, "gimbal key"),
+    ("spikes", "spikes", True, "spike"),
+)
+#: ``inspect`` tables of more tracks than this list the tracks with problems first (``--all``: every
+#: track, in clip order); ``clean`` tables list the :data:`CLEAN_WORST_SHOWN` tracks of largest error.
+PROBLEMS_FIRST_TRACKS = 40
+CLEAN_WORST_SHOWN = 20
+
+
+def _severity(r) -> tuple:
+    """Sort key, worst first: failing problems, then all problems, then speed."""
+    failing = sum(getattr(r, f) for f, _h, counted, _w in PROBLEM_COLUMNS if counted)
+    return (-failing, -sum(getattr(r, f) for f, _h, _c, _w in PROBLEM_COLUMNS), -r.max_angular_speed)
+
+
+def _problem_text(r) -> str:
+    counts = [(getattr(r, f), word) for f, _h, _c, word in PROBLEM_COLUMNS]
+    return ", ".join(f"{n} {word}{'s' if n != 1 else ''}" for n, word in counts if n)
 
 
 def cmd_inspect(args) -> int:
+    from .console.style import Out
+    from .console.tables import Column, file_lines, render_table
+    from .console.verdict import verdict_line
     from .engine.analysis import flip_details_all, inspect_clip
 
     clip = _read(args.file, args.order)
@@ -214,10 +284,31 @@ def cmd_inspect(args) -> int:
         out["flips"] = [dict(fd.as_dict(), reason=fd.reason) for fd in flips]
         print(json.dumps(out, indent=2))
         return 0
-    print(
-        f"{args.file}: clip '{clip.name}', {len(clip.tracks)} rotation track(s), "
+    out = Out.for_stream(wide=args.wide)
+    named = f"clip '{clip.name}', "
+    if out.width is not None and clip.name == os.path.splitext(os.path.basename(args.file))[0]:
+        named = ""  # (on a terminal: the file's own name once is enough)
+    about = (
+        f"{named}{len(clip.tracks)} rotation track(s), "
         f"{clip.frame_rate:g} fps, {_fmt_num(clip.start)}-{_fmt_num(clip.end)} s"
     )
+    for line in file_lines(out, args.file, about):
+        out.print(line)
+    with_problems = [r for r in reports if any(getattr(r, f) for f, _h, _c, _w in PROBLEM_COLUMNS)]
+    shown = reports
+    if len(reports) > PROBLEMS_FIRST_TRACKS and not args.all:
+        shown = sorted(with_problems, key=_severity)
+    warn = lambda cell: "warn" if cell not in ("0", "") else None  # noqa: E731
+    columns = [
+        Column("track", "left", path=True),
+        Column("kind", "left"),
+        Column("order", "left"),
+        Column("keys"),
+        Column("start (s)"),
+        Column("end (s)"),
+        *(Column(h, style=warn) for _f, h, _c, _w in PROBLEM_COLUMNS),
+        Column("max speed (deg/s)"),
+    ]
     rows = [
         [
             r.path or "(root)",
@@ -226,17 +317,23 @@ def cmd_inspect(args) -> int:
             str(r.keys),
             _fmt_num(r.start),
             _fmt_num(r.end),
-            str(r.wrap_jumps),
-            str(r.euler_flips),
-            str(r.hemisphere_flips),
-            str(r.gimbal_keys),
-            str(r.spikes),
+            *(str(getattr(r, f)) for f, _h, _c, _w in PROBLEM_COLUMNS),
             f"{r.max_angular_speed:.1f}",
         ]
-        for r in reports
+        for r in shown
     ]
-    headers = ["track", "kind", "order", "keys", "start", "end", "wraps", "flips", "hemi", "gimbal"]
-    print(_table(headers + ["spikes", "max deg/s"], rows, left=3))
+    if out.width is not None:
+        columns, rows, common = _drop_uniform(columns, rows, ("kind", "order", "start (s)", "end (s)"))
+        if common:
+            out.print("every track: " + ", ".join(common))
+    if rows:
+        for line in render_table(columns, rows, out):
+            out.print(line)
+    hidden = len(reports) - len(shown)
+    if hidden and shown:
+        out.print(f"... and {hidden} track(s) with no problems (--all lists every track)")
+    elif hidden:
+        out.print(f"no track has problems (--all lists all {hidden})")
     totals = {
         "wrap jumps": sum(r.wrap_jumps for r in reports),
         "Euler flips": sum(r.euler_flips for r in reports),
@@ -245,10 +342,35 @@ def cmd_inspect(args) -> int:
         "spikes": sum(r.spikes for r in reports),
     }
     found = [f"{k} {n}" for k, n in totals.items() if n]
-    print("problems: " + (", ".join(found) if found else "none"))
-    for line in _flip_lines(flips):
-        print(line)
+    out.print("problems: " + (", ".join(found) if found else "none"))
+    for line in _flip_lines(flips, out=out):
+        out.print(line)
+    failing = [r for r in reports if any(getattr(r, f) for f, _h, counted, _w in PROBLEM_COLUMNS if counted)]
+    if with_problems:
+        worst = min(with_problems, key=_severity)
+        reason = (
+            f"{len(with_problems)} of {len(reports)} tracks with problems; "
+            f"worst {{path}}: {_problem_text(worst)}"
+        )
+        if not failing:
+            reason += " (gimbal keys are the poses themselves: no clean-up removes them)"
+        out.print(verdict_line(out, args.file, not failing, reason, worst.path or "(root)"))
+    else:
+        out.print(verdict_line(out, args.file, True, f"{len(reports)} tracks, none with problems"))
     return 0
+
+
+def _drop_uniform(columns, rows, names):
+    """On a terminal, columns among ``names`` whose cell is the same in every row are dropped and
+    returned as ``header value`` texts for one line above the table (their room goes to the paths)."""
+    keep, common = [], []
+    for i, c in enumerate(columns):
+        values = {r[i] for r in rows}
+        if c.header in names and len(values) == 1 and rows:
+            common.append(f"{c.header.split(' (')[0]} {next(iter(values))}")
+        else:
+            keep.append(i)
+    return [columns[i] for i in keep], [[r[i] for i in keep] for r in rows], common
 
 
 # -------------------------------------------------------------------------------------------- clean
@@ -408,28 +530,50 @@ def cmd_clean(args) -> int:
     if args.report:
         _check_report(args.report, args.file, args.output)
     recipe = _clean_recipe(args)
-    clip = _read(args.file, args.order)
-    paths = _select_paths(clip, args.track, args.file)
-    try:
-        # The figures are the written file's (write_checked below), not the in-memory diff.
-        result = run_recipe(clip, recipe, paths=paths, diffs=False)
-    except RecipeError as exc:
-        raise CliError(f"{args.file}: {exc}") from None
+    with _progress(args, ["read", *(s.op for s in recipe.steps), "write", "verify"]) as progress:
+        progress.step("read")
+        clip = _read(args.file, args.order)
+        paths = _select_paths(clip, args.track, args.file)
+        try:
+            # The figures are the written file's (write_checked below), not the in-memory diff.
+            result = run_recipe(clip, recipe, paths=paths, diffs=False, step_progress=progress.recipe_step)
+        except RecipeError as exc:
+            raise CliError(f"{args.file}: {exc}") from None
+        # The figures below are the written file's: read back before the rename and compared with
+        # the input (within the recipe's bound when it has one; nothing is written when it is missed).
+        check = write_checked(
+            result.clip,
+            args.output,
+            protect=protect,
+            promise=recipe_promise(clip, recipe),
+            phase=progress.phase,
+            **write_options(recipe, args.output, paths),
+        )
     warnings = []
     for path, log in result.changes.items():
         warnings.extend(f"track {path!r}: {line}" for line in log if line.startswith("skipped"))
-    # The figures below are the written file's: read back before the rename and compared with the
-    # input (within the recipe's bound when it has one; nothing is written when it is missed).
-    check = write_checked(
-        result.clip,
-        args.output,
-        protect=protect,
-        promise=recipe_promise(clip, recipe),
-        **write_options(recipe, args.output, paths),
-    )
     warnings.extend(check.warnings)
 
     tracks = _track_report(clip, result, check)
+    from .console.style import Out
+    from .console.tables import Column, file_lines, render_table, wrap_text
+
+    out = Out.for_stream(wide=args.wide)
+    steps = ", ".join(s.op for s in recipe.steps)
+    for line in file_lines(out, f"{args.file} -> {args.output}", steps):
+        out.print(line)
+    shown = tracks
+    if len(tracks) > PROBLEMS_FIRST_TRACKS and not args.all:
+        shown = sorted(tracks, key=lambda t: -t["max_error"])[:CLEAN_WORST_SHOWN]
+    columns = [
+        Column("track", "left", path=True),
+        Column("keys before"),
+        Column("keys after"),
+        Column("keys written"),
+        Column("max err (deg)"),
+        Column("rms err (deg)"),
+        Column("at keys (deg)"),
+    ]
     rows = [
         [
             t["path"] or "(root)",
@@ -440,20 +584,14 @@ def cmd_clean(args) -> int:
             f"{t['rms_error']:.6f}",
             f"{t['max_key_error']:.6f}",
         ]
-        for t in tracks
+        for t in shown
     ]
-    steps = ", ".join(s.op for s in recipe.steps)
-    print(f"{args.file} -> {args.output}: {steps}")
-    headers = [
-        "track",
-        "keys before",
-        "keys after",
-        "written",
-        "max err (deg)",
-        "rms err (deg)",
-        "at keys (deg)",
-    ]
-    print(_table(headers, rows))
+    for line in render_table(columns, rows, out):
+        out.print(line)
+    if len(shown) < len(tracks):
+        out.print(
+            f"... and {len(tracks) - len(shown)} track(s) with smaller errors (--all lists every track)"
+        )
     if tracks:
         worst = max(tracks, key=lambda t: t["max_error"])
         at_keys = max(t["max_key_error"] for t in tracks)
@@ -463,17 +601,42 @@ def cmd_clean(args) -> int:
         extra = f" ({written - after:+d} by the writer)" if written != after else ""
         # A BVH holds poses at frames (no curves between them): its figures are at the frames.
         where = " at the frames" if os.path.splitext(args.output)[1].lower() in SAMPLE_FORMATS else ""
-        print(
+        total = (
             f"total keys {before} -> {after}, written {written}{extra}; written file read back{where}: max "
-            f"error {worst['max_error']:.6f} deg ({worst['path'] or '(root)'}); at the input's keys: max "
-            f"error {at_keys:.6f} deg"
+            f"error {worst['max_error']:.6f} deg ({_shown_path(worst['path'], out)}); at the input's keys: "
+            f"max error {at_keys:.6f} deg"
         )
+        for line in wrap_text(out, total, "", [_shown_path(worst["path"], out)]):
+            out.print(line)
     # Counted on the written file: the writer's Euler conversion (e.g. a BVH's ZYX frames keyed as
     # Unity's ZXY) decides the Euler curves the user gets, not the recipe's in-memory result.
     flips = _flips_left(check.clip if check.clip is not None else result.clip, tracks)
-    for line in _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none"):
-        print(line)
+    for line in _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none", out):
+        out.print(line)
     _warn(warnings)
+    _print_write_verdict(args, check)
+    if args.html:
+        import math
+
+        from .review.data import clip_review
+
+        written = check.clip if check.clip is not None else result.clip
+        worst = max(tracks, key=lambda t: t["max_error"], default=None)
+        entry = {
+            "input": args.file,
+            "output": args.output,
+            "status": "ok",
+            "ok": True,
+            "reason": f"{len(tracks)} tracks; worst {(worst['path'] or '(root)') if worst else ''}: "
+            f"{worst['max_error'] if worst else 0.0:.4f} deg",
+            "tracks": len(tracks),
+            "keys_before": sum(t["keys_before"] for t in tracks),
+            "keys_after": sum(t["keys_written"] for t in tracks),
+            "max_error": max((t["max_error"] for t in tracks), default=0.0),
+            "rms_error": math.sqrt(sum(t["rms_error"] ** 2 for t in tracks) / len(tracks)) if tracks else 0.0,
+            "review": clip_review(clip, written, {t["path"]: t["max_error"] for t in tracks}),
+        }
+        print(f"review page: {_write_review(args.html, [entry], args)}")
     if args.report:
         report = {
             "file": args.file,
@@ -551,15 +714,42 @@ MAX_SAMPLE_ROWS = 1_000_000
 
 
 def cmd_sample(args) -> int:
+    from .io.atomic import atomic_write_text
+    from .io.csv_io import format_csv
+
+    _check_output(args.output, [args.file], writable_exts=(".csv",))
+    with _progress(args, ["read", "sample", "write", "verify"]) as progress:
+        progress.step("read")
+        clip = _read(args.file, args.order)
+        grid, blocks, expected, span = _sample_blocks(args, clip, progress)
+        from .io.atomic import check_before_replace
+        from .io.verify import check_samples_read_back
+
+        def check(tmp, target):
+            progress.step("verify")
+            check_samples_read_back(tmp, target, expected, "zxy")
+
+        # The CSV must read back to the samples; joints in several orders (BVH) carry an order column.
+        with check_before_replace(check):
+            progress.step("write")
+            atomic_write_text(args.output, format_csv(blocks, fname=args.output), protect=[args.file])
+    start, end = span
+    print(
+        f"{args.file} -> {args.output}: {len(blocks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "
+        f"({_fmt_num(start)}-{_fmt_num(end)} s)"
+    )
+    return 0
+
+
+def _sample_blocks(args, clip, progress):
+    """``(grid, CSV row blocks, expected read-back samples, (start, end))`` of ``sample``."""
     import numpy as np
 
     from .engine.display import sample_track
     from .engine.resample import uniform_grid
-    from .io.atomic import atomic_write_text
-    from .io.csv_io import TrackRows, format_csv
+    from .io.csv_io import TrackRows
 
-    _check_output(args.output, [args.file], writable_exts=(".csv",))
-    clip = _read(args.file, args.order)
+    progress.step("sample")
     paths = _select_paths(clip, args.track, args.file)
     tracks = [t for t in clip.tracks if paths is None or t.path in paths]
     tracks = [t for t in tracks if t.n_keys]
@@ -577,23 +767,14 @@ def cmd_sample(args) -> int:
     grid = np.asarray(uniform_grid(start, end, args.rate), dtype=np.float64)
     blocks = []
     expected = {}
-    for t in tracks:
+    for k, t in enumerate(tracks):
         # The same samples the graphs draw: Euler tracks' channels as Unity evaluates them (winding
         # included), quaternion tracks' continuous decomposition through the key Euler values.
         s = sample_track(t, grid)
         blocks.append(TrackRows(t.path, grid, s.euler, s.quat, s.speed, order=t.order))
         expected[t.path] = (grid, s.quat)
-    from .io.atomic import check_before_replace
-    from .io.verify import check_samples_read_back
-
-    # The CSV must read back to the samples; joints in several orders (BVH) carry an order column.
-    with check_before_replace(lambda tmp, target: check_samples_read_back(tmp, target, expected, "zxy")):
-        atomic_write_text(args.output, format_csv(blocks, fname=args.output), protect=[args.file])
-    print(
-        f"{args.file} -> {args.output}: {len(tracks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "
-        f"({_fmt_num(start)}-{_fmt_num(end)} s)"
-    )
-    return 0
+        progress.step("sample", (k + 1) / len(tracks))
+    return grid, blocks, expected, (start, end)
 
 
 # ------------------------------------------------------------------------------------------ convert
@@ -603,19 +784,23 @@ def cmd_convert(args) -> int:
     from .io import write_checked
 
     _check_output(args.output, [args.file])
-    clip = _read(args.file, args.order)
     from .io.beside import Beside, may_fork
 
-    # The reduce hint needs only the source: computed in a child beside the write when it may fork
-    # (CMU_Sample_05_01: 1.4 s of reduction off the command's path).
-    hint_beside = _hint_wanted(clip, args.output) and may_fork()
-    hinting = Beside(lambda: _reduce_hint(clip, args.output)) if hint_beside else None
-    try:
-        check = write_checked(clip, args.output, protect=[args.file], tolerance=args.tolerance)
-    except BaseException:
-        if hinting is not None:
-            hinting.close()
-        raise
+    with _progress(args, ["read", "write", "verify"]) as progress:
+        progress.step("read")
+        clip = _read(args.file, args.order)
+        # The reduce hint needs only the source: computed in a child beside the write when it may
+        # fork (CMU_Sample_05_01: 1.4 s of reduction off the command's path).
+        hint_beside = _hint_wanted(clip, args.output) and may_fork()
+        hinting = Beside(lambda: _reduce_hint(clip, args.output)) if hint_beside else None
+        try:
+            check = write_checked(
+                clip, args.output, protect=[args.file], tolerance=args.tolerance, phase=progress.phase
+            )
+        except BaseException:
+            if hinting is not None:
+                hinting.close()
+            raise
     # The clip read back keeps the file's text for minimal-diff rewrites (100 MB for a dense clip):
     # not needed past the figures, and a hint computed here would otherwise add to it.
     check = dataclasses.replace(check, clip=None)
@@ -628,7 +813,28 @@ def cmd_convert(args) -> int:
     if hint:
         print(hint)
     _warn(check.warnings)
+    _print_write_verdict(args, check)
     return 0
+
+
+def _print_write_verdict(args, check) -> None:
+    """The closing verdict of a command that wrote ``check.path``: the worst deviation of the file
+    read back against the bound it was held to (a missed bound is an error before this: nothing is
+    written then)."""
+    from .console.style import Out
+    from .console.verdict import verdict_line
+
+    out = Out.for_stream(wide=getattr(args, "wide", False))
+    if not check.tracks:
+        out.print(verdict_line(out, args.output, True, "written, no rotation tracks"))
+        return
+    worst = max(check.tracks, key=lambda t: t.figures.max_error)
+    fig = worst.figures
+    where = "at the frames" if fig.at_frames else "between frames" if fig.frames else "at and between keys"
+    bound = fig.bound if fig.bound is not None else fig.key_bound
+    held = f", bound {bound:.4g} deg" if bound is not None else ""
+    reason = f"{len(check.tracks)} tracks read back; worst {{path}}: {fig.max_error:.4f} deg {where}{held}"
+    out.print(verdict_line(out, args.output, True, reason, worst.path or "(root)"))
 
 
 def _convert_figures(check) -> str:
@@ -780,6 +986,7 @@ def cmd_batch(args) -> int:
             out_ext=args.format and "." + args.format,
             scheduler=args.scheduler,
             ship=args.ship or "auto",
+            review=args.html is not None,
         )
     except BatchError as exc:
         close_progress()
@@ -792,15 +999,25 @@ def cmd_batch(args) -> int:
         return 130
     finally:
         close_progress()
+    page = _write_review(args.html, [_batch_entry(f) for f in report.files], args) if args.html else None
     if args.json:
         print(json.dumps(report.summary(args.report), indent=2))
     else:
+        from .console.style import Out
+        from .console.verdict import verdict_line
+
+        out = Out.for_stream(wide=args.wide)
+        for f in report.files:
+            e = _batch_entry(f)
+            out.print(verdict_line(out, f.input, e["ok"], e["reason"], e.get("worst")))
         line = f"{len(report.files)} file(s): {report.ok} ok, {report.failed} failed"
         if report.cancelled:
             line += f", {report.cancelled} cancelled"
         if report.retried:
             line += f", {report.retried} re-run after a worker died"
-        print(f"{line} -> {args.output}")
+        print(f"{line} -> {args.output} (errors: the written files read back, against the inputs)")
+        if page:
+            print(f"review page: {page}")
     for f in report.files:
         if f.status == "failed":
             print(f"{PROG}: failed: {f.error}", file=sys.stderr)
@@ -810,6 +1027,50 @@ def cmd_batch(args) -> int:
             file=sys.stderr,
         )
     return report.exit_status
+
+
+def _batch_entry(f) -> dict:
+    """A batch file's review-page entry and verdict (``reason`` holds ``{path}`` for the worst track)."""
+    worst = max(f.track_details, key=lambda t: t["max_error"], default=None) if f.ok else None
+    if not f.ok:
+        reason = " ".join(str(f.error or f.status).split())
+    elif worst is None:
+        reason = "written, no rotation tracks"
+    else:
+        reason = (
+            f"{f.tracks} tracks, keys {f.keys_before} -> {f.keys_after}; worst {{path}}: "
+            f"{worst['max_error']:.4f} deg"
+        )
+    entry = {
+        "input": f.input,
+        "output": f.output if f.ok else None,
+        "status": f.status,
+        "error": f.error,
+        "ok": f.ok,
+        "reason": reason,
+        "worst": (worst["path"] or "(root)") if worst is not None else None,
+        "tracks": f.tracks,
+        "keys_before": f.keys_before,
+        "keys_after": f.keys_after,
+        "max_error": f.max_error if f.ok else None,
+        "rms_error": f.rms_error if f.ok else None,
+        "review": f.review or [],
+    }
+    return entry
+
+
+def _write_review(folder: str, entries: list[dict], args) -> str:
+    """The review page (``--html FOLDER``): ``FOLDER/index.html``; returns its path."""
+    from .review.page import write_page
+
+    shown = [
+        dict(e, reason=e["reason"].format(path=e.get("worst") or "")) if "worst" in e else e for e in entries
+    ]
+    recipe = getattr(args, "recipe", None)
+    title = f"curveeditor review: {len(entries)} clip(s)" + (
+        f", recipe {os.path.basename(recipe)}" if recipe else ""
+    )
+    return write_page(folder, shown, title, note="Errors are of the written files read back, in degrees.")
 
 
 # ------------------------------------------------------------------------------------------- parser
@@ -834,6 +1095,21 @@ def build_parser() -> argparse.ArgumentParser:
             help="Euler order of CSV x,y,z columns (default zxy = Unity; upper case = intrinsic)",
         )
 
+    def quiet_arg(p):
+        p.add_argument(
+            "--quiet",
+            action="store_true",
+            help="no progress line on stderr (it shows on a terminal when the work takes over 0.5 s)",
+        )
+
+    def wide_arg(p):
+        p.add_argument(
+            "--wide",
+            action="store_true",
+            help="on a terminal, print whole track paths (tables are fitted to the terminal's width "
+            "otherwise; output into a pipe or file is always whole)",
+        )
+
     p = sub.add_parser(
         "inspect",
         help="count wrap jumps, flips, gimbal keys, spikes per track",
@@ -849,6 +1125,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="clip file (.anim, .bvh, .csv)")
     p.add_argument("--json", action="store_true", help='print {"file": ..., "tracks": [...]} as JSON')
+    wide_arg(p)
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help=f"list every track in clip order (clips of more than {PROBLEMS_FIRST_TRACKS} tracks list the "
+        "tracks with problems first, worst first)",
+    )
     order_arg(p)
     p.set_defaults(func=cmd_inspect)
 
@@ -903,6 +1186,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to-kind", choices=("euler", "quaternion"), help="switch key kind, keeping the motion")
     p.add_argument("--recipe", metavar="R.json", help="run this recipe file instead of operation flags")
     p.add_argument("--report", metavar="R.json", help="also write the per-track report as JSON")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help=f"list every track (clips of more than {PROBLEMS_FIRST_TRACKS} tracks list the "
+        f"{CLEAN_WORST_SHOWN} of largest error)",
+    )
+    p.add_argument("--html", metavar="REPORT_DIR", help="also write a review page, REPORT_DIR/index.html")
+    quiet_arg(p)
+    wide_arg(p)
     p.set_defaults(func=cmd_clean)
 
     p = sub.add_parser("sample", help="what Unity plays, sampled on a uniform grid, as CSV")
@@ -911,6 +1203,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", help="output CSV")
     p.add_argument("--track", action="append", metavar="PATH", help="only this track (repeatable)")
     order_arg(p)
+    quiet_arg(p)
     p.set_defaults(func=cmd_sample)
 
     p = sub.add_parser("convert", help="convert between formats by extension (.anim, .csv; .bvh read only)")
@@ -924,6 +1217,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="per-frame (BVH) clips: add keys where the written curves leave the Slerp between frames by "
         "more than DEG (default: keys at the frames only; the deviation is reported)",
     )
+    quiet_arg(p)
+    wide_arg(p)
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("turn", help="generate keys for a constant-speed turn about an axis")
@@ -976,6 +1271,13 @@ def build_parser() -> argparse.ArgumentParser:
         "BVH inputs)",
     )
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout (schema: README)")
+    p.add_argument(
+        "--html",
+        metavar="REPORT_DIR",
+        help="also write a review page, REPORT_DIR/index.html: every input's verdict and figures, links "
+        "to the outputs, before/after plots of each clip's worst tracks (opens from disk, no network)",
+    )
+    wide_arg(p)
     p.add_argument(
         "--progress",
         choices=("auto", "bar", "lines", "none"),

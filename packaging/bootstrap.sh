@@ -32,6 +32,11 @@ APT_PACKAGES=(
   libxcb-xkb1 xvfb xauth
 )
 
+# The test suite also opens the batch review page in a real browser (tests/test_review_page.py).
+if [ "$MODE" = test ]; then
+  APT_PACKAGES+=(chromium)
+fi
+
 missing_packages() {
   local installed
   installed="$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${APT_PACKAGES[@]}" 2>/dev/null \
