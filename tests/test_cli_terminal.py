@@ -4,16 +4,11 @@ colour only on a terminal without NO_COLOR; in a pipe the same commands print wh
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
 import re
-import struct
 import subprocess
 import sys
-import tempfile
-import termios
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +16,7 @@ import pytest
 
 from tests.app.rig_clips import biped_clip
 from tests.conftest import corpus_files
+from tests.pty_run import run_on_pty
 
 REPO = Path(__file__).resolve().parents[1]
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -28,28 +24,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 def run_pty(args, cols: int, env: dict | None = None) -> tuple[int, str, str]:
     """``curveeditor-cli ARGS`` with stdout on a pseudo-terminal ``cols`` wide; (status, stdout, stderr)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
-    e = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR")}
-    e.update(TERM="xterm", PYTHONPATH=str(REPO), **(env or {}))
-    with tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(
-            [sys.executable, "-m", "curveeditor.cli", *map(str, args)], stdout=slave, stderr=err, env=e
-        )
-        os.close(slave)
-        chunks = []
-        while True:
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not data:
-                break
-            chunks.append(data)
-        p.wait()
-        os.close(master)
-        err.seek(0)
-        return p.returncode, b"".join(chunks).decode().replace("\r\n", "\n"), err.read().decode()
+    return run_on_pty([sys.executable, "-m", "curveeditor.cli", *args], cols, "stdout", env)
 
 
 def run_pipe(args) -> subprocess.CompletedProcess:
@@ -181,29 +156,8 @@ def test_progress_line_on_a_terminal_only(tmp_path):
     src = tmp_path / "long.anim"
     write_clip(Clip("long", 120.0, clip.tracks[:40]), src)
     args = ["clean", src, "-o", tmp_path / "o.anim", "--unwrap", "--reduce", "0.2"]
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 100, 0, 0))
-    e = dict(os.environ, PYTHONPATH=str(REPO), TERM="xterm")
-    p = subprocess.Popen(
-        [sys.executable, "-m", "curveeditor.cli", *map(str, args)],
-        stdout=subprocess.PIPE,
-        stderr=slave,
-        env=e,
-    )
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    stdout = p.communicate()[0].decode()
-    os.close(master)
-    err = b"".join(chunks).decode()
-    assert p.returncode == 0
+    status, err, stdout = run_on_pty([sys.executable, "-m", "curveeditor.cli", *args], 100, "stderr")
+    assert status == 0
     shown = [s for s in re.split(r"\r\x1b\[K", err) if s.strip()]
     assert any(re.match(r"(read|unwrap|reduce|write|verify)\s+\d+%", s) for s in shown), err[:400]
     assert err.endswith("\r\x1b[K") or "\r\x1b[K" in err  # erased at the end

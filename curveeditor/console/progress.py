@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-__all__ = ["Progress", "DELAY_S", "format_left"]
+__all__ = ["Progress", "DELAY_S", "format_duration"]
 
 #: Work shorter than this shows no progress line.
 DELAY_S = 0.5
@@ -30,7 +30,7 @@ DELAY_S = 0.5
 REDRAW_S = 0.2
 
 
-def format_left(seconds: float) -> str:
+def format_duration(seconds: float) -> str:
     """``0:07``, ``12:30``, ``1:02:03`` (minutes:seconds, hours when needed)."""
     s = max(0, int(round(seconds)))
     h, rest = divmod(s, 3600)
@@ -125,7 +125,7 @@ class Progress:
             if self.eta_at_start is not None:
                 left = self.eta_at_start - (self.clock() - self.step_start)
                 left = left if left > 0 else None
-        shown = f"  {format_left(left)} left" if left is not None else ""
+        shown = f"  {format_duration(left)} left" if left is not None else ""
         return f"{self.name:<8} {100 * p:3.0f}%{shown}"
 
     def draw(self, force: bool = False) -> None:
