@@ -151,9 +151,15 @@ def _write_json(path: str, data, protect: list[str]) -> None:
 
 def _warn(messages) -> None:
     """One stderr line per warning: line breaks inside (a track path holding a newline) are folded
-    into spaces, as in error lines, so every warning stays one line."""
+    into spaces, as in error lines, so every warning stays one line in a pipe or a log; on a
+    terminal a long warning wraps at its width, continuation lines indented."""
+    from .console.style import Out
+    from .console.tables import wrap_text
+
+    out = Out.for_stream(sys.stderr)
     for m in messages:
-        print(f"{PROG}: warning: {' '.join(str(m).split())}", file=sys.stderr)
+        for line in wrap_text(out, f"{PROG}: warning: {' '.join(str(m).split())}"):
+            out.print(line)
 
 
 def _select_paths(clip, paths: list[str] | None, fname: str) -> list[str] | None:
@@ -164,6 +170,19 @@ def _select_paths(clip, paths: list[str] | None, fname: str) -> list[str] | None
         if p not in available:
             raise CliError(f"{fname}: no rotation track {p!r} (tracks: {', '.join(map(repr, available))})")
     return list(dict.fromkeys(paths))
+
+
+#: Rough share of the time each step of a command takes, for the progress line's percent and ETA.
+_STEP_WEIGHTS = {"read": 1.0, "unwrap": 1.0, "reduce": 3.0, "resample": 2.0, "smooth": 2.0, "write": 2.0}
+
+
+def _progress(args, steps):
+    """The progress line on stderr (:class:`console.progress.Progress`) for ``steps`` (names), off
+    with ``--quiet`` and in pipes."""
+    from .console.progress import Progress
+
+    plan = [(name, _STEP_WEIGHTS.get(name, 1.0)) for name in steps]
+    return Progress(plan, enabled=False if getattr(args, "quiet", False) else None)
 
 
 def _fmt_num(v: float, digits: int = 3) -> str:
@@ -189,9 +208,10 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
 MAX_LISTED_FLIPS = 20
 
 
-def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
+def _flip_lines(flips, fix: str = "run clean --unwrap", out=None) -> list[str]:
     """Text lines for the flips left in a clip: a summary (``fix`` says what removes the flips that
-    are not near gimbal lock), then one line per flip with its reason."""
+    are not near gimbal lock), then one line per flip with its reason. With ``out`` (a terminal) the
+    lines fit its width: paths elided in the middle (bone name whole), long lines wrapped."""
     if not flips:
         return []
     near = sum(1 for f in flips if f.near_gimbal)
@@ -206,10 +226,45 @@ def _flip_lines(flips, fix: str = "run clean --unwrap") -> list[str]:
     lines = [summary]
     listed = sorted(flips, key=lambda f: (f.near_gimbal, f.path, f.index))[:MAX_LISTED_FLIPS]
     for f in listed:
-        lines.append(f"  {f.path or '(root)'} key {f.index} at {f.time:.3f} s: {f.reason}")
+        lines.append(f"  {_shown_path(f.path, out)} key {f.index} at {f.time:.3f} s: {f.reason}")
     if len(flips) > len(listed):
         lines.append(f"  ... and {len(flips) - len(listed)} more (--json lists all)")
-    return lines
+    if out is None:
+        return lines
+    from .console.tables import wrap_text
+
+    keep = [_shown_path(f.path, out) for f in listed]
+    return [
+        w
+        for line in lines
+        for w in wrap_text(out, line.lstrip(" "), line[: len(line) - len(line.lstrip())], keep)
+    ]
+
+
+def _path_shortener(paths, out):
+    """``text -> text`` with every track path of ``paths`` standing alone in it (after a space or
+    ``(``, before a space, ``)``, ``,``, ``:`` or ``;``) shown as :func:`_shown_path` shows it: the
+    engine's sentences name whole paths, a terminal's lines need the bone names whole."""
+    if out is None or out.width is None:
+        return lambda text: text
+    import re
+
+    names = sorted({p for p in paths if p}, key=len, reverse=True)
+    if not names:
+        return lambda text: text
+    pattern = re.compile(r"(?<=[(\s])(" + "|".join(map(re.escape, names)) + r")(?=[),:;\s]|$)")
+    return lambda text: pattern.sub(lambda m: _shown_path(m.group(1), out), text)
+
+
+def _shown_path(path: str, out) -> str:
+    """A track path as a line of text shows it: whole in a pipe, on a terminal at most half its
+    width (the middle elided, the bone name whole)."""
+    shown = path or "(root)"
+    if out is None or out.width is None:
+        return shown
+    from .console.tables import elide_path
+
+    return elide_path(shown, max(out.width // 2, len(shown.rpartition("/")[2]) + 2), out.ellipsis)
 
 
 def _take_lines(clip) -> list[str]:
@@ -230,7 +285,38 @@ def _take_lines(clip) -> list[str]:
     return lines
 
 
+#: The problem columns of ``inspect``: (report field, header, counted in the verdict, the word for
+#: one in the verdict). Gimbal keys
+#: are the poses themselves (no clean-up removes them): shown, but they do not fail a file.
+PROBLEM_COLUMNS = (
+    ("wrap_jumps", "wraps", True, "wrap"),
+    ("euler_flips", "flips", True, "flip"),
+    ("hemisphere_flips", "hemi", True, "hemisphere flip"),
+    ("gimbal_keys", "gimbal", False, "gimbal key"),
+    ("spikes", "spikes", True, "spike"),
+    ("pops", "pops", True, "pop"),
+)
+#: ``inspect`` tables of more tracks than this list the tracks with problems first (``--all``: every
+#: track, in clip order); ``clean`` tables list the :data:`CLEAN_WORST_SHOWN` tracks of largest error.
+PROBLEMS_FIRST_TRACKS = 40
+CLEAN_WORST_SHOWN = 20
+
+
+def _severity(r) -> tuple:
+    """Sort key, worst first: failing problems, then all problems, then speed."""
+    failing = sum(getattr(r, f) for f, _h, counted, _w in PROBLEM_COLUMNS if counted)
+    return (-failing, -sum(getattr(r, f) for f, _h, _c, _w in PROBLEM_COLUMNS), -r.max_angular_speed)
+
+
+def _problem_text(r) -> str:
+    counts = [(getattr(r, f), word) for f, _h, _c, word in PROBLEM_COLUMNS]
+    return ", ".join(f"{n} {word}{'s' if n != 1 else ''}" for n, word in counts if n)
+
+
 def cmd_inspect(args) -> int:
+    from .console.style import Out
+    from .console.tables import Column, file_lines, render_table, wrap_text
+    from .console.verdict import verdict_line
     from .engine.analysis import flip_details_all, inspect_clip
 
     clip = _read(args.file, args.order, args.take)
@@ -247,12 +333,34 @@ def cmd_inspect(args) -> int:
         out["pops"] = _pop_dicts(clip, reports)
         print(json.dumps(out, indent=2))
         return 0
-    print(
-        f"{args.file}: clip '{clip.name}', {len(clip.tracks)} rotation track(s), "
+    out = Out.for_stream(wide=args.wide)
+    named = f"clip '{clip.name}', "
+    if out.width is not None and clip.name == os.path.splitext(os.path.basename(args.file))[0]:
+        named = ""  # (on a terminal: the file's own name once is enough)
+    about = (
+        f"{named}{len(clip.tracks)} rotation track(s), "
         f"{clip.frame_rate:g} fps, {_fmt_num(clip.start)}-{_fmt_num(clip.end)} s"
     )
+    for line in file_lines(out, args.file, about):
+        out.print(line)
     for line in _take_lines(clip):
-        print(line)
+        out.print(line)
+    paths = [_shown_path(r.path, out) for r in reports]
+    with_problems = [r for r in reports if any(getattr(r, f) for f, _h, _c, _w in PROBLEM_COLUMNS)]
+    shown = reports
+    if len(reports) > PROBLEMS_FIRST_TRACKS and not args.all:
+        shown = sorted(with_problems, key=_severity)
+    warn = lambda cell: "warn" if cell not in ("0", "") else None  # noqa: E731
+    columns = [
+        Column("track", "left", path=True),
+        Column("kind", "left"),
+        Column("order", "left"),
+        Column("keys"),
+        Column("start (s)"),
+        Column("end (s)"),
+        *(Column(h, style=warn) for _f, h, _c, _w in PROBLEM_COLUMNS),
+        Column("max speed (deg/s)"),
+    ]
     rows = [
         [
             r.path or "(root)",
@@ -261,18 +369,23 @@ def cmd_inspect(args) -> int:
             str(r.keys),
             _fmt_num(r.start),
             _fmt_num(r.end),
-            str(r.wrap_jumps),
-            str(r.euler_flips),
-            str(r.hemisphere_flips),
-            str(r.gimbal_keys),
-            str(r.spikes),
-            str(r.pops),
+            *(str(getattr(r, f)) for f, _h, _c, _w in PROBLEM_COLUMNS),
             f"{r.max_angular_speed:.1f}",
         ]
-        for r in reports
+        for r in shown
     ]
-    headers = ["track", "kind", "order", "keys", "start", "end", "wraps", "flips", "hemi", "gimbal"]
-    print(_table(headers + ["spikes", "pops", "max deg/s"], rows, left=3))
+    if out.width is not None:
+        columns, rows, common = _drop_uniform(columns, rows, ("kind", "order", "start (s)", "end (s)"))
+        if common:
+            out.print("every track: " + ", ".join(common))
+    if rows:
+        for line in render_table(columns, rows, out):
+            out.print(line)
+    hidden = len(reports) - len(shown)
+    if hidden and shown:
+        out.print(f"... and {hidden} track(s) with no problems (--all lists every track)")
+    elif hidden:
+        out.print(f"no track has problems (--all lists all {hidden})")
     totals = {
         "wrap jumps": sum(r.wrap_jumps for r in reports),
         "Euler flips": sum(r.euler_flips for r in reports),
@@ -282,11 +395,24 @@ def cmd_inspect(args) -> int:
         "pops": sum(r.pops for r in reports),
     }
     found = [f"{k} {n}" for k, n in totals.items() if n]
-    print("problems: " + (", ".join(found) if found else "none"))
-    for line in _flip_lines(flips):
-        print(line)
-    for line in _pop_lines(clip, reports):
-        print(line)
+    out.print("problems: " + (", ".join(found) if found else "none"))
+    for line in _flip_lines(flips, out=out):
+        out.print(line)
+    for line in _pop_lines(clip, reports, out):
+        for part in wrap_text(out, line.lstrip(" "), line[: len(line) - len(line.lstrip(" "))], paths):
+            out.print(part)
+    failing = [r for r in reports if any(getattr(r, f) for f, _h, counted, _w in PROBLEM_COLUMNS if counted)]
+    if with_problems:
+        worst = min(with_problems, key=_severity)
+        reason = (
+            f"{len(with_problems)} of {len(reports)} tracks with problems; "
+            f"worst {{path}}: {_problem_text(worst)}"
+        )
+        if not failing:
+            reason += " (gimbal keys are the poses themselves: no clean-up removes them)"
+        out.print(verdict_line(out, args.file, not failing, reason, worst.path or "(root)"))
+    else:
+        out.print(verdict_line(out, args.file, True, f"{len(reports)} tracks, none with problems"))
     return 0
 
 
@@ -303,7 +429,7 @@ def _pop_dicts(clip, reports) -> list[dict]:
     return out
 
 
-def _pop_lines(clip, reports) -> list[str]:
+def _pop_lines(clip, reports, out=None) -> list[str]:
     """One line per pop (``analysis``'s "pop" problems: a step far faster than the rest of its track
     that does not come back), at most :data:`MAX_LISTED_FLIPS`."""
     from .engine.analysis import find_problems
@@ -316,10 +442,23 @@ def _pop_lines(clip, reports) -> list[str]:
         return []
     lines = [f"pops: {len(pops)} (the poses do not say what plays between those keys; fix the capture)"]
     for p in pops[:MAX_LISTED_FLIPS]:
-        lines.append(f"  {p.path or '(root)'} key {p.index} at {p.time:.3f} s: {p.detail}")
+        lines.append(f"  {_shown_path(p.path, out)} key {p.index} at {p.time:.3f} s: {p.detail}")
     if len(pops) > MAX_LISTED_FLIPS:
         lines.append(f"  ... and {len(pops) - MAX_LISTED_FLIPS} more (--json lists all)")
     return lines
+
+
+def _drop_uniform(columns, rows, names):
+    """On a terminal, columns among ``names`` whose cell is the same in every row are dropped and
+    returned as ``header value`` texts for one line above the table (their room goes to the paths)."""
+    keep, common = [], []
+    for i, c in enumerate(columns):
+        values = {r[i] for r in rows}
+        if c.header in names and len(values) == 1 and rows:
+            common.append(f"{c.header.split(' (')[0]} {next(iter(values))}")
+        else:
+            keep.append(i)
+    return [columns[i] for i in keep], [[r[i] for i in keep] for r in rows], common
 
 
 # -------------------------------------------------------------------------------------------- clean
@@ -498,32 +637,37 @@ def cmd_clean(args) -> int:
     if args.report:
         _check_report(args.report, args.file, args.output)
     recipe = _clean_recipe(args)
-    clip = _read(args.file, args.order, args.take)
-    paths = _select_paths(clip, args.track, args.file)
-    # The format's own error (float32, a writer's conversion) is kept inside every --reduce bound, so
-    # the file read back holds the bound asked for at the input's keys (io.promises).
-    margin = write_margin(clip, args.output)
-    try:
-        # The figures of the file are the written file's (write_checked below); the steps' figures
-        # are each step against the track just before it (engine.step_figures).
-        result = run_recipe(clip, recipe, paths=paths, diffs=False, reserve_deg=margin)
-    except RecipeError as exc:
-        raise CliError(f"{args.file}: {exc}") from None
+    with _progress(args, ["read", *(s.op for s in recipe.steps), "write", "verify"]) as progress:
+        progress.step("read")
+        clip = _read(args.file, args.order, args.take)
+        paths = _select_paths(clip, args.track, args.file)
+        # The format's own error (float32, a writer's conversion) is kept inside every --reduce
+        # bound, so the file read back holds the bound asked for at the input's keys (io.promises).
+        margin = write_margin(clip, args.output)
+        try:
+            # The figures of the file are the written file's (write_checked below); the steps'
+            # figures are each step against the track just before it (engine.step_figures).
+            result = run_recipe(
+                clip, recipe, paths=paths, diffs=False, reserve_deg=margin, step_progress=progress.recipe_step
+            )
+        except RecipeError as exc:
+            raise CliError(f"{args.file}: {exc}") from None
+        # What the output format cannot hold of this clip, computed from the clip before the write
+        # and printed first once it succeeded (a failed command prints only its one-line error).
+        losses = write_losses(result.clip, args.output)
+        # The figures below are the written file's: read back before the rename and compared with
+        # the input (within the recipe's bound when it has one; nothing is written when it is missed).
+        check = write_checked(
+            result.clip,
+            args.output,
+            protect=protect,
+            promise=recipe_promise(clip, recipe, margin),
+            phase=progress.phase,
+            **write_options(recipe, args.output, paths, result),
+        )
     warnings = []
     for path, log in result.changes.items():
         warnings.extend(f"track {path!r}: {line}" for line in log if line.startswith("skipped"))
-    # What the output format cannot hold of this clip, computed from the clip before the write and
-    # printed first once it succeeded (a failed command prints only its one-line error).
-    losses = write_losses(result.clip, args.output)
-    # The figures below are the written file's: read back before the rename and compared with the
-    # input (within the recipe's bound when it has one; nothing is written when it is missed).
-    check = write_checked(
-        result.clip,
-        args.output,
-        protect=protect,
-        promise=recipe_promise(clip, recipe, margin),
-        **write_options(recipe, args.output, paths, result),
-    )
     _warn(losses)
     warnings.extend(w for w in check.warnings if w not in losses)
 
@@ -550,8 +694,11 @@ def cmd_clean(args) -> int:
 
         print(json.dumps(report, indent=2, allow_nan=False))
     else:
-        for line in _clean_lines(args, clip, recipe, result, check, tracks, flips):
-            print(line)
+        from .console.style import Out
+
+        out = Out.for_stream(wide=args.wide)
+        for line in _clean_lines(args, clip, recipe, result, check, tracks, flips, out):
+            out.print(line)
         if positions is not None:
             print(
                 f"joint positions: max error {positions['max_error_mm']:.3f} mm at the input's keys "
@@ -559,19 +706,64 @@ def cmd_clean(args) -> int:
                 f"(--tip-error {positions['tip_error_mm']:g} mm; {positions['mm_per_unit']:g} mm per unit)"
             )
     _warn(warnings)
+    failed = _failed_steps(result)
+    if not args.json:
+        _print_write_verdict(args, check, failed)
+    if args.html:
+        path = _write_review(args.html, [_clean_entry(args, clip, check, result, tracks, failed)], args)
+        if not args.json:
+            print(f"review page: {path}")
     if args.report:
         _write_json(args.report, report, protect=[args.file, args.output])
-    return 0
+    return 1 if failed else 0
+
+
+def _failed_steps(result) -> list:
+    """The step figures that missed the tolerance asked for (``StepFigure.ok`` False), worst first."""
+    figs = [f for fl in result.figures.values() for f in fl if f.passed is False]
+    return sorted(figs, key=lambda f: -(f.measured or 0.0))
+
+
+def _clean_entry(args, clip, check, result, tracks, failed) -> dict:
+    """``clean``'s one entry of the review page (:mod:`curveeditor.review`)."""
+    import math
+
+    from .review.data import clip_review
+
+    written = check.clip if check.clip is not None else result.clip
+    worst = max(tracks, key=lambda t: t["max_error"], default=None)
+    reason = f"{len(tracks)} tracks"
+    if worst is not None:
+        reason += f"; worst {worst['path'] or '(root)'}: {worst['max_error']:.4f} deg"
+    if failed:
+        reason = f"{len(failed)} step figure(s) over their tolerance; " + reason
+    return {
+        "input": args.file,
+        "output": args.output,
+        "status": "ok",
+        "ok": not failed,
+        "reason": reason,
+        "tracks": len(tracks),
+        "keys_before": sum(t["keys_before"] for t in tracks),
+        "keys_after": sum(t["keys_written"] for t in tracks),
+        "max_error": max((t["max_error"] for t in tracks), default=0.0),
+        "rms_error": math.sqrt(sum(t["rms_error"] ** 2 for t in tracks) / len(tracks)) if tracks else 0.0,
+        "steps": result.step_lines(),
+        "review": clip_review(clip, written, {t["path"]: t["max_error"] for t in tracks}),
+    }
 
 
 #: ``clean`` text lists at most this many explaining notes (``--json`` has them all).
 MAX_LISTED_NOTES = 20
 
 
-def _clean_lines(args, source, recipe, result, check, tracks, flips) -> list[str]:
-    """``clean``'s text report: the per-track table (keys; each step's figure against the track just
-    before it; the written file read back), one line per step, the written file's line, the notes
-    that explain large figures, the flips left."""
+def _clean_lines(args, source, recipe, result, check, tracks, flips, out) -> list[str]:
+    """``clean``'s text report for ``out`` (a terminal: fitted to its width; a pipe: whole rows): the
+    per-track table (keys; each step's figure against the track just before it; the written file read
+    back), one line per step, the written file's line, the notes that explain large figures, the
+    flips left. Clips of more than :data:`PROBLEMS_FIRST_TRACKS` tracks list the
+    :data:`CLEAN_WORST_SHOWN` of largest change (``--all``: every track)."""
+    from .console.tables import Column, file_lines, render_table, wrap_text
     from .io import SAMPLE_FORMATS
 
     figs = result.figures
@@ -580,8 +772,11 @@ def _clean_lines(args, source, recipe, result, check, tracks, flips) -> list[str
     for f in (f for fl in figs.values() for f in fl):
         labels.setdefault(f.number, f.label)
     step_heads = [f"{n} {labels.get(n, s.op)}" for n, s in enumerate(steps, start=1)]
+    shown = tracks
+    if len(tracks) > PROBLEMS_FIRST_TRACKS and not args.all:
+        shown = sorted(tracks, key=lambda t: -t["max_error"])[:CLEAN_WORST_SHOWN]
     rows = []
-    for t in tracks:
+    for t in shown:
         cells = {f.number: f.cell() for f in figs.get(t["path"], ())}
         rows.append(
             [
@@ -594,33 +789,43 @@ def _clean_lines(args, source, recipe, result, check, tracks, flips) -> list[str
                 f"{t['max_key_error']:.6f}",
             ]
         )
-    out = [f"{args.file} -> {args.output}: {', '.join(s.op for s in steps)}"]
-    headers = [
-        "track",
-        "keys before",
-        "keys after",
-        "written",
-        *step_heads,
-        "file vs result",
-        "at keys (deg)",
+    lines = file_lines(out, f"{args.file} -> {args.output}", ", ".join(s.op for s in steps))
+    fail = lambda cell: "failed" if cell.endswith(("FAIL", "!")) else None  # noqa: E731
+    columns = [
+        Column("track", "left", path=True),
+        Column("keys before"),
+        Column("keys after"),
+        Column("keys written"),
+        *[Column(h, style=fail) for h in step_heads],
+        Column("file vs result (deg)"),
+        Column("at keys (deg)"),
     ]
-    out.append(_table(headers, rows))
-    out += result.step_lines()
+    lines += render_table(columns, rows, out)
+    if len(shown) < len(tracks):
+        lines.append(
+            f"... and {len(tracks) - len(shown)} track(s) with smaller changes (--all lists every track)"
+        )
+    keep = [_shown_path(t["path"], out) for t in tracks]
+    text = list(result.step_lines())
     if tracks:
         sample_out = os.path.splitext(args.output)[1].lower() in SAMPLE_FORMATS
-        out.append(_written_line(source, recipe, result, check, tracks, sample_out))
+        text.append(_written_line(source, recipe, result, check, tracks, sample_out, out))
     # The largest changes first: each explained in a line (the rest: --json).
     notes = sorted(((p, f) for p, fl in figs.items() for f in fl if f.notes), key=lambda x: -x[1].max_error)
     for p, f in notes[:MAX_LISTED_NOTES]:
         for n in f.notes:
-            out.append(f"  note: {p or '(root)'}, step {f.number} {f.op}: {n}")
+            text.append(f"  note: {_shown_path(p, out)}, step {f.number} {f.op}: {n}")
     if len(notes) > MAX_LISTED_NOTES:
-        out.append(f"  ... and {len(notes) - MAX_LISTED_NOTES} more notes (--json lists all)")
-    out += _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none")
-    return out
+        text.append(f"  ... and {len(notes) - MAX_LISTED_NOTES} more notes (--json lists all)")
+    shown_paths = _path_shortener([t["path"] for t in tracks], out)
+    for line in text:
+        body = shown_paths(line.lstrip(" "))
+        lines += wrap_text(out, body, line[: len(line) - len(line.lstrip(" "))], keep)
+    lines += _flip_lines(flips, "in the written file's Euler curves; --to-kind quaternion has none", out)
+    return lines
 
 
-def _written_line(source, recipe, result, check, tracks, sample_out: bool) -> str:
+def _written_line(source, recipe, result, check, tracks, sample_out: bool, out=None) -> str:
     """The written file read back: keys, its error from the recipe's result (the format's own), and
     against the input at its keys (held to the bound asked for, when the recipe has one) and, when
     no step changed the motion on purpose, between them."""
@@ -637,8 +842,8 @@ def _written_line(source, recipe, result, check, tracks, sample_out: bool) -> st
     keys = "frames" if any(c.figures.frames for c in check.tracks) else "keys"
     line = (
         f"total keys {before} -> {after}, written {written}{extra}; written file read back{where}: "
-        f"{fmt['writer_max_error']:.6f} deg from the recipe's result ({fmt['path'] or '(root)'}); "
-        f"vs the input at its {keys}: max {at['max_key_error']:.6f} deg ({at['path'] or '(root)'})"
+        f"{fmt['writer_max_error']:.6f} deg from the recipe's result ({_shown_path(fmt['path'], out)}); "
+        f"vs the input at its {keys}: max {at['max_key_error']:.6f} deg ({_shown_path(at['path'], out)})"
     )
     bound = recipe_key_bound(recipe)
     if bound is not None and any(s.op == "reduce" for s in recipe.steps):
@@ -651,7 +856,7 @@ def _written_line(source, recipe, result, check, tracks, sample_out: bool) -> st
     )
     if not intended and not sample_out:
         worst = max(tracks, key=lambda t: t["max_error"])
-        name = worst["path"] or "(root)"
+        name = _shown_path(worst["path"], out)
         if keys == "frames":
             own = _input_curve_deviation(source, worst["path"])
             line += (
@@ -751,15 +956,42 @@ MAX_SAMPLE_ROWS = 1_000_000
 
 
 def cmd_sample(args) -> int:
+    from .io.atomic import atomic_write_text
+    from .io.csv_io import format_csv
+
+    _check_output(args.output, [args.file], writable_exts=(".csv",))
+    with _progress(args, ["read", "sample", "write", "verify"]) as progress:
+        progress.step("read")
+        clip = _read(args.file, args.order, args.take)
+        grid, blocks, expected, span = _sample_blocks(args, clip, progress)
+        from .io.atomic import check_before_replace
+        from .io.verify import check_samples_read_back
+
+        def check(tmp, target):
+            progress.step("verify")
+            check_samples_read_back(tmp, target, expected, "zxy")
+
+        # The CSV must read back to the samples; joints in several orders (BVH) carry an order column.
+        with check_before_replace(check):
+            progress.step("write")
+            atomic_write_text(args.output, format_csv(blocks, fname=args.output), protect=[args.file])
+    start, end = span
+    print(
+        f"{args.file} -> {args.output}: {len(blocks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "
+        f"({_fmt_num(start)}-{_fmt_num(end)} s)"
+    )
+    return 0
+
+
+def _sample_blocks(args, clip, progress):
+    """``(grid, CSV row blocks, expected read-back samples, (start, end))`` of ``sample``."""
     import numpy as np
 
     from .engine.display import sample_track
     from .engine.resample import uniform_grid
-    from .io.atomic import atomic_write_text
-    from .io.csv_io import TrackRows, format_csv
+    from .io.csv_io import TrackRows
 
-    _check_output(args.output, [args.file], writable_exts=(".csv",))
-    clip = _read(args.file, args.order, args.take)
+    progress.step("sample")
     paths = _select_paths(clip, args.track, args.file)
     tracks = [t for t in clip.tracks if paths is None or t.path in paths]
     tracks = [t for t in tracks if t.n_keys]
@@ -777,23 +1009,14 @@ def cmd_sample(args) -> int:
     grid = np.asarray(uniform_grid(start, end, args.rate), dtype=np.float64)
     blocks = []
     expected = {}
-    for t in tracks:
+    for k, t in enumerate(tracks):
         # The same samples the graphs draw: Euler tracks' channels as Unity evaluates them (winding
         # included), quaternion tracks' continuous decomposition through the key Euler values.
         s = sample_track(t, grid)
         blocks.append(TrackRows(t.path, grid, s.euler, s.quat, s.speed, order=t.order))
         expected[t.path] = (grid, s.quat)
-    from .io.atomic import check_before_replace
-    from .io.verify import check_samples_read_back
-
-    # The CSV must read back to the samples; joints in several orders (BVH) carry an order column.
-    with check_before_replace(lambda tmp, target: check_samples_read_back(tmp, target, expected, "zxy")):
-        atomic_write_text(args.output, format_csv(blocks, fname=args.output), protect=[args.file])
-    print(
-        f"{args.file} -> {args.output}: {len(tracks)} track(s) x {grid.shape[0]} samples at {args.rate:g} Hz "
-        f"({_fmt_num(start)}-{_fmt_num(end)} s)"
-    )
-    return 0
+        progress.step("sample", (k + 1) / len(tracks))
+    return grid, blocks, expected, (start, end)
 
 
 # ------------------------------------------------------------------------------------------ convert
@@ -803,24 +1026,27 @@ def cmd_convert(args) -> int:
     from .io import write_checked
 
     _check_output(args.output, [args.file])
-    clip = _read(args.file, args.order, args.take)
     from .io.beside import Beside, may_fork
     from .io.losses import write_losses
 
-    # What the output format cannot hold, from the clip alone (printed first once the write
-    # succeeded: a failed command prints only its one-line error).
-    losses = write_losses(clip, args.output)
-
-    # The reduce hint needs only the source: computed in a child beside the write when it may fork
-    # (CMU_Sample_05_01: 1.4 s of reduction off the command's path).
-    hint_beside = _hint_wanted(clip, args.output) and may_fork()
-    hinting = Beside(lambda: _reduce_hint(clip, args.output)) if hint_beside else None
-    try:
-        check = write_checked(clip, args.output, protect=[args.file], tolerance=args.tolerance)
-    except BaseException:
-        if hinting is not None:
-            hinting.close()
-        raise
+    with _progress(args, ["read", "write", "verify"]) as progress:
+        progress.step("read")
+        clip = _read(args.file, args.order, args.take)
+        # The reduce hint needs only the source: computed in a child beside the write when it may
+        # fork (CMU_Sample_05_01: 1.4 s of reduction off the command's path).
+        # What the output format cannot hold, from the clip alone (printed first once the write
+        # succeeded: a failed command prints only its one-line error).
+        losses = write_losses(clip, args.output)
+        hint_beside = _hint_wanted(clip, args.output) and may_fork()
+        hinting = Beside(lambda: _reduce_hint(clip, args.output)) if hint_beside else None
+        try:
+            check = write_checked(
+                clip, args.output, protect=[args.file], tolerance=args.tolerance, phase=progress.phase
+            )
+        except BaseException:
+            if hinting is not None:
+                hinting.close()
+            raise
     # The clip read back keeps the file's text for minimal-diff rewrites (100 MB for a dense clip):
     # not needed past the figures, and a hint computed here would otherwise add to it.
     check = dataclasses.replace(check, clip=None)
@@ -833,7 +1059,36 @@ def cmd_convert(args) -> int:
     if hint:
         print(hint)
     _warn(losses + [w for w in check.warnings if w not in losses])
+    _print_write_verdict(args, check)
     return 0
+
+
+def _print_write_verdict(args, check, failed=()) -> None:
+    """The closing verdict of a command that wrote ``check.path``: the worst deviation of the file
+    read back against the bound it was held to (a missed bound is an error before this: nothing is
+    written then), or FAILED with the first of ``failed`` (step figures over their tolerance)."""
+    from .console.style import Out
+    from .console.verdict import verdict_line
+
+    out = Out.for_stream(wide=getattr(args, "wide", False))
+    if failed:
+        f = failed[0]
+        reason = (
+            f"{len(failed)} step figure(s) over their tolerance; worst {{path}}: {f.label} "
+            f"{f.measured:.4g} deg > {f.tolerance:g} deg ({f.tolerance_of})"
+        )
+        out.print(verdict_line(out, args.output, False, reason, f.path or "(root)"))
+        return
+    if not check.tracks:
+        out.print(verdict_line(out, args.output, True, "written, no rotation tracks"))
+        return
+    worst = max(check.tracks, key=lambda t: t.figures.key_error)
+    fig = worst.figures
+    where = "at the frames" if (fig.at_frames or fig.frames) else "at the input's keys"
+    bound = fig.key_bound if fig.key_bound is not None else fig.bound
+    held = f", bound {bound:.4g} deg" if bound is not None else ""
+    reason = f"{len(check.tracks)} tracks read back; worst {{path}}: {fig.key_error:.4f} deg {where}{held}"
+    out.print(verdict_line(out, args.output, True, reason, worst.path or "(root)"))
 
 
 def _convert_figures(check) -> str:
@@ -985,6 +1240,7 @@ def cmd_batch(args) -> int:
             out_ext=args.format and "." + args.format,
             scheduler=args.scheduler,
             ship=args.ship or "auto",
+            review=args.html is not None,
         )
     except BatchError as exc:
         close_progress()
@@ -997,15 +1253,25 @@ def cmd_batch(args) -> int:
         return 130
     finally:
         close_progress()
+    page = _write_review(args.html, [_batch_entry(f) for f in report.files], args) if args.html else None
     if args.json:
         print(json.dumps(report.summary(args.report), indent=2))
     else:
+        from .console.style import Out
+        from .console.verdict import verdict_line
+
+        out = Out.for_stream(wide=args.wide)
+        for f in report.files:
+            e = _batch_entry(f)
+            out.print(verdict_line(out, f.input, e["ok"], e["reason"], e.get("worst")))
         line = f"{len(report.files)} file(s): {report.ok} ok, {report.failed} failed"
         if report.cancelled:
             line += f", {report.cancelled} cancelled"
         if report.retried:
             line += f", {report.retried} re-run after a worker died"
         print(f"{line} -> {args.output}")
+        if page:
+            print(f"review page: {page}")
     for f in report.files:
         if f.status == "failed":
             print(f"{PROG}: failed: {f.error}", file=sys.stderr)
@@ -1015,6 +1281,67 @@ def cmd_batch(args) -> int:
             file=sys.stderr,
         )
     return report.exit_status
+
+
+def _batch_entry(f) -> dict:
+    """A batch file's review-page entry and verdict (``reason`` holds ``{path}`` for the track it
+    names): FAILED when the file failed or a step's figure missed its tolerance; else the worst
+    bounded step's figure against its tolerance (the intended changes of lossless steps are not
+    error), or without one the largest move of a pose at the input's keys."""
+    figures = [(t["path"], s) for t in f.track_details for s in t.get("steps", ())]
+    failed = sorted(
+        (x for x in figures if x[1].get("passed") is False), key=lambda x: -(x[1]["measured"] or 0)
+    )
+    bounded = [x for x in figures if x[1].get("tolerance")]
+    worst_path = None
+    keys = f"{f.tracks} tracks, keys {f.keys_before} -> {f.keys_after}"
+    if not f.ok:
+        reason = " ".join(str(f.error or f.status).split())
+    elif failed:
+        worst_path, s = failed[0]
+        reason = (
+            f"{len(failed)} step figure(s) over their tolerance; worst {{path}}: {s['label']} "
+            f"{s['measured']:.4g} deg > {s['tolerance']:g} deg"
+        )
+    elif bounded:
+        worst_path, s = max(bounded, key=lambda x: (x[1]["measured"] or 0.0) / x[1]["tolerance"])
+        reason = f"{keys}; worst {{path}}: {s['label']} {s['measured']:.4g} deg (ok)"
+    elif f.track_details:
+        t = max(f.track_details, key=lambda t: t.get("max_key_error", 0.0))
+        worst_path = t["path"]
+        reason = f"{keys}; poses at keys moved max {t.get('max_key_error', 0.0):.4f} deg ({{path}})"
+    else:
+        reason = "written, no rotation tracks"
+    return {
+        "input": f.input,
+        "output": f.output if f.ok else None,
+        "status": f.status,
+        "error": f.error,
+        "ok": f.ok and not failed,
+        "reason": reason,
+        "worst": (worst_path or "(root)") if worst_path is not None else None,
+        "tracks": f.tracks,
+        "keys_before": f.keys_before,
+        "keys_after": f.keys_after,
+        "max_error": f.max_error if f.ok else None,
+        "rms_error": f.rms_error if f.ok else None,
+        "steps": list(getattr(f, "steps", []) or []),
+        "review": f.review or [],
+    }
+
+
+def _write_review(folder: str, entries: list[dict], args) -> str:
+    """The review page (``--html FOLDER``): ``FOLDER/index.html``; returns its path."""
+    from .review.page import write_page
+
+    shown = [
+        dict(e, reason=e["reason"].format(path=e.get("worst") or "")) if "worst" in e else e for e in entries
+    ]
+    recipe = getattr(args, "recipe", None)
+    title = f"curveeditor review: {len(entries)} clip(s)" + (
+        f", recipe {os.path.basename(recipe)}" if recipe else ""
+    )
+    return write_page(folder, shown, title, note="Errors are of the written files read back, in degrees.")
 
 
 # ------------------------------------------------------------------------------------------- parser
@@ -1066,6 +1393,21 @@ def build_parser() -> argparse.ArgumentParser:
             help="FBX animation stack / glTF animation to read (default the first; inspect lists them)",
         )
 
+    def quiet_arg(p):
+        p.add_argument(
+            "--quiet",
+            action="store_true",
+            help="no progress line on stderr (it shows on a terminal when the work takes over 0.5 s)",
+        )
+
+    def wide_arg(p):
+        p.add_argument(
+            "--wide",
+            action="store_true",
+            help="on a terminal, print whole track paths (tables are fitted to the terminal's width "
+            "otherwise; output into a pipe or file is always whole)",
+        )
+
     p = sub.add_parser(
         "inspect",
         help="count wrap jumps, flips, gimbal keys, spikes per track",
@@ -1082,6 +1424,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help=f"clip file ({reads})")
     p.add_argument("--json", action="store_true", help='print {"file": ..., "tracks": [...]} as JSON')
     order_arg(p)
+    wide_arg(p)
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help=f"list every track in clip order (clips of more than {PROBLEMS_FIRST_TRACKS} tracks list the "
+        "tracks with problems first, worst first)",
+    )
     p.set_defaults(func=cmd_inspect)
 
     p = sub.add_parser(
@@ -1166,6 +1515,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the report (the --report JSON) on stdout instead of the table",
     )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help=f"list every track (clips of more than {PROBLEMS_FIRST_TRACKS} tracks list the "
+        f"{CLEAN_WORST_SHOWN} of largest change)",
+    )
+    p.add_argument("--html", metavar="REPORT_DIR", help="also write a review page, REPORT_DIR/index.html")
+    quiet_arg(p)
+    wide_arg(p)
     p.set_defaults(func=cmd_clean)
 
     p = sub.add_parser("sample", help="what Unity plays, sampled on a uniform grid, as CSV")
@@ -1174,6 +1532,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", help="output CSV")
     p.add_argument("--track", action="append", metavar="PATH", help="only this track (repeatable)")
     order_arg(p)
+    quiet_arg(p)
     p.set_defaults(func=cmd_sample)
 
     p = sub.add_parser(
@@ -1192,6 +1551,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="per-frame (BVH) clips: add keys where the written curves leave the Slerp between frames by "
         "more than DEG (default: keys at the frames only; the deviation is reported)",
     )
+    quiet_arg(p)
+    wide_arg(p)
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("turn", help="generate keys for a constant-speed turn about an axis")
@@ -1244,6 +1605,13 @@ def build_parser() -> argparse.ArgumentParser:
         "needs BVH inputs)",
     )
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout (schema: README)")
+    p.add_argument(
+        "--html",
+        metavar="REPORT_DIR",
+        help="also write a review page, REPORT_DIR/index.html: every input's verdict and figures, links "
+        "to the outputs, before/after plots of each clip's worst tracks (opens from disk, no network)",
+    )
+    wide_arg(p)
     p.add_argument(
         "--progress",
         choices=("auto", "bar", "lines", "none"),

@@ -41,6 +41,11 @@ if [ "$MODE" = test ]; then
   command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
 fi
 
+# The test suite also opens the batch review page in a real browser (tests/test_review_page.py).
+if [ "$MODE" = test ]; then
+  APT_PACKAGES+=(chromium)
+fi
+
 missing_packages() {
   local installed
   installed="$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${APT_PACKAGES[@]}" 2>/dev/null \

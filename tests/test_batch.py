@@ -14,6 +14,7 @@ from curveeditor.engine.clip import key_quaternions
 from curveeditor.engine.recipe import Recipe, RecipeError
 from curveeditor.engine.rotations import geodesic_angle
 from curveeditor.io import read_clip
+from tests.pty_run import run_on_pty
 
 RECIPE = Recipe.of({"op": "unwrap"}, {"op": "reduce", "max_error": 0.05})
 
@@ -341,9 +342,6 @@ def test_progress_bar_shows_rate_and_eta():
 
 def test_progress_auto_is_a_bar_on_a_terminal_and_lines_otherwise(inputs, tmp_path, capsys):
     import io
-    import os
-    import pty
-    import subprocess
     import sys
 
     from curveeditor.batch.progress import ProgressBar, choose_progress
@@ -359,25 +357,9 @@ def test_progress_auto_is_a_bar_on_a_terminal_and_lines_otherwise(inputs, tmp_pa
     RECIPE.save(recipe)
     files = [inputs / "clip0.csv", inputs / "bad.csv", inputs / "clip1.csv"]
     # stderr on a real pseudo-terminal: the bar, redrawn in place, with rate and ETA
-    master, slave = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     args = [sys.executable, "-m", "curveeditor.cli", "batch", *map(str, files), "-o", str(tmp_path / "o")]
-    r = subprocess.run(
-        args + ["--recipe", str(recipe)], stdout=subprocess.PIPE, stderr=slave, env=env, timeout=120
-    )
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    err = b"".join(chunks).decode()
-    assert r.returncode == 2
+    status, err, _out = run_on_pty(args + ["--recipe", str(recipe)], 100, "stderr", timeout=120)
+    assert status == 2
     assert "\r\x1b[K[" in err and "files/s  ETA " in err and "3/3 100%" in err
     assert "[2/3] bad.csv failed: " in err or "[1/3] bad.csv failed: " in err
     # not a terminal (pytest's captured stderr): one plain line per file, no control characters

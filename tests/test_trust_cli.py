@@ -211,15 +211,22 @@ def _readme_block(command: str) -> list[str]:
 )
 def test_readme_report_examples_are_what_the_commands_print(tmp_path, command):
     # Issue 20: the README's inspect example showed a middle angle (161.7) the command does not print.
-    import subprocess
+    # Issue 25: the examples are what a 100-column terminal shows.
+    status, out, err = readme_example_output(command, tmp_path)
+    assert status == 0, err
+    assert out == _readme_block(command)
+
+
+def readme_example_output(command: str, folder: Path) -> tuple[int, list[str], str]:
+    """``curveeditor-cli COMMAND`` run in ``folder`` (holding a link to ``resources``) on a
+    100-column terminal without colour: (status, the lines shown, stderr)."""
     import sys
 
-    (tmp_path / "resources").symlink_to(Path(__file__).resolve().parents[1] / "resources")
-    r = subprocess.run(
-        [sys.executable, "-m", "curveeditor.cli", *command.split()],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.rstrip("\n").split("\n") == _readme_block(command)
+    from tests.pty_run import run_on_pty
+
+    link = folder / "resources"
+    if not link.exists():
+        link.symlink_to(Path(__file__).resolve().parents[1] / "resources")
+    cmd = [sys.executable, "-m", "curveeditor.cli", *command.split()]
+    status, out, err = run_on_pty(cmd, 100, "stdout", {"NO_COLOR": "1"}, cwd=folder)
+    return status, out.rstrip("\n").split("\n"), err

@@ -37,7 +37,8 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
     """Read, run the recipe, render the output: the one worker function of every engine.
 
     ``job``: ``input`` (the path as the user gave it, used in messages), ``output``, ``recipe`` (dict),
-    and optionally ``read_path`` (where this worker finds the input: an absolute path on a cluster)
+    ``review`` (True: also the review page's data, :func:`~curveeditor.review.data.clip_review`), and
+    optionally ``read_path`` (where this worker finds the input: an absolute path on a cluster)
     or ``data`` (the input's bytes, shipped by the client). Returns the :class:`FileResult` fields as
     a dict plus ``data``, the output file's bytes (ok files only), and ``worker`` (where it ran).
     Never raises for a bad file; error messages name ``input`` and ``output`` whatever path the
@@ -71,6 +72,11 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
             res["error"] = _renamed(f"{job['input']}: internal error: {type(e).__name__}: {e}", renames)
             return res
     res.update(_stats(clip, result, check))
+    if job.get("review"):  # the review page's plots, made here so only kilobytes travel back
+        from ..review.data import clip_review
+
+        errors = {t["path"]: t["max_error"] for t in res["track_details"]}
+        res["review"] = clip_review(clip, check.clip if check.clip is not None else result.clip, errors)
     res["warnings"] = [_renamed(str(w), renames) for w in check.warnings]
     res["status"] = "ok"
     res["data"] = data
@@ -218,6 +224,7 @@ def _fingerprint_of(package_dir: str) -> str:
         root = Path(package_dir)
         files = (
             sorted((root / "batch").rglob("*.py"))
+            + sorted((root / "review").rglob("*.py"))
             + sorted((root / "engine").rglob("*.py"))
             + sorted((root / "io").rglob("*.py"))
         )

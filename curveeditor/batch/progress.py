@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from ..console.progress import format_duration
+
 __all__ = ["ProgressBar", "progress_line", "format_duration", "choose_progress"]
 
 
@@ -27,14 +29,6 @@ def progress_line(done: int, total: int, result) -> str:
     if getattr(result, "attempts", 1) > 1:
         line += f" (attempt {result.attempts}: {'; '.join(result.retries)})"
     return line
-
-
-def format_duration(seconds: float) -> str:
-    """``0:07``, ``12:30``, ``1:02:03`` (minutes:seconds, hours when needed)."""
-    s = max(0, int(round(seconds)))
-    h, rest = divmod(s, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 class ProgressBar:

@@ -121,6 +121,7 @@ class FileResult:
             its error against its tolerance: ``RecipeResult.step_lines``).
         attempts: how many times a worker started this file (1 unless a worker died running it).
         retries: one line per re-run: which worker died and that the scheduler re-ran the file.
+        review: with ``run_batch(review=True)``, the review page's plots of the worst tracks.
     """
 
     input: str
@@ -137,6 +138,8 @@ class FileResult:
     attempts: int = 1
     retries: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
+    #: The review page's data (``run_batch(review=True)``); not in the JSON report.
+    review: list[dict[str, Any]] | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -470,6 +473,7 @@ def run_batch(
     scheduler: str | None = None,
     ship: str = "auto",
     log: Callable[[str], None] | None = None,
+    review: bool = False,
 ) -> BatchReport:
     """Apply ``recipe`` (a :class:`~curveeditor.engine.recipe.Recipe`, a recipe dict, or a path to a
     recipe JSON file) to every clip named by ``inputs`` and write the results into ``out_dir``.
@@ -479,10 +483,11 @@ def run_batch(
     ``ship`` (Dask only, :data:`SHIP_MODES`) says how inputs reach the workers. ``progress(done,
     total, result)`` is called as each file finishes (default :func:`stderr_progress`; pass
     ``lambda *a: None`` for silence); ``log(line)`` gets one-line notes on the engine (default stderr).
-    The JSON report is written to ``report_path`` when given. Raises :class:`BatchError` (before any
-    work) for bad arguments, an ``out_dir`` that contains an input, a missing Dask or an unreachable
-    cluster, ``RecipeError`` for an invalid recipe, :class:`BatchCancelled` on Ctrl+C; per-file
-    problems are reported, not raised.
+    The JSON report is written to ``report_path`` when given. ``review=True`` also fills each ok
+    file's :attr:`FileResult.review` (the review page's plots, computed by the workers).
+    Raises :class:`BatchError` (before any work) for bad arguments, an ``out_dir`` that contains an
+    input, a missing Dask or an unreachable cluster, ``RecipeError`` for an invalid recipe,
+    :class:`BatchCancelled` on Ctrl+C; per-file problems are reported, not raised.
     """
     from ..engine.recipe import Recipe
 
@@ -508,6 +513,8 @@ def run_batch(
     log = (lambda line: print(line, file=sys.stderr, flush=True)) if log is None else log
     out_s = os.fspath(out_dir)
     results, jobs_todo = _plan(inputs, out_s, ext, rec, report_path)
+    for _i, job in jobs_todo:
+        job["review"] = review
     with contextlib.ExitStack() as stack:
         # Connect (or start the local cluster) before writing anything: an unreachable scheduler
         # fails the batch with nothing written.

@@ -733,7 +733,8 @@ def _run_track(
     frame_rate: float,
     cancel: Callable[[], bool] | None = None,
 ) -> tuple[RotationTrack, list[str]]:
-    done, logs, _figs = _run_tracks([track], recipe, frame_rate, cancel, lambda _units: None)
+    tick = _Progress(None, 1, len(recipe.steps))
+    done, logs, _figs = _run_tracks([track], recipe, frame_rate, cancel, tick)
     return done[0], logs[0]
 
 
@@ -784,12 +785,15 @@ def run_recipe(
     diffs: bool = True,
     figures: bool = True,
     reserve_deg: float = 0.0,
+    step_progress: Callable[[str, float], None] | None = None,
 ) -> RecipeResult:
     """Apply ``recipe`` to the rotation tracks named in ``paths`` (all when ``None``), in clip order.
 
     Other tracks and read-only tracks are untouched. ``cancel`` (returns True to stop) is checked
     before every step of every track and before each diff; it raises :class:`RecipeCancelled`.
-    ``progress(done, total)`` is called after each processed track (for progress bars).
+    ``progress(done, total)`` is called after each processed track (for progress bars);
+    ``step_progress(op, fraction)`` at the start of every step and as it goes, with the fraction of
+    that step done over all tracks (the CLI's progress line names the step running).
     ``diffs=False`` leaves :attr:`RecipeResult.diffs` empty: the CLI and batch print the written
     file's figures (``io.verify``), so the in-memory diff was computed and thrown away (0.1-0.3 s of
     ``clean X.bvh --unwrap`` on the 165-joint CMU clip).
@@ -818,7 +822,7 @@ def run_recipe(
     diff_tracks = _diff_function() if selected and diffs else None
 
     work = [t for t in clip.tracks if t.path in selected]
-    tick = _Progress(progress, len(work), len(recipe.steps) + 1)
+    tick = _Progress(progress, len(work), len(recipe.steps) + 1, step_progress)
     done, logs, figs = _run_tracks(
         work,
         recipe,
@@ -846,13 +850,20 @@ class _Progress:
     """``progress(done, total)`` in whole tracks for a run of ``units_per_track`` units per track
     (each step, then the diff), called only when the whole-track count changes."""
 
-    def __init__(self, progress, total: int, units_per_track: int):
+    def __init__(self, progress, total: int, units_per_track: int, step_progress=None):
         self.progress, self.total = progress, total
         self.units, self.all = 0, max(1, total * units_per_track)
         self.shown = 0
+        self.step_progress, self.op, self.op_start = step_progress, "", 0
+
+    def start_step(self, op: str) -> None:
+        self.op, self.op_start = op, self.units
+        self(0)
 
     def __call__(self, units: int) -> None:
         self.units += units
+        if self.step_progress is not None and self.op:
+            self.step_progress(self.op, min(1.0, (self.units - self.op_start) / max(1, self.total)))
         done = self.units * self.total // self.all
         if self.progress is not None and done != self.shown:
             self.shown = done
@@ -908,6 +919,7 @@ def _run_tracks(
     for number, step in enumerate(recipe.steps, start=1):
         label = f"step {number} ({step.op})"
         run = _reserved(step, reserve_deg)
+        tick.start_step(step.op)
         results = None
         if step.op == "reduce":
             tip = (tips or {}).get(number - 1)

@@ -212,10 +212,17 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-def write_checked(clip, path, protect=None, promise=None, tolerance=None, confirm=None, **opts):
+def write_checked(clip, path, protect=None, promise=None, tolerance=None, confirm=None, phase=None, **opts):
     """:func:`curveeditor.io.verify.write_checked` (kept here so callers need one import)."""
     from .verify import write_checked as _write_checked
 
     return _write_checked(
-        clip, path, protect=protect, promise=promise, tolerance=tolerance, confirm=confirm, **opts
+        clip,
+        path,
+        protect=protect,
+        promise=promise,
+        tolerance=tolerance,
+        confirm=confirm,
+        phase=phase,
+        **opts,
     )

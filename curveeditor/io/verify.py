@@ -611,6 +611,7 @@ def write_checked(
     promise: Promise | None = None,
     tolerance: float | None = None,
     confirm=None,
+    phase=None,
     **opts,
 ) -> WriteCheck:
     """Write ``clip`` to ``path`` (writer by extension, options ``opts`` as for ``write_clip``), read the
@@ -626,7 +627,10 @@ def write_checked(
 
     ``confirm(check) -> bool``, if given, is called with the passed :class:`WriteCheck` (read-back
     figures, no warnings yet) before the rename; False raises :class:`WriteCancelled` and nothing is
-    written (the editor's export dialog shows the written file's figures this way)."""
+    written (the editor's export dialog shows the written file's figures this way).
+
+    ``phase(name)``, if given, is called as the work moves on: ``"write"`` (render and write the temp
+    file), then ``"verify"`` (read it back and compare): the CLI's progress line shows it."""
 
     fname = os.fspath(path)
     writer = load_format(fname, WRITE_FORMATS, "write", ClipWriteError)
@@ -645,6 +649,8 @@ def write_checked(
         ahead = CheckAhead(clip, lambda tracks: check_tracks_one_by_one(clip, tracks, promise, ext, fname))
 
     def check(tmp: str, target: str) -> None:
+        if phase is not None:
+            phase("verify")
         if ahead is not None and not ahead.in_process:
             ahead.wait()  # a thread ends before the read-back: they would share the lock and memory
         written = _read_back(tmp, fname, to_write)
@@ -673,6 +679,8 @@ def write_checked(
 
             stack.callback(ahead.close)
             stack.enter_context(on_written_tracks(ahead.start))
+        if phase is not None:
+            phase("write")
         warnings = list(writer(to_write, fname, protect=protect, **opts) or [])
     result = box.get("check")
     if result is None:  # pragma: no cover - every writer writes through io.atomic

@@ -73,6 +73,12 @@ class WindowActions:
         self.act_open = self._act(
             "&Open…", self.open_dialog, S.Open, "Open an .anim, .bvh, .csv, .fbx, .gltf or .glb clip"
         )
+        self.act_open_report = self._act(
+            "Open &batch report…",
+            self.open_batch_report,
+            None,
+            "Open a batch's JSON report (curveeditor-cli batch --report) and open its clips from it",
+        )
         self.act_save = self._act("&Save", self.files.save, S.Save, "Save back to the .anim (minimal diff)")
         self.act_save_as = self._act("Save &As…", self.files.save_as, "Ctrl+Shift+S", "Save to a new .anim")
         self.act_exp_euler = self._act(
@@ -271,6 +277,7 @@ class WindowActions:
         m.addAction(self.act_open)
         self.recent_menu = m.addMenu("Open &Recent")
         self._rebuild_recent()
+        m.addAction(self.act_open_report)
         m.addSeparator()
         m.addAction(self.act_save)
         m.addAction(self.act_save_as)

@@ -1,6 +1,7 @@
 """The main window's file handling: File > Open / Recent / drag-and-drop (each asks about unsaved edits
 first), the start-up clip (the recovery offer, else the file given, else the bundled sample), and the
-unsaved-changes prompt on close. Reading and writing themselves are :mod:`curveeditor.app.window.files`'.
+unsaved-changes prompt on close; File > Open batch report (:mod:`.batch_report`). Reading and
+writing themselves are :mod:`curveeditor.app.window.files`'.
 
 A mixin of :class:`~curveeditor.app.window.main_window.MainWindow`.
 """
@@ -28,6 +29,23 @@ class WindowFiles:
         if not self.maybe_save():
             return
         self.files.open_dialog()
+
+    def open_batch_report(self, path: str | None = None) -> None:
+        """File > Open batch report: a batch's JSON report as a table whose rows open their clips."""
+        from PySide6.QtWidgets import QFileDialog
+
+        from .batch_report import BatchReportDialog, BatchReportError
+
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open batch report", "", "Batch report (*.json)")
+            if not path:
+                return
+        try:
+            self.batch_report = BatchReportDialog(path, self.open_file, self)
+        except BatchReportError as exc:
+            QMessageBox.warning(self, "Open batch report", str(exc))
+            return
+        self.batch_report.show()
 
     def _rebuild_recent(self) -> None:
         """File > Open Recent from the settings' list (each entry opens through :meth:`open_file`)."""

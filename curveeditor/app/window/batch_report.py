@@ -1,0 +1,173 @@
+"""File > Open batch report: a batch's JSON report (``curveeditor-cli batch ... --report R.json``) as a
+sortable table, one row per input with its status, figures and output; double-click (or Open) a row
+to open that clip in the editor: its output when it was written, else its input.
+
+Paths in the report are as the batch was given them (relative ones to the folder the batch ran in):
+a relative path is looked up next to the report file, then from the current folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+__all__ = ["BatchReportDialog", "BatchReportModel", "load_batch_report", "BatchReportError"]
+
+_NO_PARENT = QModelIndex()
+
+
+class BatchReportError(ValueError):
+    """The file is not a batch report (one line, shown in the error box)."""
+
+
+def load_batch_report(path: str) -> dict:
+    """The report's dict (``files``: list of entries), or :class:`BatchReportError` saying why not."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise BatchReportError(f"{path}: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BatchReportError(f"{path}: not JSON ({exc})") from None
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, list) or not all(isinstance(e, dict) and "input" in e for e in files):
+        raise BatchReportError(
+            f"{path}: not a batch report (curveeditor-cli batch --report R.json writes one)"
+        )
+    return data
+
+
+class BatchReportModel(QAbstractTableModel):
+    """Rows: the report's files in input order. Columns: input, status, tracks, keys, max error, output."""
+
+    HEADERS = ("Input", "Status", "Tracks", "Keys before → after", "Max error (deg)", "Output")
+
+    def __init__(self, report: dict, base: str, parent=None):
+        super().__init__(parent)
+        self.rows = list(report["files"])
+        self.base = base
+
+    def rowCount(self, parent=_NO_PARENT):  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=_NO_PARENT):  # noqa: N802
+        return len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        e, col = self.rows[index.row()], index.column()
+        ok = e.get("status") == "ok"
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (
+                e["input"],
+                e.get("status", ""),
+                str(e.get("tracks", "")) if ok else "",
+                f"{e.get('keys_before', '')} → {e.get('keys_after', '')}" if ok else "",
+                f"{e.get('max_error', 0.0):.4f}" if ok else "",
+                (e.get("output") or "") if ok else (e.get("error") or ""),
+            )[col]
+        if role == Qt.ItemDataRole.UserRole:  # sort key
+            err = float(e.get("max_error", 0.0)) if ok else float("inf")
+            keys = float(e.get("keys_after", 0)) if ok else -1.0
+            return (
+                e["input"],
+                e.get("status", ""),
+                int(e.get("tracks", 0) or 0),
+                keys,
+                err,
+                e.get("output") or "",
+            )[col]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return e.get("error") if not ok else e.get("output")
+        return None
+
+    def clip_path(self, row: int) -> str | None:
+        """The clip a row opens: the output when written, else the input; None when neither exists."""
+        e = self.rows[row]
+        for p in ([e.get("output")] if e.get("status") == "ok" else []) + [e["input"]]:
+            if not p:
+                continue
+            for cand in (p,) if os.path.isabs(p) else (os.path.join(self.base, p), p):
+                if os.path.isfile(cand):
+                    return cand
+        return None
+
+
+class BatchReportDialog(QDialog):
+    """The report's table; ``open_clip(path)`` (the window's open, which asks about unsaved edits
+    first) is called for the row opened."""
+
+    def __init__(self, path: str, open_clip, parent: QWidget | None = None):
+        super().__init__(parent)
+        report = load_batch_report(path)
+        self.setWindowTitle(f"Batch report — {os.path.basename(path)}")
+        self.open_clip = open_clip
+        self.model = BatchReportModel(report, os.path.dirname(os.path.abspath(path)), self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)  # worst error first
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        hh.setStretchLastSection(True)
+        self.table.setColumnWidth(0, 320)
+        self.table.doubleClicked.connect(lambda ix: self.open_row(self.proxy.mapToSource(ix).row()))
+        s = report.get("summary", {})
+        files = len(self.model.rows)
+        ok = sum(1 for e in self.model.rows if e.get("status") == "ok")
+        summary = QLabel(
+            f"{files} file(s): {ok} ok, {files - ok} not ok; largest error "
+            f"{float(s.get('max_error', 0.0)):.4f} deg. Double-click a row to open its clip (the output, "
+            "or the input of a failed file)."
+        )
+        summary.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.open_button = buttons.addButton("Open clip", QDialogButtonBox.ButtonRole.ActionRole)
+        self.open_button.clicked.connect(self._open_selected)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(summary)
+        lay.addWidget(self.table)
+        lay.addWidget(buttons)
+        self.resize(900, 420)
+
+    def _open_selected(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows:
+            self.open_row(self.proxy.mapToSource(rows[0]).row())
+
+    def open_row(self, row: int) -> None:
+        path = self.model.clip_path(row)
+        if path is None:
+            QMessageBox.warning(
+                self, "Open clip", f"{self.model.rows[row]['input']}: the clip file is not there"
+            )
+            return
+        self.open_clip(path)
