@@ -1341,7 +1341,15 @@ def _write_review(folder: str, entries: list[dict], args) -> str:
     title = f"curveeditor review: {len(entries)} clip(s)" + (
         f", recipe {os.path.basename(recipe)}" if recipe else ""
     )
-    return write_page(folder, shown, title, note="Errors are of the written files read back, in degrees.")
+    return write_page(
+        folder,
+        shown,
+        title,
+        note=(
+            "Figures: the written files read back against the inputs, in degrees; a clip's section "
+            "lists what its steps changed on purpose and each lossy step's figure against its tolerance."
+        ),
+    )
 
 
 # ------------------------------------------------------------------------------------------- parser

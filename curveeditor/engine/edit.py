@@ -94,10 +94,12 @@ def move_keys(
     if dt:
         time = np.array(c.time)
         time[sel] += dt
+    cells = None  # the (key, component) cells a masked value edit changes
     if value_mask is not None and dv:
         vm = np.asarray(value_mask, dtype=bool)
         rows = np.any(vm, axis=1)
         if np.any(rows):
+            cells = vm[:, : c.n_components] if track.kind == "euler" else rows
             sel = sel | rows
             value = np.array(c.value)
             if track.kind == "euler":
@@ -108,10 +110,16 @@ def move_keys(
                 value = _quat_keys_from_euler(value, rows, e, track.order)
     elif channel is not None and dv:
         value = _shift_values(track, sel, channel, dv, np.array(c.value))
-    if not dt and (channel is None or not dv):
+    if not dt and cells is None and (channel is None or not dv):
         return track
-    # the slopes first, then one new curve (validated once: this is every key drag step)
-    changed = sel if dt else _component_mask(track, sel, channel)
+    # the slopes first, then one new curve (validated once: this is every key drag step); a value
+    # edit recomputes only the components it changed (and their neighbours), a time shift all
+    if dt:
+        changed = sel
+    elif cells is not None:
+        changed = cells
+    else:
+        changed = _component_mask(track, sel, channel)
     ins, outs = recomputed_slopes(time, value, c.in_slope, c.out_slope, c.tangent_mode, changed)
     return track.with_curve(c.with_keys(time=time, value=value, in_slope=ins, out_slope=outs))
 

@@ -398,6 +398,12 @@ def _tolerance(op: str, params: dict) -> tuple[float | None, str]:
     return None, ""
 
 
+def _frame_samples(track) -> bool:
+    from .reorder import is_frame_samples
+
+    return bool(is_frame_samples(track))
+
+
 def _figure_unchanged(base: dict, role: str, op: str, params: dict) -> StepFigure:
     tol, of = _tolerance(op, params)
     return StepFigure(
@@ -426,6 +432,10 @@ def _figure(base, b, a, role, op, params, extra, removed) -> StepFigure:
         measured = None
         if op == "resample":
             measured = float(extra.get("pose_error", 0.0))
+        elif op in CONVERSION_OPS and _frame_samples(b):
+            # per-frame samples (a BVH) play their frames and the Slerp between them whatever the
+            # curves through them do: a conversion keeps the poses at the frames
+            measured, of = key_error, "poses at the frames"
         elif tol is not None:
             measured = worst
     passed = None if tol is None else bool(measured <= tol)

@@ -129,7 +129,9 @@ font-weight:600;word-break:break-all}.sub{color:#555;margin:0 0 16px}
 table{border-collapse:collapse;width:100%}th,td{padding:4px 8px;border-bottom:1px solid #e4e4e4;
 text-align:left;vertical-align:top}th{cursor:pointer;user-select:none;background:#f5f5f7;position:sticky;
 top:0}th.sorted-desc::after{content:" \\25BC"}th.sorted-asc::after{content:" \\25B2"}td.num{text-align:right;
-font-variant-numeric:tabular-nums}td.file{word-break:break-all}.ok{color:#1f7a2e;font-weight:600}
+font-variant-numeric:tabular-nums}
+td.file{word-break:break-all;min-width:220px;max-width:340px}td .note{max-width:300px;
+word-break:break-word}.ok{color:#1f7a2e;font-weight:600}
 .failed{color:#c0182d;font-weight:600}.note{color:#555;font-size:12px}
 svg.plot{display:block;margin:4px 0 10px;background:#fff}svg .strip{fill:#fff;stroke:#cfcfcf}
 svg .grid{stroke:#e6e6e6}svg .ylab{font:10px sans-serif;fill:#555;text-anchor:end}
@@ -178,8 +180,10 @@ def page_html(entries: Sequence[dict], title: str, base: str, note: str = "") ->
         rows.append(
             "<tr>"
             f'<td class="num">{k + 1}</td>'
-            f'<td class="file"><a href="#{anchor}">{html.escape(e["input"])}</a></td>'
-            f'<td data-sort="{0 if ok else 1}">{verdict}</td>'
+            f'<td class="file" title="{html.escape(e["input"])}"><a href="#{anchor}">'
+            f"{html.escape(os.path.basename(e['input']) or e['input'])}</a></td>"
+            f'<td data-sort="{0 if ok else 1}">{verdict}'
+            f'<div class="note">{html.escape(e.get("reason") or "")}</div></td>'
             f'<td class="num">{e.get("tracks", "")}</td>'
             f'<td class="num" data-sort="{e.get("keys_after", -1)}">{e.get("keys_before", "")} &rarr; '
             f"{e.get('keys_after', '')}</td>"

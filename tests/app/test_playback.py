@@ -150,12 +150,13 @@ def test_one_pose_sample_per_frame_is_shared_by_the_readout_and_the_3d_view(win,
 
 def test_the_original_tripod_is_drawn_only_where_its_pose_differs_from_the_shown_one(win, qapp, bvh_clip):
     """Unedited, the faint "original" tripod had the main tripod's rotation and lay under it (4 GL
-    items per frame for nothing); after an edit it shows the original's pose."""
+    items per frame for nothing); after an edit it shows the original's pose. (Tripod view: a clip
+    without a skeleton; in the character view the ghost skeleton shows the original, below.)"""
     from curveeditor.engine import display
-    from curveeditor.engine.clip import played
+    from curveeditor.engine.clip import Clip, played
 
     doc = win.doc
-    doc.load(bvh_clip, None)
+    doc.load(Clip(bvh_clip.name, bvh_clip.frame_rate, bvh_clip.tracks), None)
     path = bvh_clip.tracks[1].path
     doc.select_paths([path])
     _ticks(win, qapp, [0.4])
@@ -172,6 +173,15 @@ def test_the_original_tripod_is_drawn_only_where_its_pose_differs_from_the_shown
     doc.undo_stack.undo()
     _ticks(win, qapp, [0.6])
     assert not ghost.visible()
+    # the character view: no original tripod; the edited pose's original is the ghost skeleton
+    doc.load(bvh_clip, None)
+    doc.select_paths([path])
+    _ticks(win, qapp, [0.4])
+    tr = doc.clip.track(path)
+    edited = tr.with_curve(tr.curve.with_keys(value=tr.curve.value + np.array([30.0, 0.0, 0.0])))
+    doc.apply_clip(doc.clip.with_track(edited), "test edit")
+    _ticks(win, qapp, [0.5])
+    assert not ghost.visible() and win.tools.skeleton.ghost_original.visible()
 
 
 def test_the_skeleton_drawn_at_each_frame_is_the_engines_pose(win, qapp, bvh_clip):

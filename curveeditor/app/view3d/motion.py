@@ -262,6 +262,8 @@ class MotionLayer(QObject):
             tuple(layer._center),
             layer._scale,
         )
+        if not state[0] and not show_onion:
+            state = (False, False)  # nothing drawn: an edit or a time step changes nothing here
         if state == self._drawn:
             return
         first = self._drawn is None or self._drawn[:2] != state[:2]
@@ -269,11 +271,12 @@ class MotionLayer(QObject):
         if state[0]:
             self._draw_trail(joint)
         else:
-            self.trail.hide()
-            self.trail_dots.hide()
+            for item in (self.trail, self.trail_dots):
+                if item.visible():
+                    item.hide()
         if show_onion:
             self._draw_onion()
-        else:
+        elif self.onion.visible():
             self.onion.hide()
         if first:
             self.gizmo.update_legend()

@@ -194,8 +194,10 @@ class RotateGizmo(QObject):
         gizmo.gimbal_rings_dim = True
         gizmo.view.before_paint.append(self._before_paint)
         gizmo.view.installEventFilter(self)  # after the skeleton layer's: runs first
-        for sig in (self.doc.timeChanged, self.doc.clipChanged, self.doc.selectionChanged):
+        for sig in (self.doc.timeChanged, self.doc.selectionChanged):
             sig.connect(self._changed)
+        self.doc.clipChanged.connect(self._clip_changed)
+        self._shown_frame = None  # the bone's (centre, local q, parent q, scale, path) last drawn
 
     # ------------------------------------------------------------------ state
     def set_enabled(self, on: bool) -> None:
@@ -222,6 +224,15 @@ class RotateGizmo(QObject):
 
     def _changed(self, *_a) -> None:
         self.gizmo.view.update()  # the geometry follows at the next paint (_before_paint)
+
+    def _clip_changed(self) -> None:
+        """An edit repaints the rings only when the bone they sit on moved at the current time: a key
+        dragged away from the cursor costs no GL frame (tests/app/test_responsiveness.py)."""
+        if not self.enabled or self.gizmo._unseen():
+            return
+        fr = self._frame()
+        if not _same_frame(fr, self._shown_frame):
+            self._changed()
 
     def _legend(self) -> list[tuple[str, str]]:
         if not self.enabled or self.geometry is None:
@@ -252,6 +263,7 @@ class RotateGizmo(QObject):
         if not self.enabled or self.gizmo._unseen():
             return None
         fr = self._frame()
+        self._shown_frame = fr
         if fr is None:
             return None
         center, local_q, parent_q, scale, path = fr
@@ -460,6 +472,11 @@ class RotateGizmo(QObject):
     # ------------------------------------------------------------------ events
     def eventFilter(self, obj, ev) -> bool:  # noqa: N802 - Qt API
         et = ev.type()
+        if et == QEvent.Type.MouseButtonDblClick:
+            # a double-click is no rotation: the skeleton layer selects the bone's hierarchy
+            if self.drag is not None and not self.drag.started:
+                self.cancel()
+            return False
         if et == QEvent.Type.MouseButtonPress:
             if ev.button() != Qt.MouseButton.LeftButton or ev.modifiers() != Qt.KeyboardModifier.NoModifier:
                 return False
@@ -496,3 +513,13 @@ class RotateGizmo(QObject):
         if et == QEvent.Type.FocusOut and self.drag is not None:
             self.cancel()
         return False
+
+
+def _same_frame(a, b) -> bool:
+    """Two ``RotateTool._frame`` results the rings would be drawn the same from."""
+    if a is None or b is None:
+        return a is b
+    return a[4] == b[4] and a[3] == b[3] and all(
+        (x is None and y is None) or (x is not None and y is not None and np.array_equal(x, y))
+        for x, y in zip(a[:3], b[:3], strict=True)
+    )
