@@ -519,7 +519,11 @@ def _same_frame(a, b) -> bool:
     """Two ``RotateTool._frame`` results the rings would be drawn the same from."""
     if a is None or b is None:
         return a is b
-    return a[4] == b[4] and a[3] == b[3] and all(
-        (x is None and y is None) or (x is not None and y is not None and np.array_equal(x, y))
-        for x, y in zip(a[:3], b[:3], strict=True)
+    return (
+        a[4] == b[4]
+        and a[3] == b[3]
+        and all(
+            (x is None and y is None) or (x is not None and y is not None and np.array_equal(x, y))
+            for x, y in zip(a[:3], b[:3], strict=True)
+        )
     )
