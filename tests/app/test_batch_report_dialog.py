@@ -50,6 +50,7 @@ def test_a_row_opens_its_clip(qtbot, window, report):
     dlg.open_row(demo)
     qtbot.waitUntil(lambda: window.doc.path == model.rows[demo]["output"], timeout=10000)
     assert window.doc.clip.name == "demo"
+    dlg.close()  # (a dialog left shown would be taken for another test's box)
 
 
 def test_a_bad_report_is_one_message(qtbot, window, tmp_path, monkeypatch):

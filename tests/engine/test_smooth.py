@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from curveeditor.engine.analysis import inspect_track
+from curveeditor.engine.analysis import flip_details, inspect_track
 from curveeditor.engine.clip import RotationTrack, key_quaternions, played
 from curveeditor.engine.rotations import (
     euler_to_quat,
@@ -125,5 +125,8 @@ def test_property_less_acceleration_no_new_wraps_or_flips(n, noise, speed, order
     out = smooth_track(src, method, **kw)
     before, after = inspect_track(src), inspect_track(out)
     assert after.wrap_jumps <= before.wrap_jumps
-    assert after.euler_flips <= before.euler_flips
+    # Flips that no Euler curve through the poses avoids (a pass within a fraction of a degree of
+    # gimbal lock: the output's keys are its poses exactly, issue 20) are not new problems.
+    avoidable = [f for f in flip_details(out) if not f.near_gimbal]
+    assert len(avoidable) <= before.euler_flips
     assert angular_acceleration(t, played(out, t)) < angular_acceleration(t, played(src, t))

@@ -230,6 +230,10 @@ class RotateGizmo(QObject):
         dragged away from the cursor costs no GL frame (tests/app/test_responsiveness.py)."""
         if not self.enabled or self.gizmo._unseen():
             return
+        layer = self.skeleton
+        if layer is not None and layer.active():
+            return  # the character view: the skeleton layer repaints when the pose moves (throttled
+            # mid-drag) and the rings follow at that paint (_before_paint); posing here would not be
         fr = self._frame()
         if not _same_frame(fr, self._shown_frame):
             self._changed()

@@ -120,6 +120,7 @@ class BatchReportDialog(QDialog):
         super().__init__(parent)
         report = load_batch_report(path)
         self.setWindowTitle(f"Batch report — {os.path.basename(path)}")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.open_clip = open_clip
         self.model = BatchReportModel(report, os.path.dirname(os.path.abspath(path)), self)
         self.proxy = QSortFilterProxyModel(self)
