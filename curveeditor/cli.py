@@ -699,6 +699,9 @@ def cmd_clean(args) -> int:
         out = Out.for_stream(wide=args.wide)
         for line in _clean_lines(args, clip, recipe, result, check, tracks, flips, out):
             out.print(line)
+        precision = check.precision_line()
+        if precision is not None:
+            print(precision)
         if positions is not None:
             print(
                 f"joint positions: max error {positions['max_error_mm']:.3f} mm at the input's keys "
@@ -1096,6 +1099,12 @@ def _convert_figures(check) -> str:
     between keys (frames, for per-frame BVH tracks, whose reference between frames is their Slerp)."""
     if not check.tracks:
         return "written file read back: no rotation tracks"
+    precision = check.precision_line()
+    figures = _convert_deviation(check)
+    return figures if precision is None else f"{figures}\n{precision}"
+
+
+def _convert_deviation(check) -> str:
     at = max(check.tracks, key=lambda t: t.writer.key_error)
     between = max(check.tracks, key=lambda t: t.writer.max_error)
     frames = any(t.writer.frames for t in check.tracks)

@@ -30,7 +30,7 @@ import os
 import numpy as np
 
 from .formats import extension
-from .verify import FLOAT32_SLACK_DEG, WRITER_TOLERANCE_DEG, Promise, recipe_bound
+from .verify import FLOAT32_SLACK_DEG, FLOAT32_TIME_REL, WRITER_TOLERANCE_DEG, Promise, recipe_bound
 
 __all__ = [
     "write_margin",
@@ -47,8 +47,6 @@ __all__ = [
 CSV_MARGIN_DEG = 1e-6
 #: Margin for BVH outputs (channels written with 6 decimals: each within 5e-7 deg).
 BVH_MARGIN_DEG = 1e-5
-#: Relative precision of a float32 key time (half an ulp).
-FLOAT32_TIME_REL = 2.0**-24
 #: What measuring a geodesic angle in float64 may add (degrees): the key bound's only slack.
 MEASURE_SLACK_DEG = 1e-6
 

@@ -190,6 +190,9 @@ class DiffPanel(QWidget):
         keys against what the writer was handed."""
         self.last_check = check
         lines = [f"{check.path}: {check.summary()}"]
+        precision = check.precision_line()
+        if precision is not None:
+            lines.append(precision)
         for t in check.tracks:
             f = t.figures
             lines.append(
