@@ -8,11 +8,12 @@ with our own reader and plays every rotation track as Unity would. Two compariso
   (:func:`as_format_stores`: an ``.anim`` holds float32 times and values, and that is what Unity
   plays; issue 26). Whatever the writer did beyond that (hemisphere re-keying, keys for segments over
   180 deg, order or kind conversion, CSV's loss of tangents) must stay within
-  :data:`WRITER_TOLERANCE_DEG` plus :data:`FLOAT32_SLACK_DEG`, at the keys and between them (a CSV, which holds key values only:
-  at the keys; between keys reported, and bounded by the promise). A *sampled* track (one key per frame read
-  from a BVH, :func:`is_sampled`) is a sequence of poses, not a curve: its reference is the frame's
-  pose at each frame and the Slerp between neighbouring frames, and the between-frames deviation is
-  bounded only when the caller states a tolerance (``Promise.between_bound_deg``).
+  :data:`WRITER_TOLERANCE_DEG` plus :data:`FLOAT32_SLACK_DEG`, at the keys and between them (a
+  CSV, which holds key values only: at the keys; between keys reported, and bounded by the promise).
+  A *sampled* track (one key per frame read from a BVH, :func:`is_sampled`) is a sequence of poses, not a
+  curve: its reference is the frame's pose at each frame and the Slerp between neighbouring frames, and the
+  between-frames deviation is bounded only when the caller states a tolerance
+  (``Promise.between_bound_deg``).
 * **promise**: the written file against what the operation promised (``Promise.reference``, e.g. the
   input of ``clean``), within ``Promise.bound_deg`` when the operation has a bound (``--reduce 0.5``:
   0.5 deg plus the writer's tolerance) or reported only (smoothing, unwrap: they change the motion on
