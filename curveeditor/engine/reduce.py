@@ -46,7 +46,7 @@ import numpy as np
 from ._diff_bound import _Piecewise
 from ._reduce_certify import failing_segments
 from .clip import EULER, RotationTrack
-from .curves import Curve, TangentMode, evaluate, tangent_mode_bits
+from .curves import Curve, TangentMode, evaluate, tangent_mode_bits, tangent_mode_sides
 from .resample import _qslerp, _rows
 from .rotations import (
     euler_to_quat,
@@ -586,22 +586,113 @@ def reduce_tracks(tracks, max_error_deg, channels: bool = False) -> list[Rotatio
     bounds = np.broadcast_to(given, (len(tracks),)) if given.shape[0] == 1 else _bound_levels(given)
     out: list[RotationTrack] = list(tracks)
     groups: dict[tuple, list[int]] = {}
+    pieces: list[RotationTrack] = []  # the tracks to reduce, long ones as windows (_windows)
+    owner: list[int] = []
     for i, tr in enumerate(tracks):
         if tr.n_keys < 3:
             continue
         if _is_constant(tr.curve):
             out[i] = replace(tr, curve=_constant_reduced(tr.curve))
             continue
-        key = (tr.kind, tr.order if tr.kind == EULER else None, float(bounds[i]))
-        if np.any(tr.curve.weighted_mode):
-            key = key + (i,)
-        groups.setdefault(key, []).append(i)
+        weighted = bool(np.any(tr.curve.weighted_mode))
+        for part in _windows(tr) if tr.n_keys > WINDOW_KEYS and not weighted else [tr]:
+            key = (tr.kind, tr.order if tr.kind == EULER else None, float(bounds[i]))
+            if weighted:
+                key = key + (i,)
+            groups.setdefault(key, []).append(len(pieces))
+            pieces.append(part)
+            owner.append(i)
+    reduced = list(pieces)
     for key, members in groups.items():
-        group = [tracks[i] for i in members]
-        for i, red in zip(members, _reduce_group(group, key[2]), strict=True):
-            out[i] = red
+        for chunk in _chunks(members, [pieces[j].n_keys for j in members]):
+            group = [pieces[j] for j in chunk]
+            for j, red in zip(chunk, _reduce_group(group, key[2]), strict=True):
+                reduced[j] = red
+    parts_of: dict[int, list[int]] = {}
+    for j, i in enumerate(owner):
+        parts_of.setdefault(i, []).append(j)
+    for i, js in parts_of.items():
+        if all(reduced[j] is pieces[j] for j in js):
+            continue  # nothing removed: the source as it is (its tangent modes kept)
+        out[i] = reduced[js[0]] if len(js) == 1 else _stitch(tracks[i], [reduced[j] for j in js])
     out = _single_keys(tracks, out, bounds)
     return _per_channel(tracks, out, bounds) if channels else out
+
+
+#: Keys of one lockstep reduction (:func:`_reduce_group`) at most (a track's windows or whole tracks
+#: of one group, :func:`_chunks`). Every step of a group works on arrays of all its keys; past a few
+#: hundred thousand keys they leave the caches and each key costs more: ``reduce_tracks`` of a
+#: 10-minute 120 fps take of 31 joints (2.2 M keys as one group) took 50 s and 2.5 GB, about 22 us
+#: per key against 12 us for the 85 k keys of a 2,752-frame clip (issue 26).
+CHUNK_KEYS = 1 << 17
+#: Tracks longer than this many keys (unweighted ones) are reduced as windows of this many keys that
+#: share their end keys (:func:`_windows`), so that a long take fits :data:`CHUNK_KEYS`. Each window
+#: keeps its end keys (one key per window: under 1 % of a reduced mocap track) and is certified on
+#: its own interval; the stitched track plays each window's segments exactly.
+WINDOW_KEYS = 8192
+
+
+def _chunks(members: list[int], keys: list[int]) -> list[list[int]]:
+    """``members`` cut into runs of at most :data:`CHUNK_KEYS` keys in all (``keys`` per member); a
+    member with more keys is a run of its own."""
+    out: list[list[int]] = [[]]
+    total = 0
+    for m, k in zip(members, keys, strict=True):
+        if out[-1] and total + k > CHUNK_KEYS:
+            out.append([])
+            total = 0
+        out[-1].append(m)
+        total += k
+    return out
+
+
+def _windows(track: RotationTrack) -> list[RotationTrack]:
+    """``track`` as windows of at most :data:`WINDOW_KEYS` keys, each sharing its last key with the
+    next one's first (Clamp wrap modes: a window's outside is never played)."""
+    n = track.n_keys
+    cuts = list(range(0, n - 1, WINDOW_KEYS - 1)) + [n - 1]
+    if n - 1 - cuts[-2] < 2 and len(cuts) > 2:
+        cuts.pop(-2)  # no one-interval tail window
+    return [
+        replace(track, curve=replace(track.curve.select(slice(a, b + 1)), pre_infinity=0, post_infinity=0))
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+
+
+def _stitch(track: RotationTrack, parts: list[RotationTrack]) -> RotationTrack:
+    """The reduced windows ``parts`` of ``track`` as one track: each shared key takes its in side (slope,
+    weight, weighted bit, left tangent mode) from the window that ends there and its out side from
+    the one that starts there, which is what each window's segments were fitted and certified with."""
+    curves = [p.curve for p in parts]
+    heads = [c.select(slice(0, c.n_keys - 1)) for c in curves[:-1]] + [curves[-1]]
+    out = {
+        f: np.concatenate([getattr(h, f) for h in heads])
+        for f in ("time", "value", "out_slope", "out_weight")
+    }
+    ins = [c.select(slice(1, None)) for c in curves]
+    for f in ("in_slope", "in_weight"):
+        out[f] = np.concatenate([getattr(curves[0], f)[:1]] + [getattr(c, f) for c in ins])
+    wm_in = np.concatenate([curves[0].weighted_mode[:1]] + [c.weighted_mode for c in ins]) & 1
+    wm_out = np.concatenate([h.weighted_mode for h in heads]) & 2
+    tm_in = np.concatenate([curves[0].tangent_mode[:1]] + [c.tangent_mode for c in ins])
+    tm_out = np.concatenate([h.tangent_mode for h in heads])
+    left, _, broken_in = tangent_mode_sides(tm_in)
+    _, right, broken_out = tangent_mode_sides(tm_out)
+    broken = broken_in | broken_out | ~(out["in_slope"] == out["out_slope"])
+    mode = (broken.astype(np.int64)) | (left << 1) | (right << 5)
+    curve = Curve.make(
+        out["time"],
+        out["value"],
+        out["in_slope"],
+        out["out_slope"],
+        in_weight=out["in_weight"],
+        out_weight=out["out_weight"],
+        weighted_mode=wm_in | wm_out,
+        tangent_mode=mode,
+        pre_infinity=track.curve.pre_infinity,
+        post_infinity=track.curve.post_infinity,
+    )
+    return replace(track, curve=curve)
 
 
 #: Shares of a track's bound given to each Euler channel when its channels are keyed independently
@@ -845,6 +936,26 @@ def _constant_reduced(curve: Curve) -> Curve:
     return _build(curve, (np.array([0]), np.array([curve.n_keys - 1]), zero, zero))
 
 
+#: A track longer than this many keys is reduced as lanes of this many keys walked side by side by
+#: the greedy (:func:`_lanes`). The greedy's steps follow the segments of its longest lane, one
+#: vectorized fit per step for all lanes, so a long take walked as one lane paid per-step overhead
+#: for every segment in turn: ``clean --reduce 0.5`` of a 10-minute 120 fps take of 31 joints spent
+#: most of its time there (issue 26). Each lane end is a kept key (one key per lane per track: under
+#: 1 % of a reduced mocap track); shorter tracks (every corpus clip) are one lane, unchanged.
+LANE_KEYS = 4096
+
+
+def _lanes(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each track ``first[i] .. last[i]`` (key indices of the joined track) cut into lanes of at most
+    :data:`LANE_KEYS` keys that share their end keys: ``(lane_first, lane_last)``, in key order."""
+    starts, ends = [], []
+    for a, b in zip(first.tolist(), last.tolist(), strict=True):
+        cuts = np.arange(a, b, LANE_KEYS - 1)
+        starts.append(cuts)
+        ends.append(np.append(cuts[1:], b))
+    return np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64)
+
+
 def _reduce_group(tracks: list[RotationTrack], bound: float) -> list[RotationTrack]:
     joined, first, time = _join(tracks)
     counts = np.array([t.n_keys for t in tracks])
@@ -853,7 +964,9 @@ def _reduce_group(tracks: list[RotationTrack], bound: float) -> list[RotationTra
     forced = np.concatenate([_extrema(t, bound) for t in tracks])
     forced[first] = True
     forced[last] = True
-    segs = _greedy(fitter, forced, first, last, SAFETY * bound)
+    lane_first, lane_last = _lanes(first, last)
+    forced[lane_first] = True
+    segs = _greedy(fitter, forced, lane_first, lane_last, SAFETY * bound)
     if np.any(joined.curve.weighted_mode):
         # Weighted tangents: the segment proof does not cover them; a finer grid, then the diff.
         verifier = _Fitter(joined, density=VERIFY_DENSITY)
