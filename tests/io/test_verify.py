@@ -113,7 +113,7 @@ def test_a_written_file_that_does_not_read_back_is_not_put_in_place(tmp_path, mo
     from curveeditor.io import csv_io
 
     bad = "time,x\n1,2,3\n"
-    monkeypatch.setattr(csv_io, "format_csv", lambda blocks, with_speed=True, fname="", **_: bad)
+    monkeypatch.setattr(csv_io, "iter_csv", lambda blocks, with_speed=True, fname="", **_: iter([bad]))
     out = tmp_path / "o.csv"
     with pytest.raises(ClipWriteError) as info:
         write_clip(spin_clip(), out)
