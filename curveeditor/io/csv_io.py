@@ -382,13 +382,14 @@ def _parse_file_fast(
                 converters={i: sys.intern for _, i in strings},
                 dtype=np.dtype(fields),
                 ndmin=1,
+                max_rows=n,  # allocated once at its size (growing it held up to twice the table)
             )
     except (ValueError, UnicodeDecodeError, OSError):
         return None
     if table.shape[0] != n:
         return None
     line_nos = np.arange(n, dtype=np.int64) + header_no + 1
-    values = np.ascontiguousarray(table["v"]).reshape(n, len(col_idx))
+    values = table["v"].reshape(n, len(col_idx))  # a view of the table: no second copy of the numbers
     out = [None, None]
     for slot, _ in strings:
         cells = table[f"s{slot}"]
@@ -647,8 +648,7 @@ def _build_tracks(
 
     quats = None
     if has_quat:
-        q = np.where(np.isfinite(table.values[:, q_cols]), table.values[:, q_cols], 0.0)
-        quats, norms = _unit_quats(q)
+        quats, norms = _unit_quat_cells(table.values, q_cols)
         zero = (quat_given | ~euler_row) & ~(norms > 1e-12)
         if zero.any():
             row = int(np.flatnonzero(zero)[0])
@@ -753,12 +753,29 @@ def _build_tracks(
     ]
 
 
+def _unit_quat_cells(values, q_cols) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_unit_quats` of every row's ``qx..qw`` cells (empty cells as 0), in blocks of rows (the
+    temporaries for all rows of a 10-minute take at once were 220 MB, issue 26)."""
+    n = values.shape[0]
+    quats, norms = np.empty((n, 4)), np.empty(n)
+    for lo in range(0, n, _ROW_BLOCK):
+        v = values[lo : lo + _ROW_BLOCK][:, q_cols]
+        quats[lo : lo + _ROW_BLOCK], norms[lo : lo + _ROW_BLOCK] = _unit_quats(
+            np.where(np.isfinite(v), v, 0.0)
+        )
+    return quats, norms
+
+
+#: Rows per block of the row-wise conversions of the CSV reader.
+_ROW_BLOCK = 1 << 18
+
+
 def _euler_quat_gap(values, rows, e_cols, order: str, quats) -> np.ndarray:
     """Degrees between each row's Euler cells and its quaternion cells (``rows`` of ``values``), in
     blocks of rows: the conversion's temporaries for all 2.2 M rows of a 10-minute take at once were
     500 MB (issue 26)."""
     out = np.empty(rows.shape[0])
-    step = 1 << 18
+    step = _ROW_BLOCK
     for lo in range(0, rows.shape[0], step):
         r = rows[lo : lo + step]
         out[lo : lo + step] = geodesic_angle(euler_to_quat(values[np.ix_(r, e_cols)], order), quats[r])
