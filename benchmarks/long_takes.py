@@ -138,7 +138,9 @@ def batch_on_dask(take: Path, work: Path, limit: str = "1GB") -> dict:
     out.mkdir(exist_ok=True)
     os.link(take, inp / take.name)
     recipe = work / "recipe.json"
-    recipe.write_text(json.dumps({"steps": [{"op": "unwrap"}, {"op": "reduce", "max_error": 0.5}]}))
+    recipe.write_text(
+        json.dumps({"version": 1, "steps": [{"op": "unwrap"}, {"op": "reduce", "max_error": 0.5}]})
+    )
     logs = open(work / "dask.log", "w")
     sched = subprocess.Popen(
         [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],

@@ -647,8 +647,17 @@ def cmd_clean(args) -> int:
         try:
             # The figures of the file are the written file's (write_checked below); the steps'
             # figures are each step against the track just before it (engine.step_figures).
+            from .io.beside import fork_map
+
+            # reduce's chunks of work, every other one on the second core (io.beside.fork_map).
             result = run_recipe(
-                clip, recipe, paths=paths, diffs=False, reserve_deg=margin, step_progress=progress.recipe_step
+                clip,
+                recipe,
+                paths=paths,
+                diffs=False,
+                reserve_deg=margin,
+                step_progress=progress.recipe_step,
+                map_chunks=fork_map,
             )
         except RecipeError as exc:
             raise CliError(f"{args.file}: {exc}") from None

@@ -87,3 +87,42 @@ def _fails_in_child(real):
         return real(*a, **k)
 
     return hint
+
+
+def test_fork_map_splits_the_items_with_a_child():
+    """Every other item is computed in a forked child (issue 26: clean's reduce chunks on the second
+    core); the results come back in order."""
+    from curveeditor.io.beside import fork_map, may_fork
+
+    parent = os.getpid()
+    out = fork_map(lambda x: (x * x, os.getpid()), range(5))
+    assert [v for v, _ in out] == [0, 1, 4, 9, 16]
+    pids = [p for _, p in out]
+    assert pids[0::2] == [parent] * 3
+    if may_fork():
+        assert all(p != parent for p in pids[1::2])
+
+
+def test_fork_map_makes_up_for_a_failed_child():
+    from curveeditor.io.beside import fork_map
+
+    parent = os.getpid()
+
+    def fn(x):
+        if os.getpid() != parent:
+            os._exit(3)  # the child dies without a result
+        return x + 1
+
+    assert fork_map(fn, [1, 2, 3, 4]) == [2, 3, 4, 5]
+
+
+def test_reduce_tracks_on_two_cores_gives_the_serial_result():
+    from curveeditor.engine.reduce import reduce_tracks
+    from curveeditor.io.beside import fork_map
+    from tests.engine.test_reduce_long import mocap_track
+
+    tracks = [mocap_track(f"J{i}", 20_000, seed=i) for i in range(2)]
+    serial = reduce_tracks(tracks, 0.5)
+    forked = reduce_tracks(tracks, 0.5, map_chunks=fork_map)
+    for a, b in zip(serial, forked, strict=True):
+        assert a.curve.equals(b.curve)

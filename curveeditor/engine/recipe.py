@@ -786,6 +786,7 @@ def run_recipe(
     figures: bool = True,
     reserve_deg: float = 0.0,
     step_progress: Callable[[str, float], None] | None = None,
+    map_chunks: Callable | None = None,
 ) -> RecipeResult:
     """Apply ``recipe`` to the rotation tracks named in ``paths`` (all when ``None``), in clip order.
 
@@ -802,7 +803,8 @@ def run_recipe(
     the file format may still move a pose (float32 values, a writer's conversion); every ``reduce``
     step reduces to ``max_error - reserve_deg`` (at least half its ``max_error``) so that the file
     written and read back keeps the ``max_error`` asked for; its figure is still held against the
-    ``max_error`` asked for.
+    ``max_error`` asked for. ``map_chunks``: how ``reduce`` runs its independent chunks of work
+    (``reduce.reduce_tracks(map_chunks=)``; the CLI passes ``io.beside.fork_map``).
     Raises :class:`RecipeError` for unknown paths, unavailable ops and ops that fail (the message
     names the step and the track).
     """
@@ -832,6 +834,7 @@ def run_recipe(
         tip_bounds(clip, recipe, selected),
         figures=figures,
         reserve_deg=float(reserve_deg),
+        map_chunks=map_chunks,
     )
     found = []
     for before, after in zip(work, done, strict=True):
@@ -899,6 +902,7 @@ def _run_tracks(
     tips: dict[int, dict[str, float]] | None = None,
     figures: bool = False,
     reserve_deg: float = 0.0,
+    map_chunks=None,
 ) -> tuple[list[RotationTrack], list[list[str]], list[list]]:
     """Every step of ``recipe`` on every track, step after step (the same tracks and logs as
     :func:`_run_track` per track): a ``reduce`` step then reduces all the tracks together
@@ -923,7 +927,9 @@ def _run_tracks(
         results = None
         if step.op == "reduce":
             tip = (tips or {}).get(number - 1)
-            results = _reduce_together(run, label, [cur[i] for i in live], frame_rate, cancel, tick, tip)
+            results = _reduce_together(
+                run, label, [cur[i] for i in live], frame_rate, cancel, tick, tip, map_chunks
+            )
         elif step.op == "unwrap" and cancel is None:
             results = _unwrap_together(step, [cur[i] for i in live], tick)
         if results is None:
@@ -971,7 +977,14 @@ REDUCE_GROUP_KEYS = 16_000
 
 
 def _reduce_together(
-    step: Step, label: str, tracks: list[RotationTrack], frame_rate: float, cancel, tick, tip=None
+    step: Step,
+    label: str,
+    tracks: list[RotationTrack],
+    frame_rate: float,
+    cancel,
+    tick,
+    tip=None,
+    map_chunks=None,
 ):
     """``reduce`` of ``tracks`` in lockstep runs (one, or groups of :data:`REDUCE_GROUP_KEYS` when
     ``cancel`` is given), ticking each finished group; None to run them one by one (one track, or an
@@ -984,7 +997,7 @@ def _reduce_together(
         top = float(step.params["max_error"])
         bounds = [min(top, tip.get(t.path, top)) for t in tracks]
         try:
-            news = reduce_tracks(tracks, bounds, *_channels_arg(step))
+            news = reduce_tracks(tracks, bounds, *_channels_arg(step), map_chunks=map_chunks)
         except Exception as e:
             raise RecipeError(f"{label}: {e}") from e
         tick(len(tracks))
@@ -1006,7 +1019,7 @@ def _reduce_together(
         _check(cancel)
         try:
             news = (
-                reduce_tracks(group, step.params["max_error"], *_channels_arg(step))
+                reduce_tracks(group, step.params["max_error"], *_channels_arg(step), map_chunks=map_chunks)
                 if len(group) > 1
                 else None
             )

@@ -561,7 +561,7 @@ def _bound_levels(bounds: np.ndarray) -> np.ndarray:
     return np.minimum(top / BOUND_LEVEL_STEP**k, bounds)
 
 
-def reduce_tracks(tracks, max_error_deg, channels: bool = False) -> list[RotationTrack]:
+def reduce_tracks(tracks, max_error_deg, channels: bool = False, map_chunks=None) -> list[RotationTrack]:
     """:func:`reduce_track` of every track of ``tracks``, in order (same results), computed together.
 
     ``max_error_deg``: one bound (degrees) for all, or one per track (e.g. from a joint-position bound,
@@ -570,6 +570,9 @@ def reduce_tracks(tracks, max_error_deg, channels: bool = False) -> list[Rotatio
     their three channels independently where that needs fewer keys per channel (:func:`_per_channel`;
     the curve holds the union of the key times and ``channel_keys``): 14-35 % fewer channel keys on
     mocap, 2-6x the time (each channel is reduced alone).
+    ``map_chunks(fn, items) -> [fn(item), ...]``, if given, runs the independent chunks of work
+    (:func:`_chunks`); it may run some in other processes (``io.beside.fork_map``: the CLI's
+    ``clean`` on a free core), so ``fn`` returns only what pickles back small.
 
     Tracks of one kind, Euler order and bound are joined end to end (:func:`_join`) and reduced in
     lockstep: one batch of fits per greedy step for all of them, one verification and one certified
@@ -603,10 +606,22 @@ def reduce_tracks(tracks, max_error_deg, channels: bool = False) -> list[Rotatio
             pieces.append(part)
             owner.append(i)
     reduced = list(pieces)
-    for key, members in groups.items():
-        for chunk in _chunks(members, [pieces[j].n_keys for j in members]):
-            group = [pieces[j] for j in chunk]
-            for j, red in zip(chunk, _reduce_group(group, key[2]), strict=True):
+    jobs = [
+        (key[2], chunk)
+        for key, members in groups.items()
+        for chunk in _chunks(members, [pieces[j].n_keys for j in members])
+    ]
+
+    def run(job) -> list:
+        bound, chunk = job
+        group = [pieces[j] for j in chunk]
+        # None where nothing was removed: the piece itself, which need not travel back.
+        return [None if r is p else r for r, p in zip(_reduce_group(group, bound), group, strict=True)]
+
+    done = map_chunks(run, jobs) if map_chunks is not None else [run(job) for job in jobs]
+    for (_, chunk), reds in zip(jobs, done, strict=True):
+        for j, red in zip(chunk, reds, strict=True):
+            if red is not None:
                 reduced[j] = red
     parts_of: dict[int, list[int]] = {}
     for j, i in enumerate(owner):
