@@ -281,6 +281,19 @@ def make_curve(time, value, mode: str = "clamped_auto", **curve_kwargs) -> Curve
 CURVES_CALL_VALUES = 1 << 21
 
 
+def _own_columns(a: np.ndarray, cols: slice) -> np.ndarray:
+    """Columns ``cols`` of a group's ``(N, C)`` key array as a read-only array of their own (a
+    broadcast default stays a broadcast): a track's arrays as strided views into the group's made
+    every edit of a long take copy them slowly (a key drag step on a 10-minute take's track spent
+    3 ms copying its slopes out of the 93-column group, issue 26), and kept the whole group alive."""
+    part = a[:, cols]
+    if part.strides[0] == 0:
+        return part
+    own = np.ascontiguousarray(part)
+    own.flags.writeable = False
+    return own
+
+
 def make_curves(time, blocks: list, mode: str = "clamped_auto") -> list[Curve]:
     """:func:`make_curve` of each ``(N, C)`` block of ``blocks`` over the same key times ``(N,)``,
     computed a few blocks at a time side by side (slopes are per channel, so a block's curve is the
@@ -310,8 +323,13 @@ def make_curves(time, blocks: list, mode: str = "clamped_auto") -> list[Curve]:
             for b in group:
                 cols = slice(lo, lo + np.shape(b)[1])
                 lo += np.shape(b)[1]
-                out.append(
-                    replace(whole, **{f: getattr(whole, f)[:, cols] for f in KEY_FIELDS if f != "time"})
-                )
+                own: dict[int, np.ndarray] = {}  # one copy of an array two fields share (the slopes)
+                fields = {}
+                for f in KEY_FIELDS[1:]:
+                    a = getattr(whole, f)
+                    if id(a) not in own:
+                        own[id(a)] = _own_columns(a, cols)
+                    fields[f] = own[id(a)]
+                out.append(replace(whole, **fields))
         start = stop
     return out

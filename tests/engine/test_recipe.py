@@ -511,7 +511,9 @@ def test_reduce_step_runs_all_tracks_together_with_the_per_track_result(monkeypa
     recipe = Recipe.of({"op": "unwrap"}, {"op": "reduce", "max_error": 0.5})
     calls = []
     real = reduce_mod.reduce_tracks
-    monkeypatch.setattr(reduce_mod, "reduce_tracks", lambda ts, b: calls.append(len(ts)) or real(ts, b))
+    monkeypatch.setattr(
+        reduce_mod, "reduce_tracks", lambda ts, b, **kw: calls.append(len(ts)) or real(ts, b, **kw)
+    )
     res = run_recipe(clip, recipe)
     assert calls[0] == 4  # one call for the four tracks (reduce_track of one track calls it with 1)
     for tr in tracks:
@@ -547,7 +549,9 @@ def test_reduce_with_cancel_runs_in_key_groups_with_progress_and_the_same_tracks
     from curveeditor.engine import reduce as reduce_mod
 
     orig = reduce_mod.reduce_tracks
-    monkeypatch.setattr(reduce_mod, "reduce_tracks", lambda ts, e: calls.append(len(ts)) or orig(ts, e))
+    monkeypatch.setattr(
+        reduce_mod, "reduce_tracks", lambda ts, e, **kw: calls.append(len(ts)) or orig(ts, e, **kw)
+    )
     ticks = []
     grouped = recipe_mod.run_recipe(clip, recipe, cancel=lambda: False, progress=lambda d, n: ticks.append(d))
     assert calls == [2, 2, 2, 1] and len(ticks) >= 4  # 2 x 400 keys per group, the last track alone
