@@ -119,8 +119,8 @@ def editor_main(path: str, out_dir: str) -> int:
     return 0
 
 
-def batch_on_dask(take: Path, work: Path, limit: str = "1GB") -> dict:
-    """``batch --scheduler`` of ``take`` (``unwrap`` then ``reduce 0.5`` to ``.anim``) on a real Dask
+def batch_on_dask(take: Path, work: Path, limit: str = "1GB", fmt: str = "anim") -> dict:
+    """``batch --scheduler`` of ``take`` (``unwrap`` then ``reduce 0.5``, to ``--format fmt``) on a real Dask
     scheduler with one single-threaded worker of ``memory_limit`` ``limit`` (its nanny kills it past
     95 % of that): wall seconds, whether the file was written, and the worker deaths Dask saw."""
     import shutil
@@ -185,6 +185,8 @@ def batch_on_dask(take: Path, work: Path, limit: str = "1GB") -> dict:
                 str(report),
                 "--progress",
                 "none",
+                "--format",
+                fmt,
             ],
             capture_output=True,
             text=True,
@@ -276,7 +278,8 @@ def main() -> int:
             for f in work.glob("editor_export*"):
                 f.unlink()
         if label == "10 min" and not args.no_batch:
-            rows.append((label, minutes, "batch", batch_on_dask(take, work)))
+            for fmt in ("anim", "csv"):
+                rows.append((label, minutes, "batch " + fmt, batch_on_dask(take, work, fmt=fmt)))
         take.unlink()
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores shared); one run per row")
@@ -291,7 +294,7 @@ def main() -> int:
         if name == "editor":
             failed |= editor_row(label, r)
             continue
-        if name == "batch":
+        if name.startswith("batch"):
             ok = bool(r.get("ok")) and r.get("attempts", 1) == 1
             failed |= not ok
             what = (
@@ -302,7 +305,7 @@ def main() -> int:
             elif not r.get("ok"):
                 what += f"; {str(r.get('last', ''))[:90]}"
             verdict = "PASS" if ok else "FAIL"
-            print(f"{label:8s} {'batch on Dask':15s} one worker, memory_limit 1 GB: {what}  {verdict}")
+            print(f"{label:8s} {name + ' (Dask)':15s} one worker, memory_limit 1 GB: {what}  {verdict}")
             continue
         if "wall" not in r:
             print(f"{label:8s} {name:15s} error: {r.get('error', '')}")

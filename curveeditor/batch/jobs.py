@@ -8,6 +8,7 @@ Nothing here knows an engine, so the engines import it and never each other.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import math
 import os
@@ -40,7 +41,8 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
     ``review`` (True: also the review page's data, :func:`~curveeditor.review.data.clip_review`), and
     optionally ``read_path`` (where this worker finds the input: an absolute path on a cluster)
     or ``data`` (the input's bytes, shipped by the client). Returns the :class:`FileResult` fields as
-    a dict plus ``data``, the output file's bytes (ok files only), and ``worker`` (where it ran).
+    a dict plus ``data``, the output file's bytes packed (:func:`pack_file`; ok files only), and
+    ``worker`` (where it ran).
     Never raises for a bad file; error messages name ``input`` and ``output`` whatever path the
     worker used, so reports are identical on every engine. Top level so any worker can import it.
     """
@@ -64,6 +66,7 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
             # bound, if any; at the input's keys the bound asked for): the client writes exactly the
             # bytes that passed.
             promise = recipe_promise(clip, recipe, margin)
+            release_freed_memory()
             data, check = render_output(result.clip, recipe, job["output"], tmp, promise, result)
         except (ClipError, RecipeError) as e:
             res["error"] = _renamed(str(e), renames)
@@ -81,6 +84,20 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
     res["status"] = "ok"
     res["data"] = data
     return res
+
+
+def release_freed_memory() -> None:
+    """Hand the C heap's freed pages back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+    The recipe's temporaries are freed but stay in the process (numpy's mid-size arrays come from
+    the heap, and glibc raises its mmap threshold as large arrays are freed): a worker's memory, as
+    its Dask nanny measures it, then carries them into the write. 57 MB of a 10-minute take's
+    ``unwrap + reduce`` (issue 26); Dask's documentation suggests the same for its workers."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _input_for_worker(job: dict[str, Any], tmp: str) -> str:
@@ -104,23 +121,62 @@ def render_output(clip, recipe, output: str, tmp: str, promise=None, result=None
     """The output file's bytes for ``output``, written by the regular checked writer
     (``io.write_checked``, chosen by the extension: read back and compared with ``promise`` before it
     is put in place) into the private folder ``tmp`` under the output's own name, then read.
-    Returns ``(bytes, io.verify.WriteCheck)``; the client writes the bytes with :func:`write_output`."""
+    Returns ``(packed bytes, io.verify.WriteCheck)`` (:func:`pack_file`); the client writes the bytes
+    with :func:`write_output`."""
     from ..engine.recipe import write_options
     from ..io import write_checked
 
     rendered = _rendered_path(tmp, output)
     os.makedirs(os.path.dirname(rendered), exist_ok=True)
     check = write_checked(clip, rendered, promise=promise, **write_options(recipe, output, None, result))
-    with open(rendered, "rb") as f:
-        return f.read(), check
+    if check.clip is not None and check.clip.source is not None:
+        # The read-back clip's document holds the whole file's bytes (for minimal-diff rewrites):
+        # kept with the packed bytes it was a second copy of the output (issue 26).
+        check = dataclasses.replace(check, clip=dataclasses.replace(check.clip, source=None))
+    return pack_file(rendered), check
+
+
+#: zlib level of the output bytes a worker sends back (:func:`pack_file`): 1, the fastest (an
+#: ``.anim`` packs to about 1/7 at ~250 MB/s; higher levels gained little and cost 3-5x the time).
+PACK_LEVEL = 1
+
+
+def pack_file(path: str) -> bytes:
+    """The zlib-compressed bytes of the file at ``path``, read and packed in chunks: what a worker
+    holds and sends of an output is a fraction of it (a 10-minute take's reduced ``.anim`` is
+    350 MB, 50 MB packed; sent as it was, it and its pickled copy outgrew a 1 GB worker, issue 26)."""
+    import zlib
+
+    packer = zlib.compressobj(PACK_LEVEL)
+    parts = []
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 23):
+            parts.append(packer.compress(chunk))
+    parts.append(packer.flush())
+    return b"".join(parts)
+
+
+def unpacked_chunks(data: bytes):
+    """The original bytes of :func:`pack_file`'s ``data``, in chunks (never all at once)."""
+    import zlib
+
+    unpacker = zlib.decompressobj()
+    view = memoryview(data)
+    for a in range(0, len(view), 1 << 22):
+        out = unpacker.decompress(view[a : a + (1 << 22)])
+        if out:
+            yield out
+    tail = unpacker.flush()
+    if tail:
+        yield tail
 
 
 def write_output(fields: dict[str, Any]) -> dict[str, Any]:
-    """The batch's one write: a worker's output bytes (``fields["data"]``) to ``fields["output"]``,
-    atomically (temp file, fsync, rename), refusing to replace the input. Runs in the client for
-    every engine. Returns the fields without ``data``; a write failure turns them into a failed
-    entry with the one-line ``ClipWriteError``."""
-    from ..io.atomic import atomic_write_bytes
+    """The batch's one write: a worker's output bytes (``fields["data"]``, packed by :func:`pack_file`)
+    to ``fields["output"]``, atomically (temp file, fsync, rename), refusing to replace the input.
+    Runs in the client for every engine. Returns the fields without ``data``; a write failure turns
+    them into a failed entry with the one-line ``ClipWriteError``."""
+    from ..io.atomic import atomic_write_chunks
     from ..io.errors import ClipWriteError
 
     fields = dict(fields)
@@ -130,7 +186,7 @@ def write_output(fields: dict[str, Any]) -> dict[str, Any]:
         return fields
     try:
         with interrupt_deferred():  # Ctrl+C lands before or after a whole file, never in the rename
-            atomic_write_bytes(fields["output"], data, protect=fields["input"])
+            atomic_write_chunks(fields["output"], unpacked_chunks(data), protect=fields["input"])
     except ClipWriteError as e:
         return {"input": fields["input"], "output": fields["output"], "status": "failed", "error": str(e)}
     return fields
