@@ -9,12 +9,12 @@ back to 2,752 frames (1x: the length of CMU 01_01), 11,008 (4x), 44,032 (16x) an
 10-minute take, about 55 MB of BVH), with a 3,000 deg/s swing of the left forearm after 60 s (the motion
 whose float32 key times made long ``.anim`` writes fail before this issue).
 
-Each command runs in a child (``curveeditor-cli`` as installed, compiled bytecode) under a small
-wrapper that waits for it and reports ``resource.getrusage(RUSAGE_CHILDREN)``: wall seconds, CPU
-seconds and peak resident memory of the command *and every process it started* (the write check's
+Each command runs in a child (``curveeditor-cli`` as installed, compiled bytecode) under a small wrapper
+that waits for it and reports ``resource.getrusage(RUSAGE_CHILDREN)``: wall seconds, CPU seconds and
+peak resident memory (MB = 10^6 bytes) of the command *and every process it started* (the write check's
 forked comparison included). Rows: ``inspect``; ``convert`` to ``.anim``, ``.csv``, ``.bvh`` and
-``.glb``; ``clean --unwrap --reduce 0.5 -o .anim``; the editor (a window opening the take through
-File > Open's path: first curves drawn; key drag / wheel zoom / pan from input to pixels, as
+``.glb``; ``clean --unwrap --reduce 0.5 -o .anim``; the editor (a window opening the take through File >
+Open's path: first curves drawn; key drag / wheel zoom / pan from input to pixels, as
 ``benchmarks/gui.py`` measures them; then Export's write path to ``.csv`` and ``.anim``).
 
 Goals (on the 10-minute take; PASS/FAIL printed): ``inspect`` under 5 s; ``convert`` to ``.anim`` and
@@ -73,7 +73,7 @@ def wrapper_main(cmd: list[str]) -> int:
         "code": proc.returncode,
         "wall": wall,
         "cpu": ru.ru_utime + ru.ru_stime,
-        "mb": ru.ru_maxrss / 1024.0,
+        "mb": ru.ru_maxrss * 1024 / 1e6,  # ru_maxrss is KiB; MB here are 10^6 bytes, as the goals
         "last": last[0][:300],
     }
     extra = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]

@@ -192,8 +192,8 @@ def read_csv(path: str | os.PathLike, order: str = UNITY_ORDER) -> Clip:
         _, _, body = _split_header(text)
         table = _parse_rows(fname, text, body, header_no, col_idx, str_idx, columns)
     _check_strings(fname, table)
-    tracks = _build_tracks(fname, table, numeric, has_euler, has_quat, order)
     rate = _frame_rate_cells(fname, table, numeric) if FRAME_RATE_COL in numeric else None
+    tracks = _build_tracks(fname, table, numeric, has_euler, has_quat, order)  # (empties the table)
     return Clip(
         name=Path(fname).stem,
         frame_rate=rate if rate is not None else _estimate_frame_rate(tracks),
@@ -619,6 +619,8 @@ def _unit_quats(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _build_tracks(
     fname: str, table: _Table, numeric: list[str], has_euler: bool, has_quat: bool, order: str
 ) -> list[RotationTrack]:
+    """The tracks of the parsed cells ``table``, which it empties once every track's keys are
+    gathered (their memory goes before the curves are made)."""
     from ..engine.tangents import make_curves
 
     n = table.values.shape[0]
@@ -717,6 +719,10 @@ def _build_tracks(
         _check_intervals(fname, name, times, table.lines[rows][keep])
         pending.append((name, is_euler, track_order, times, vals))
         extras.append(_track_extras(fname, name, table, numeric, rows[keep], is_euler))
+    # Every track's keys are gathered: the cells go before the curves are made (a 10-minute take's
+    # table and quaternion cells were 260 MB under the slope computation's temporaries, issue 26).
+    table.values = table.empty = table.paths = table.orders = table.lines = None
+    del quats, euler_row, quat_given, all_rows, euler_rows, row_order, codes, by_code
     # One make_curve per distinct (kind, key times) instead of one per track: slopes are per channel,
     # and 20,000 two-key tracks took 10 s at ~0.5 ms per call on the loaded 2-core machine.
     groups: dict[tuple[bool, bytes], list[int]] = {}
