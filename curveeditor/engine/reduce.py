@@ -665,7 +665,7 @@ def _windows(track: RotationTrack) -> list[RotationTrack]:
     """``track`` as windows of at most :data:`WINDOW_KEYS` keys, each sharing its last key with the
     next one's first (Clamp wrap modes: a window's outside is never played)."""
     n = track.n_keys
-    cuts = list(range(0, n - 1, WINDOW_KEYS - 1)) + [n - 1]
+    cuts = _shared_end_cuts(0, n - 1, WINDOW_KEYS).tolist()
     if n - 1 - cuts[-2] < 2 and len(cuts) > 2:
         cuts.pop(-2)  # no one-interval tail window
     return [
@@ -963,12 +963,14 @@ LANE_KEYS = 4096
 def _lanes(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each track ``first[i] .. last[i]`` (key indices of the joined track) cut into lanes of at most
     :data:`LANE_KEYS` keys that share their end keys: ``(lane_first, lane_last)``, in key order."""
-    starts, ends = [], []
-    for a, b in zip(first.tolist(), last.tolist(), strict=True):
-        cuts = np.arange(a, b, LANE_KEYS - 1)
-        starts.append(cuts)
-        ends.append(np.append(cuts[1:], b))
-    return np.concatenate(starts).astype(np.int64), np.concatenate(ends).astype(np.int64)
+    cuts = [_shared_end_cuts(a, b, LANE_KEYS) for a, b in zip(first.tolist(), last.tolist(), strict=True)]
+    return np.concatenate([c[:-1] for c in cuts]), np.concatenate([c[1:] for c in cuts])
+
+
+def _shared_end_cuts(a: int, b: int, size: int) -> np.ndarray:
+    """Key indices ``a = c[0] < ... < c[-1] = b`` cutting keys ``a .. b`` into pieces of at most
+    ``size`` keys, each sharing its last key with the next one's first (lanes and windows)."""
+    return np.append(np.arange(a, b, size - 1, dtype=np.int64), np.int64(b))
 
 
 def _reduce_group(tracks: list[RotationTrack], bound: float) -> list[RotationTrack]:

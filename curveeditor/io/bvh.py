@@ -48,7 +48,6 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.clip import EULER, Clip, OtherTrack, RotationTrack
-from ..engine.curves import Curve
 from ..engine.tangents import make_curves
 from .errors import ClipReadError
 
@@ -480,11 +479,6 @@ def _columns(joint: _Joint, kind: str) -> tuple[list[int], str]:
     return by_axis, order
 
 
-def _curves(times: np.ndarray, blocks: list[np.ndarray]) -> list[Curve]:
-    """One ClampedAuto curve per ``(F, 3)`` block (``tangents.make_curves``: a few joints per call)."""
-    return make_curves(times, blocks, mode=TANGENT_MODE)
-
-
 def frame_rate_from_frame_time(frame_time: float) -> float:
     """``1 / frame_time`` (Hz), snapped to the nearest whole number within 0.01 % (module docstring).
 
@@ -514,7 +508,7 @@ def _build_clip(path: str, joints: list[_Joint], values: np.ndarray, frame_time:
         cols, order = _columns(j, "position")
         if order:
             pos.append((j, values[:, cols] * POSITION_MIRROR))
-    curves = _curves(times, [b for *_, b in rot] + [b for _, b in pos])
+    curves = make_curves(times, [b for *_, b in rot] + [b for _, b in pos], mode=TANGENT_MODE)
     tracks = [
         RotationTrack(
             j.path,

@@ -361,42 +361,61 @@ def _parse_file_fast(
     fname: str, header_no: int, col_idx: list[int], str_idx: list[int | None]
 ) -> _Table | None:
     """The rows of a plain file (:func:`_plain_file`) parsed by numpy's C reader straight from the
-    file, or None for the careful parser. One pass with a structured dtype: string cells (path,
-    order) as interned Python strings (one object per distinct path: a 10-minute take's 2.2 M rows
-    held 2.2 M copies of 31 paths, 250 MB), numbers as float64. Issue 26: reading the whole text
+    file (:func:`_loadtxt_cells`), or None for the careful parser. Issue 26: reading the whole text
     first, and a copy of its body for the parser, held 3 times the file."""
     n = _plain_file(fname, header_no)
     if n is None:
         return None
-    strings = [(slot, i) for slot, i in enumerate(str_idx) if i is not None]
-    fields = [(f"s{slot}", object) for slot, _ in strings] + [("v", np.float64, (len(col_idx),))]
     try:
         with open(fname, encoding="utf-8-sig", newline=None) as f:
             for _ in range(header_no):
                 f.readline()
-            table = np.loadtxt(
-                f,
-                delimiter=",",
-                comments=None,
-                usecols=[i for _, i in strings] + list(col_idx),
-                converters={i: sys.intern for _, i in strings},
-                dtype=np.dtype(fields),
-                ndmin=1,
-                max_rows=n,  # allocated once at its size (growing it held up to twice the table)
-            )
-    except (ValueError, UnicodeDecodeError, OSError):
+            table = _loadtxt_cells(f, col_idx, str_idx, max_rows=n)
+    except (UnicodeDecodeError, OSError):
         return None
-    if table.shape[0] != n:
+    if table is None or table.shape[0] != n:
         return None
-    line_nos = np.arange(n, dtype=np.int64) + header_no + 1
-    values = table["v"].reshape(n, len(col_idx))  # a view of the table: no second copy of the numbers
+    return _cells_table(table, col_idx, str_idx, np.arange(n, dtype=np.int64) + header_no + 1)
+
+
+def _loadtxt_cells(source, col_idx: list[int], str_idx: list[int | None], max_rows: int | None = None):
+    """numpy's C reader over the data rows of ``source`` (a text file or its lines): a structured
+    array with the string cells (path, order) as interned Python strings in fields ``s0``/``s1``
+    (one object per distinct path: a 10-minute take's 2.2 M rows held 2.2 M copies of 31 paths,
+    250 MB) and the numbers as float64 in ``v``; None when numpy refuses a cell. ``max_rows``: the
+    known row count (the array is allocated once at its size; growing it held up to twice the
+    table)."""
+    strings = [(slot, i) for slot, i in enumerate(str_idx) if i is not None]
+    fields = [(f"s{slot}", object) for slot, _ in strings] + [("v", np.float64, (len(col_idx),))]
+    try:
+        return np.loadtxt(
+            source,
+            delimiter=",",
+            comments=None,
+            usecols=[i for _, i in strings] + list(col_idx),
+            converters={i: sys.intern for _, i in strings},
+            dtype=np.dtype(fields),
+            ndmin=1,
+            max_rows=max_rows,
+        )
+    except ValueError:
+        return None
+
+
+def _cells_table(table, col_idx: list[int], str_idx: list[int | None], line_nos: np.ndarray) -> _Table:
+    """The :class:`_Table` of :func:`_loadtxt_cells`' array: the numbers as a view of it (no second
+    copy), string cells stripped where any is padded."""
+    n = table.shape[0]
     out = [None, None]
-    for slot, _ in strings:
+    for slot, i in enumerate(str_idx):
+        if i is None:
+            continue
         cells = table[f"s{slot}"]
         heads = cells[_runs(cells)].tolist()  # rows repeat their run's first cell: strip only if needed
         if any(c != c.strip() for c in heads):
             cells = np.array([sys.intern(c.strip()) for c in cells.tolist()], dtype=object)
         out[slot] = cells
+    values = table["v"].reshape(n, len(col_idx))
     return _Table(values, np.zeros(values.shape, bool), out[0], out[1], line_nos)
 
 
@@ -448,18 +467,8 @@ def _parse_rows_fast(
         body = body.replace("\r\n", "\n")
         if "\r" in body:
             return None
-    strings = [(slot, i) for slot, i in enumerate(str_idx) if i is not None]
-    fields = [(f"s{slot}", object) for slot, _ in strings] + [("v", np.float64, (len(col_idx),))]
-    try:
-        table = np.loadtxt(
-            io.StringIO(body),
-            delimiter=",",
-            comments=None,
-            usecols=[i for _, i in strings] + list(col_idx),
-            dtype=np.dtype(fields),
-            ndmin=1,
-        )
-    except ValueError:
+    table = _loadtxt_cells(io.StringIO(body), col_idx, str_idx)
+    if table is None:
         return None
     n = table.shape[0]
     if n != body.count("\n") + (not body.endswith("\n")):
@@ -471,15 +480,7 @@ def _parse_rows_fast(
         line_nos = np.arange(n, dtype=np.int64) + header_no + 1
     if line_nos.shape[0] != n:
         return None
-    values = np.ascontiguousarray(table["v"]).reshape(n, len(col_idx))
-    out = [None, None]
-    for slot, _ in strings:
-        cells = table[f"s{slot}"]
-        heads = cells[_runs(cells)].tolist()  # rows repeat their run's first cell: strip only if needed
-        if any(c != c.strip() for c in heads):
-            cells = np.array([c.strip() for c in cells.tolist()], dtype=object)
-        out[slot] = cells
-    return _Table(values, np.zeros(values.shape, bool), out[0], out[1], line_nos)
+    return _cells_table(table, col_idx, str_idx, line_nos)
 
 
 def _parse_rows_slow(

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections import Counter
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
     QObject,
     QSortFilterProxyModel,
     Qt,
@@ -24,10 +22,9 @@ from PySide6.QtGui import QBrush, QColor
 
 from curveeditor.engine import analysis
 
+from ..common.row_table import RowTableModel
 from ..common.theme import LIGHT, Theme
 from .document import ClipDocument
-
-_NO_PARENT = QModelIndex()
 
 __all__ = ["ProblemIndex", "ProblemsModel", "KindFilter", "KIND_LABELS"]
 
@@ -108,7 +105,7 @@ class ProblemIndex(QObject):
         return out
 
 
-class ProblemsModel(QAbstractTableModel):
+class ProblemsModel(RowTableModel):
     """Rows: every problem of the clip. Columns: track, time (s), frame, kind, detail."""
 
     HEADERS = ("Track", "Time (s)", "Frame", "Kind", "Detail")
@@ -125,17 +122,6 @@ class ProblemsModel(QAbstractTableModel):
         self.beginResetModel()
         self.rows = self.pindex.all_problems()
         self.endResetModel()
-
-    def rowCount(self, parent=_NO_PARENT):  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=_NO_PARENT):  # noqa: N802
-        return len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():

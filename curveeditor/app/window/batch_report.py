@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-__all__ = ["BatchReportDialog", "BatchReportModel", "load_batch_report", "BatchReportError"]
+from ..common.row_table import RowTableModel
 
-_NO_PARENT = QModelIndex()
+__all__ = ["BatchReportDialog", "BatchReportModel", "load_batch_report", "BatchReportError"]
 
 
 class BatchReportError(ValueError):
@@ -50,7 +50,7 @@ def load_batch_report(path: str) -> dict:
     return data
 
 
-class BatchReportModel(QAbstractTableModel):
+class BatchReportModel(RowTableModel):
     """Rows: the report's files in input order. Columns: input, status, tracks, keys, max error, output."""
 
     HEADERS = ("Input", "Status", "Tracks", "Keys before → after", "Max error (deg)", "Output")
@@ -59,17 +59,6 @@ class BatchReportModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows = list(report["files"])
         self.base = base
-
-    def rowCount(self, parent=_NO_PARENT):  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=_NO_PARENT):  # noqa: N802
-        return len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
