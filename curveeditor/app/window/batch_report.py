@@ -129,12 +129,14 @@ class BatchReportDialog(QDialog):
         hh.setStretchLastSection(True)
         self.table.setColumnWidth(0, 320)
         self.table.doubleClicked.connect(lambda ix: self.open_row(self.proxy.mapToSource(ix).row()))
-        s = report.get("summary", {})
         files = len(self.model.rows)
-        ok = sum(1 for e in self.model.rows if e.get("status") == "ok")
+        done = [e for e in self.model.rows if e.get("status") == "ok"]
+        ok = len(done)
+        # Derived from the rows the table shows (the report's own summary says the same).
+        largest = max((float(e.get("max_error") or 0.0) for e in done), default=0.0)
         summary = QLabel(
             f"{files} file(s): {ok} ok, {files - ok} not ok; largest error "
-            f"{float(s.get('max_error', 0.0)):.4f} deg. Double-click a row to open its clip (the output, "
+            f"{largest:.4f} deg. Double-click a row to open its clip (the output, "
             "or the input of a failed file)."
         )
         summary.setWordWrap(True)
