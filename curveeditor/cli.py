@@ -708,9 +708,7 @@ def cmd_clean(args) -> int:
         out = Out.for_stream(wide=args.wide)
         for line in _clean_lines(args, clip, recipe, result, check, tracks, flips, out):
             out.print(line)
-        precision = check.precision_line()
-        if precision is not None:
-            print(precision)
+        _print_precision(args, check)
         if positions is not None:
             print(
                 f"joint positions: max error {positions['max_error_mm']:.3f} mm at the input's keys "
@@ -1065,6 +1063,7 @@ def cmd_convert(args) -> int:
     keys = sum(t.n_keys for t in clip.tracks)
     print(f"{args.file} -> {args.output}: {len(clip.tracks)} rotation track(s), {keys} keys")
     print(_convert_figures(check))
+    _print_precision(args, check)
     done, hint = hinting.result() if hinting is not None else (False, None)
     if not done:
         hint = _reduce_hint(clip, args.output)
@@ -1103,17 +1102,25 @@ def _print_write_verdict(args, check, failed=()) -> None:
     out.print(verdict_line(out, args.output, True, reason, worst.path or "(root)"))
 
 
+def _print_precision(args, check) -> None:
+    """The written file's format-precision line (``WriteCheck.precision_line``), if any, fitted to
+    the terminal with its track path whole (one line in a pipe)."""
+    line = check.precision_line()
+    if line is None:
+        return
+    from .console.style import Out
+    from .console.tables import wrap_text
+
+    out = Out.for_stream(wide=getattr(args, "wide", False))
+    for part in wrap_text(out, line, keep=[t.path for t in check.tracks]):
+        out.print(part)
+
+
 def _convert_figures(check) -> str:
     """One line of read-back figures for a lossless write: keys added and the deviation at and
     between keys (frames, for per-frame BVH tracks, whose reference between frames is their Slerp)."""
     if not check.tracks:
         return "written file read back: no rotation tracks"
-    precision = check.precision_line()
-    figures = _convert_deviation(check)
-    return figures if precision is None else f"{figures}\n{precision}"
-
-
-def _convert_deviation(check) -> str:
     at = max(check.tracks, key=lambda t: t.writer.key_error)
     between = max(check.tracks, key=lambda t: t.writer.max_error)
     frames = any(t.writer.frames for t in check.tracks)

@@ -112,3 +112,31 @@ def test_long_take_clean_reduce_keeps_its_bound(tmp_path):
     track = read_clip(src).tracks[0]
     err = geodesic_angle(played(back, track.times), key_quaternions(track))
     assert err.max() <= 0.5
+
+
+def test_precision_line_fits_an_80_column_terminal_and_stays_whole_in_a_pipe(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.pty_run import REPO, run_on_pty
+
+    src = write_swing_take(tmp_path / "Arm Take.bvh", 10, 120)
+    out = tmp_path / "take.anim"
+    status, shown, _ = run_on_pty(
+        [sys.executable, "-m", "curveeditor.cli", "convert", str(src), str(out)], 80
+    )
+    assert status == 0
+    lines = shown.replace("\r", "").split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("format precision:"))
+    block = [lines[start]] + [line for line in lines[start + 1 :] if line.startswith("  ")][:4]
+    assert all(len(line) <= 80 for line in block)
+    assert "'Arm'" in " ".join(block)  # the track path whole
+    piped = subprocess.run(
+        [sys.executable, "-m", "curveeditor.cli", "convert", str(src), str(tmp_path / "again.anim")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    (whole,) = [line for line in piped.stdout.splitlines() if line.startswith("format precision:")]
+    assert whole.endswith("the write check compares the file with the clip as stored")
