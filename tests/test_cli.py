@@ -354,8 +354,9 @@ def test_sample_rows_are_what_the_graphs_draw(sample, tmp_path):
         vals = np.array([[float(c) for c in r[1:]] for r in rows if r[0] == track.path])
         s = sample_track(track, vals[:, 0])
         np.testing.assert_array_equal(vals[:, 1:4], s.euler)
-        np.testing.assert_array_equal(vals[:, 4:8], s.quat)
-        np.testing.assert_array_equal(vals[:, 8], s.speed)
+        # (the quaternion and speed cells, derived from the Euler angles: 9 significant digits)
+        np.testing.assert_allclose(vals[:, 4:8], s.quat, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(vals[:, 8], s.speed, rtol=1e-8, atol=1e-12)
 
 
 def test_sample_needs_csv_output_and_protects_input(capsys, sample, tmp_path):

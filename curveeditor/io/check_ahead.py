@@ -1,10 +1,13 @@
-"""The write check started while the file renders (issue 8: checked ``.anim`` writes at disk speed).
+"""The write check started while the file renders (issue 8: checked ``.anim`` writes at disk speed;
+issue 26: CSV too).
 
 :func:`~curveeditor.io.verify.write_checked` reads every written file back and compares it with the
-clip it was given. For an ``.anim`` the comparison does not need the file: the writer hands over the
-rotation tracks it is about to write (``anim.writer.on_written_tracks``), and what the file stores of
-them is known in advance (float32 numbers, :func:`as_stored`). :class:`CheckAhead` compares those
-while the file is rendered and written, on the second core:
+clip it was given. For an ``.anim`` or a CSV the comparison does not need the file: the writer hands
+over the rotation tracks as the file will read back (:func:`announce_written`, heard within
+:func:`on_written_tracks`): for an ``.anim`` the tracks it is about to write, whose stored numbers are
+known in advance (float32, :func:`as_stored`); for a CSV the curves its reader rebuilds from the rows
+(or the track's own, when the file carries its tangents). :class:`CheckAhead` compares those while the
+file is rendered and written, on the second core:
 
 * **in a child process** (``os.fork``) when the process may fork safely (:func:`_may_fork`: a single
   thread and no Qt, i.e. the CLI and batch workers). The child has its own interpreter lock, so the
@@ -23,13 +26,25 @@ caller compares the tracks read back itself.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import numpy as np
 
-__all__ = ["CHECK_AHEAD", "AHEAD_IN_PROCESS", "CheckAhead", "check_ahead", "as_stored", "plays_the_same"]
+__all__ = [
+    "CHECK_AHEAD",
+    "AHEAD_IN_PROCESS",
+    "CheckAhead",
+    "check_ahead",
+    "as_stored",
+    "plays_the_same",
+    "on_written_tracks",
+    "announce_written",
+]
 
 #: Compare ``.anim`` writes while they are rendered: True always, False never (after the read-back
 #: only), None = in a child process always, in a thread when a core looks free (:func:`core_free`):
@@ -45,6 +60,36 @@ AHEAD_IN_PROCESS: bool | None = None
 #: cost 4-12 ms here, more than the whole comparison of a small clip (a batch of 200 four-track
 #: files would pay it 200 times); below, the comparison runs after the read-back.
 FORK_MIN_KEYS = 20_000
+
+
+#: ``callback(tracks)`` given the rotation tracks of a clip as the file being written will read back
+#: (see :func:`on_written_tracks`); None = nobody asks.
+_ON_TRACKS: contextvars.ContextVar[Callable[[list], None] | None] = contextvars.ContextVar(
+    "curveeditor_written_tracks", default=None
+)
+
+
+@contextlib.contextmanager
+def on_written_tracks(callback: Callable[[list], None]) -> Iterator[None]:
+    """Within the block, a writer that can say what its file will read back as calls
+    ``callback(tracks)`` once, before its first chunk (:func:`announce_written`): the ``.anim``
+    writer for a new clip (no ``.anim`` source) its rotation tracks as written (after order, kind
+    and hemisphere conversions; values before the float32 spelling), the CSV writer the tracks its
+    reader will build from the rows. ``io.verify`` starts its read-back comparison on them while the
+    file is rendered."""
+    token = _ON_TRACKS.set(callback)
+    try:
+        yield
+    finally:
+        _ON_TRACKS.reset(token)
+
+
+def announce_written(tracks: Callable[[], list]) -> None:
+    """A writer's side of :func:`on_written_tracks`: ``tracks()`` (made only when someone listens)
+    handed to the callback of the enclosing block, if any."""
+    hook = _ON_TRACKS.get()
+    if hook is not None:
+        hook(tracks())
 
 
 def core_free() -> bool:
@@ -108,13 +153,16 @@ def plays_the_same(a, b) -> bool:
 class CheckAhead:
     """The read-back comparison of one write, started on what the writer is about to write.
 
-    :meth:`start` (the writer's ``on_written_tracks`` callback) begins it in a child process or a
+    :meth:`start` (the writer's :func:`on_written_tracks` callback) begins it in a child process or a
     thread (module docstring); :meth:`result_for` the clip read back returns its
     :class:`~curveeditor.io.verify.WriteCheck` when that clip plays exactly what was compared, else
     None; :meth:`close` ends a child still running (a write that failed first)."""
 
-    def __init__(self, clip, compare):
+    def __init__(self, clip, compare, stored=as_stored):
         self.clip = clip
+        #: ``stored(track)``: the track as the file holds it (:func:`as_stored` for an ``.anim``; a
+        #: CSV's decimal numbers read back exactly, the track itself)
+        self.stored = stored
         #: ``compare(tracks) -> WriteCheck``: the write check of ``clip`` against ``tracks`` (path ->
         #: the track handed to the writer, compared as the file stores it), passed down by
         #: :func:`~curveeditor.io.verify.write_checked` so this module needs nothing of the checks.
@@ -176,6 +224,6 @@ class CheckAhead:
             if not t.n_keys:
                 continue
             w = self.tracks.get(t.path)
-            if not plays_the_same(None if w is None else as_stored(w), back.get(t.path)):
+            if not plays_the_same(None if w is None else self.stored(w), back.get(t.path)):
                 return None
         return self.result

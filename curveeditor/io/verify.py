@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .atomic import check_before_replace, check_not_protected
-from .check_ahead import CheckAhead, as_stored, check_ahead
+from .check_ahead import CheckAhead, as_stored, check_ahead, on_written_tracks
 from .errors import ClipError, ClipWriteError
 from .formats import GLTF_FORMATS, READ_FORMATS, SAMPLE_FORMATS, WRITE_FORMATS, extension, load_format
 
@@ -76,6 +76,9 @@ WRITER_TOLERANCE_DEG = 0.01
 FLOAT32_SLACK_DEG = 0.002
 #: Relative precision of a float32 key time (half an ulp): a time ``t`` is good to ``|t| * 2**-24`` s.
 FLOAT32_TIME_REL = 2.0**-24
+#: Formats whose writers say what the file will read back as (``check_ahead.announce_written``):
+#: their read-back comparison runs beside the write (:class:`~curveeditor.io.check_ahead.CheckAhead`).
+AHEAD_FORMATS = (".anim", ".csv")
 #: Reports name the format's own precision (``WriteCheck.precision_line``) from this many degrees.
 PRECISION_NOTE_DEG = FLOAT32_SLACK_DEG
 
@@ -508,7 +511,7 @@ def _reasons(given, written, ext: str) -> tuple[str, ...]:
 
 def check_tracks_one_by_one(clip, to_write: dict, promise: Promise | None, ext: str, path: str) -> WriteCheck:
     """:func:`check_written` of ``clip`` against ``to_write`` (path -> the track handed to the
-    writer) as the file stores it (:func:`~curveeditor.io.check_ahead.as_stored`), track by track
+    writer) as the file stores it (:func:`as_format_stores`), track by track
     (the float32 copies exist one at a time), joined as one call over the clip would return it
     (checks in track order, the first failure): what :class:`~curveeditor.io.check_ahead.CheckAhead`
     runs beside the write."""
@@ -520,7 +523,7 @@ def check_tracks_one_by_one(clip, to_write: dict, promise: Promise | None, ext: 
         w = to_write.get(t.path)
         one = check_written(
             Clip(clip.name, clip.frame_rate, [t]),
-            Clip(clip.name, clip.frame_rate, [] if w is None else [as_stored(w)]),
+            Clip(clip.name, clip.frame_rate, [] if w is None else [as_format_stores(w, ext)]),
             promise,
             ext,
             path,
@@ -717,8 +720,12 @@ def write_checked(
         promise = replace(promise or Promise(), between_bound_deg=float(tolerance))
     to_write = prepare_samples(clip, ext, opts.get("mode"), tolerance, bool(opts.get("keep_order", True)))
     ahead = None
-    if ext == ".anim" and check_ahead():
-        ahead = CheckAhead(clip, lambda tracks: check_tracks_one_by_one(clip, tracks, promise, ext, fname))
+    if ext in AHEAD_FORMATS and check_ahead() and not (ext == ".csv" and opts.get("keys_only")):
+        ahead = CheckAhead(
+            clip,
+            lambda tracks: check_tracks_one_by_one(clip, tracks, promise, ext, fname),
+            stored=lambda track: as_format_stores(track, ext),
+        )
 
     def check(tmp: str, target: str) -> None:
         if phase is not None:
@@ -747,8 +754,6 @@ def write_checked(
     with contextlib.ExitStack() as stack:
         stack.enter_context(check_before_replace(check))
         if ahead is not None:
-            from .anim.writer import on_written_tracks
-
             stack.callback(ahead.close)
             stack.enter_context(on_written_tracks(ahead.start))
         if phase is not None:

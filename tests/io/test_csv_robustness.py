@@ -222,7 +222,8 @@ def test_the_writer_refuses_values_the_reader_refuses(tmp_path):
 
 
 def _old_format_csv(blocks, with_speed=True) -> str:
-    """The writer as it was (a ``%`` format per row), for byte-identity on ordinary values."""
+    """The writer as it was (a ``%`` format per row), for byte-identity on ordinary values; the cells
+    derived from a row's Euler angles (its quaternion, the speed) with 9 significant digits."""
     header = ["path", "time", "x", "y", "z", "qx", "qy", "qz", "qw", "speed"][: 10 if with_speed else 9]
     out = [",".join(header)]
     for b in blocks:
@@ -234,13 +235,14 @@ def _old_format_csv(blocks, with_speed=True) -> str:
                 fmt.append("," * (width - 1))
             else:
                 cols.extend(np.asarray(arr, dtype=np.float64).reshape(n, width).T.tolist())
-                fmt.append(",".join(["%r"] * width))
+                derived = arr is b.quats and b.euler is not None
+                fmt.append(",".join(["%.9g" if derived else "%r"] * width))
         if with_speed:
             if b.speed is None:
                 fmt.append("")
             else:
                 cols.append(np.asarray(b.speed, dtype=np.float64).tolist())
-                fmt.append("%r")
+                fmt.append("%.9g")
         row_fmt = b.path + "," + ",".join(fmt)
         out.extend(row_fmt % row for row in zip(*cols, strict=True))
     out.append("")

@@ -53,20 +53,54 @@ def _ahead_calls(mode: str) -> list[str]:
     return [] if mode == "process" else ["write-check-ahead"]
 
 
-def test_the_figures_checked_ahead_are_the_read_back_figures(bvh, tmp_path, monkeypatch, mode):
+@pytest.mark.parametrize("ext", [".anim", ".csv"])
+def test_the_figures_checked_ahead_are_the_read_back_figures(bvh, tmp_path, monkeypatch, mode, ext):
     calls = _spy(monkeypatch)
-    ahead = write_checked(bvh, tmp_path / "a.anim")
+    ahead = write_checked(bvh, tmp_path / f"a{ext}")
     assert sorted(set(calls)) == _ahead_calls(mode)  # the early figures were used
     monkeypatch.setattr(check_ahead, "CHECK_AHEAD", False)
     calls.clear()
-    after = write_checked(bvh, tmp_path / "b.anim")
+    after = write_checked(bvh, tmp_path / f"b{ext}")
     assert calls == ["MainThread"]
-    assert (tmp_path / "a.anim").read_bytes() == (tmp_path / "b.anim").read_bytes()
+    assert (tmp_path / f"a{ext}").read_bytes() == (tmp_path / f"b{ext}").read_bytes()
     assert ahead.as_dict()["tracks"] == after.as_dict()["tracks"]
-    assert ahead.tracks[0].writer.max_error > 0  # real figures (Linear ZXY between frames)
+    assert ahead.tracks[0].writer.max_error > 0  # real figures (between frames)
 
 
-def test_a_file_that_reads_back_otherwise_is_compared_as_read(bvh, tmp_path, monkeypatch):
+def test_a_csv_check_ahead_foresees_rebuilt_and_carried_curves(tmp_path, monkeypatch, mode):
+    """A CSV reads back with curves the reader makes: ClampedAuto through a quaternion track's Euler
+    rows, the track's own curve where the file carries its tangents and wrap modes. The CSV writer
+    says which (``_as_read_back``), so those figures too are computed ahead, and are the read-back's."""
+    from curveeditor.engine.clip import Clip, RotationTrack
+    from curveeditor.engine.curves import WRAP_REPEAT
+    from curveeditor.engine.tangents import make_curve
+
+    t = np.arange(40) / 30.0
+    e = np.stack([40 * np.sin(3 * t), 25 * np.cos(2 * t), 10 * t], axis=1)
+    authored = make_curve(t, e, mode="auto")  # not what the reader rebuilds: tangent columns
+    looped = replace(make_curve(t, e[:, ::-1], mode="clamped_auto"), post_infinity=WRAP_REPEAT)
+    q = np.stack([np.sin(t / 2) * 0.3, np.sin(t / 2), 0 * t, np.cos(t / 2)], axis=1)
+    q /= np.linalg.norm(q, axis=1)[:, None]
+    clip = Clip(
+        "c",
+        30.0,
+        [
+            RotationTrack("Hips", "euler", authored),
+            RotationTrack("Hips/Spine", "euler", looped, order="xyz"),
+            RotationTrack("Hand", "quaternion", make_curve(t, q, mode="auto")),
+        ],
+    )
+    calls = _spy(monkeypatch)
+    ahead = write_checked(clip, tmp_path / "a.csv")
+    assert sorted(set(calls)) == _ahead_calls(mode)
+    monkeypatch.setattr(check_ahead, "CHECK_AHEAD", False)
+    after = write_checked(clip, tmp_path / "b.csv")
+    assert ahead.as_dict()["tracks"] == after.as_dict()["tracks"]
+    assert [c.writer.max_error > 0 for c in ahead.tracks] == [False, False, True]
+
+
+@pytest.mark.parametrize("ext", [".anim", ".csv"])
+def test_a_file_that_reads_back_otherwise_is_compared_as_read(bvh, tmp_path, monkeypatch, ext):
     """The early check compared what the writer meant to write; the file read back holds another value
     at one key (a writer or reader fault): the figures of the file as read are the ones that count."""
     calls = _spy(monkeypatch)
@@ -80,7 +114,7 @@ def test_a_file_that_reads_back_otherwise_is_compared_as_read(bvh, tmp_path, mon
         return back.with_track(replace(t, curve=t.curve.with_keys(value=value)))
 
     monkeypatch.setattr(verify, "_read_back", damaged)
-    out = tmp_path / "out.anim"
+    out = tmp_path / f"out{ext}"
     miss = r"track 'Hips/Spine' at 2\.000 s plays [0-9.]+ deg from the clip to write"
     with pytest.raises(ClipWriteError, match=miss):
         write_checked(bvh, out)

@@ -22,11 +22,9 @@ poses, continuous values, keys added where the motion needs them), as ``clean --
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -35,6 +33,7 @@ from ...engine.curves import Curve
 from ...engine.export_checks import CONVERT_TOLERANCE_DEG, prepare_for_export, to_euler_track
 from ...engine.rotations import UNITY_ORDER, UNITY_ROTATION_ORDERS, extrinsic_order
 from ..atomic import atomic_write_chunks
+from ..check_ahead import announce_written
 from ..errors import ClipWriteError
 from .bindings import HUMANOID_IK_INDEX, Binding, binding_lines, float_binding, transform_binding
 from .document import AnimDocument, Entry
@@ -42,27 +41,7 @@ from .floats import detect_style, format_floats, format_matrix
 from .lexer import yaml_string
 from .reader import DISPLAY_ATTRS, EULER_EDITOR, HUMANOID_Q, QUAT_EDITOR, TrackSource
 
-__all__ = ["write_anim", "render", "render_chunks", "Fmt", "on_written_tracks"]
-
-#: ``callback(tracks)`` given the rotation tracks of a new clip as they will be written (see
-#: :func:`on_written_tracks`); None = nobody asks.
-_ON_TRACKS: contextvars.ContextVar[Callable[[list], None] | None] = contextvars.ContextVar(
-    "curveeditor_anim_written_tracks", default=None
-)
-
-
-@contextlib.contextmanager
-def on_written_tracks(callback: Callable[[list], None]) -> Iterator[None]:
-    """Within the block, rendering a new clip (no ``.anim`` source) calls ``callback(tracks)`` once,
-    before the first chunk, with its rotation tracks as they are written (after order, kind and
-    hemisphere conversions; values before the float32 spelling). ``io.verify`` starts its read-back
-    comparison on them while the file is rendered."""
-    token = _ON_TRACKS.set(callback)
-    try:
-        yield
-    finally:
-        _ON_TRACKS.reset(token)
-
+__all__ = ["write_anim", "render", "render_chunks", "Fmt"]
 
 _RUNTIME_LIST = {EULER: "m_EulerCurves", QUATERNION: "m_RotationCurves"}
 _COMP = "xyzw"
@@ -1186,9 +1165,7 @@ def _render_new(clip: Clip, mode, keep_order, fix_hemisphere) -> tuple[Iterator[
         if c.n_keys:
             end = max(end, float(c.time[-1]))
     binds.sort(key=lambda x: x[0])  # positions, rotations, scales, Euler, then the rest (stable)
-    hook = _ON_TRACKS.get()
-    if hook is not None:
-        hook(written)
+    announce_written(lambda tracks=written: tracks)
     del written
 
     def lst(name):
