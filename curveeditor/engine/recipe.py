@@ -804,7 +804,8 @@ def run_recipe(
     step reduces to ``max_error - reserve_deg`` (at least half its ``max_error``) so that the file
     written and read back keeps the ``max_error`` asked for; its figure is still held against the
     ``max_error`` asked for. ``map_chunks``: how ``reduce`` runs its independent chunks of work
-    (``reduce.reduce_tracks(map_chunks=)``; the CLI passes ``io.beside.fork_map``).
+    (``reduce.reduce_tracks(map_chunks=)``; the CLI passes ``io.beside.fork_map``), and the step
+    figures theirs (``step_figures.step_figures(map_chunks=)``).
     Raises :class:`RecipeError` for unknown paths, unavailable ops and ops that fail (the message
     names the step and the track).
     """
@@ -949,6 +950,7 @@ def _run_tracks(
                 [r[0] for r in results],
                 extras=[r[2] for r in results],
                 details=[r[1] for r in results],
+                map_chunks=map_chunks,
             )
             for i, f in zip(live, found, strict=True):
                 figs[i].append(f)

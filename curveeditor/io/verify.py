@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .atomic import check_before_replace, check_not_protected
-from .check_ahead import CheckAhead, as_stored, check_ahead, on_written_tracks
+from .check_ahead import CheckAhead, as_stored, check_ahead, on_written_tracks, plays_the_same
 from .errors import ClipError, ClipWriteError
 from .formats import GLTF_FORMATS, READ_FORMATS, SAMPLE_FORMATS, WRITE_FORMATS, extension, load_format
 
@@ -571,6 +571,10 @@ def check_written(
         memo: dict = {}
         if player is not None:
             wd = viewer_deviation(stored, w, player, frames, between, writer_bound)
+        elif not frames and not at_frames and plays_the_same(stored, w):
+            # Bit for bit the same numbers play the same everywhere: 0 without a dense comparison
+            # (1.4 s of the check of a 10-minute take's reduced .anim, 31 tracks).
+            wd = Deviation(0.0, 0.0, 0.0, float(w.times[0]), between, writer_bound, False, False)
         else:
             wd = deviation(stored, w, frames, between, writer_bound, memo=memo, at_frames=at_frames)
         pd = None

@@ -142,3 +142,28 @@ def test_a_failing_bound_says_fail():
     assert f.measured == pytest.approx(3.0, abs=1e-9) and f.notes  # a failure is explained
     assert f.cell() == "3.000 FAIL"
     assert geodesic_angle(key_quaternions(a), played(b, t)).max() == pytest.approx(f.key_error)
+
+
+def test_figures_spread_over_map_chunks_are_the_serial_figures(demo, monkeypatch):
+    """From ``SPREAD_MIN_KEYS`` keys the tracks' figures go through ``map_chunks`` in runs (the CLI's
+    ``clean``: on both cores); same figures, same order."""
+    from curveeditor.engine import step_figures as sf
+    from curveeditor.io.beside import fork_map
+
+    recipe = Recipe.of({"op": "unwrap"}, {"op": "reduce", "max_error": 1.0})
+    serial = run_recipe(demo, recipe, diffs=False)
+    monkeypatch.setattr(sf, "SPREAD_MIN_KEYS", 1)
+    seen = []
+
+    def spy(fn, items):
+        items = list(items)
+        if fn.__name__ == "figures":  # (reduce's chunks come this way too)
+            seen.append([list(i) for i in items])
+        return fork_map(fn, items)
+
+    spread = run_recipe(demo, recipe, diffs=False, map_chunks=spy)
+    assert len(seen) == 2  # unwrap's figures, reduce's
+    assert all(sorted(i for run in runs for i in run) == list(range(len(demo.tracks))) for runs in seen)
+    assert [[f.as_dict() for f in figs] for figs in spread.figures.values()] == [
+        [f.as_dict() for f in figs] for figs in serial.figures.values()
+    ]
