@@ -29,6 +29,7 @@ from curveeditor.resources import SAMPLES_DIR
 
 from ..common.workers import run_in_thread
 from ..model.document import ClipDocument
+from ..model.problems import inspect_tracks
 from .settings import Settings
 
 __all__ = [
@@ -142,11 +143,13 @@ class FileController(QObject):
     written = Signal(object)  # io.verify.WriteCheck of the file just written (read-back figures)
     recentChanged = Signal()
 
-    def __init__(self, document: ClipDocument, settings: Settings, parent_widget: QWidget):
+    def __init__(self, document: ClipDocument, settings: Settings, parent_widget: QWidget, problems=None):
         super().__init__(parent_widget)
         self.doc = document
         self.settings = settings
         self.widget = parent_widget
+        #: the window's ProblemIndex, if any: a load inspects the clip on the worker, after the read
+        self.problems = problems
         self._job = None
         self._progress: QProgressDialog | None = None
         self.last_warnings: list[str] = []
@@ -177,16 +180,21 @@ class FileController(QObject):
         # it: show it ourselves when the read is still running after 400 ms.
         QTimer.singleShot(400, lambda: progress.show() if self._progress is progress else None)
 
+        inspect = self.problems is not None
+
         def job(token, report):
             report(0.0, "reading")
             clip = read_clip_file(path)
-            return clip
+            return clip, (inspect_tracks(clip.tracks) if inspect else None)
 
-        def done(clip):
+        def done(result):
+            clip, found = result
             if self._job is not job_handle:
                 return  # a newer load replaced this one
             self._finish_progress()
             self._job = None
+            if found is not None:
+                self.problems.prime(found)
             self.doc.load(clip, recovered_from or path)
             if recovered_from is None:
                 self.settings.add_recent(path)

@@ -66,7 +66,7 @@ class MainWindow(WindowFiles, KeyCommands, WindowActions, DockLayout, QMainWindo
         self.doc.whole_keys = self.settings.get_bool("view/whole_keys", False)
         self.problem_index = ProblemIndex(self.doc, self)
         self.themes = ThemeManager(self.settings.theme, self)
-        self.files = FileController(self.doc, self.settings, self)
+        self.files = FileController(self.doc, self.settings, self, self.problem_index)
         self.autosaver = Autosaver(self.doc, self.settings.autosave_seconds, autosave_folder, self)
         self.clipboard: dict = {}
         self._compare = None  # CompareDialog, built on first use (Tools > A/B compare)
