@@ -708,7 +708,7 @@ def cmd_clean(args) -> int:
         out = Out.for_stream(wide=args.wide)
         for line in _clean_lines(args, clip, recipe, result, check, tracks, flips, out):
             out.print(line)
-        _print_precision(args, check)
+        _print_check_notes(args, check)
         if positions is not None:
             print(
                 f"joint positions: max error {positions['max_error_mm']:.3f} mm at the input's keys "
@@ -1063,7 +1063,7 @@ def cmd_convert(args) -> int:
     keys = sum(t.n_keys for t in clip.tracks)
     print(f"{args.file} -> {args.output}: {len(clip.tracks)} rotation track(s), {keys} keys")
     print(_convert_figures(check))
-    _print_precision(args, check)
+    _print_check_notes(args, check)
     done, hint = hinting.result() if hinting is not None else (False, None)
     if not done:
         hint = _reduce_hint(clip, args.output)
@@ -1102,18 +1102,19 @@ def _print_write_verdict(args, check, failed=()) -> None:
     out.print(verdict_line(out, args.output, True, reason, worst.path or "(root)"))
 
 
-def _print_precision(args, check) -> None:
-    """The written file's format-precision line (``WriteCheck.precision_line``), if any, fitted to
-    the terminal with its track path whole (one line in a pipe)."""
-    line = check.precision_line()
-    if line is None:
-        return
+def _print_check_notes(args, check) -> None:
+    """The written file's format-precision line (``WriteCheck.precision_line``) and its non-rotation
+    curves line (``WriteCheck.curves_line``), those it has, fitted to the terminal with track paths
+    and curve names whole (one line each in a pipe)."""
     from .console.style import Out
     from .console.tables import wrap_text
 
     out = Out.for_stream(wide=getattr(args, "wide", False))
-    for part in wrap_text(out, line, keep=[t.path for t in check.tracks]):
-        out.print(part)
+    keep = [t.path for t in check.tracks] + [c.name for c in check.curves]
+    for line in (check.precision_line(), check.curves_line()):
+        if line is not None:
+            for part in wrap_text(out, line, keep=keep):
+                out.print(part)
 
 
 def _convert_figures(check) -> str:

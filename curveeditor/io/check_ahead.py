@@ -42,6 +42,7 @@ __all__ = [
     "check_ahead",
     "as_stored",
     "plays_the_same",
+    "same_curve_numbers",
     "on_written_tracks",
     "announce_written",
 ]
@@ -140,7 +141,12 @@ def plays_the_same(a, b) -> bool:
 
     if a.kind != b.kind or extrinsic_order(a.order) != extrinsic_order(b.order):
         return False  # (an intrinsic order is written as its extrinsic m_RotationOrder)
-    ca, cb = a.curve, b.curve
+    return same_curve_numbers(a.curve, b.curve)
+
+
+def same_curve_numbers(ca, cb) -> bool:
+    """True when curves ``ca`` and ``cb`` hold bit for bit the same numbers for everything Unity's
+    evaluation reads (key times, values, slopes, weights, weighted modes, wrap modes)."""
     if ca.pre_infinity != cb.pre_infinity or ca.post_infinity != cb.post_infinity:
         return False
     for f in (*_STORED_F32, "weighted_mode"):

@@ -44,7 +44,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .atomic import check_before_replace, check_not_protected
-from .check_ahead import CheckAhead, as_stored, check_ahead, on_written_tracks, plays_the_same
+from .check_ahead import (
+    CheckAhead,
+    as_stored,
+    check_ahead,
+    on_written_tracks,
+    plays_the_same,
+    same_curve_numbers,
+)
 from .errors import ClipError, ClipWriteError
 from .formats import GLTF_FORMATS, READ_FORMATS, SAMPLE_FORMATS, WRITE_FORMATS, extension, load_format
 
@@ -67,6 +74,8 @@ __all__ = [
     "FLOAT32_TIME_REL",
     "PRECISION_NOTE_DEG",
     "as_format_stores",
+    "CurveCheck",
+    "check_curves",
 ]
 
 #: What a writer may change in the played motion (degrees): the engine's conversion tolerance.
@@ -202,6 +211,33 @@ class TrackCheck:
 
 
 @dataclass(frozen=True)
+class CurveCheck:
+    """One numeric non-rotation curve of a checked write (float: muscles, blend shapes, generic
+    floats; position; scale): how far the file as read back plays from the curve handed to the
+    writer as the file stores it, in the curve's own units (largest over its components, at every key
+    of both and :data:`CURVE_READ_POINTS` points inside each interval), against ``bound``."""
+
+    name: str
+    kind: str
+    keys_in: int
+    keys_written: int
+    max_error: float
+    worst_time: float
+    bound: float
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "keys_in": self.keys_in,
+            "keys_written": self.keys_written,
+            "max_error": self.max_error,
+            "worst_time": self.worst_time,
+            "bound": self.bound,
+        }
+
+
+@dataclass(frozen=True)
 class WriteCheck:
     """The read-back result of one write: per-track checks, the writer's warnings, and ``failure``
     (the one-line reason the file was not written, else None)."""
@@ -213,6 +249,8 @@ class WriteCheck:
     what: str = field(default="the input")
     #: The written file as read back (a Clip; None when the check did not read it).
     clip: object = field(default=None, repr=False, compare=False)
+    #: The numeric non-rotation curves the format holds (``.anim``), each checked as read back.
+    curves: tuple[CurveCheck, ...] = ()
 
     def track(self, path: str) -> TrackCheck:
         for t in self.tracks:
@@ -264,9 +302,22 @@ class WriteCheck:
             "keys_written": self.keys_written,
             "keys_added": self.keys_added,
             "tracks": [t.as_dict() for t in self.tracks],
+            "curves": [c.as_dict() for c in self.curves],
             "warnings": list(self.warnings),
             "failure": self.failure,
         }
+
+    def curves_line(self) -> str | None:
+        """One line on the float, position and scale curves read back, or None when there are none."""
+        if not self.curves:
+            return None
+        worst = max(self.curves, key=lambda c: c.max_error / c.bound)
+        if worst.max_error == 0.0:
+            return f"{len(self.curves)} float/position/scale curve(s) read back exactly as stored"
+        return (
+            f"{len(self.curves)} float/position/scale curve(s) read back: largest difference "
+            f"{worst.max_error:.3g} ({worst.name}, {worst.kind}; bound {worst.bound:.3g})"
+        )
 
 
 # -------------------------------------------------------------------------------------------------
@@ -509,6 +560,60 @@ def _reasons(given, written, ext: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: Formats whose files hold a clip's numeric non-rotation curves, checked as read back
+#: (:func:`check_curves`); the others name them among the writer's warnings as not written.
+CURVE_FORMATS = (".anim",)
+#: Kinds of :class:`~curveeditor.engine.clip.OtherTrack` the curve check compares.
+CHECKED_CURVE_KINDS = ("float", "position", "scale")
+#: A numeric curve may play this far from the clip's as stored, relative to its largest value
+#: (at least 1): float32 spelling is exact (as stored), so this is the writer's own slack.
+CURVE_TOLERANCE_REL = 1e-6
+#: Points inside each key interval where :func:`check_curves` reads both curves (besides the keys).
+CURVE_READ_POINTS = 8
+
+
+def check_curves(clip, written, ext: str) -> tuple[tuple[CurveCheck, ...], str | None]:
+    """The numeric non-rotation curves of ``clip`` (:data:`CHECKED_CURVE_KINDS`) against the same
+    curves of ``written`` (the file read back), for a format that holds them (:data:`CURVE_FORMATS`):
+    ``(checks, failure)``, ``failure`` naming the first curve missing from the file or playing
+    further than its bound from the curve as stored (issue 22: edited float curves are exported)."""
+    if ext not in CURVE_FORMATS:
+        return (), None
+    from ..engine.curves import evaluate
+
+    back = {(o.kind, o.name): o for o in written.other_tracks if o.curve is not None}
+    checks = []
+    failure = None
+    for o in clip.other_tracks:
+        if o.curve is None or o.kind not in CHECKED_CURVE_KINDS or o.curve.n_keys == 0:
+            continue
+        w = back.get((o.kind, o.name))
+        if w is None:
+            failure = (
+                failure or f"{o.kind} curve {o.name!r} is missing from the written file; nothing written"
+            )
+            continue
+        stored = as_format_stores(o, ext).curve
+        bound = CURVE_TOLERANCE_REL * max(1.0, float(np.max(np.abs(stored.value))))
+        err, when = 0.0, float(stored.time[0])
+        if not same_curve_numbers(stored, w.curve):
+            keys = np.union1d(stored.time, w.curve.time)
+            u = np.arange(1, CURVE_READ_POINTS + 1) / (CURVE_READ_POINTS + 1)
+            inner = (keys[:-1, None] + np.diff(keys)[:, None] * u).ravel()
+            t = np.concatenate([keys, inner])
+            a, b = evaluate(stored, t), evaluate(w.curve, t)
+            diff = np.max(np.abs(a - b), axis=1) if a.shape == b.shape else np.full(t.shape, np.inf)
+            i = int(np.argmax(diff))
+            err, when = float(diff[i]), float(t[i])
+        checks.append(CurveCheck(o.name, o.kind, o.curve.n_keys, w.curve.n_keys, err, when, bound))
+        if failure is None and not err <= bound:
+            failure = (
+                f"{o.kind} curve {o.name!r} at {when:.3f} s reads back {err:.3g} from the clip to write "
+                f"(bound {bound:.3g}); nothing written"
+            )
+    return tuple(checks), failure
+
+
 def check_tracks_one_by_one(clip, to_write: dict, promise: Promise | None, ext: str, path: str) -> WriteCheck:
     """:func:`check_written` of ``clip`` against ``to_write`` (path -> the track handed to the
     writer) as the file stores it (:func:`as_format_stores`), track by track
@@ -745,6 +850,8 @@ def write_checked(
             raise ClipWriteError(
                 fname, None, f"cannot compare the written file: {exc}; nothing written"
             ) from None
+        curves, curve_failure = check_curves(to_write, written, ext)
+        result = replace(result, curves=curves, failure=result.failure or curve_failure)
         if result.failure:
             raise ClipWriteError(fname, None, result.failure)
         box["check"] = replace(result, clip=written)

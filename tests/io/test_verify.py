@@ -254,3 +254,102 @@ def test_a_clip_over_the_track_limit_is_refused_in_one_line(tmp_path, monkeypatc
     )
     monkeypatch.setenv("CURVEEDITOR_MAX_TRACKS", "31")
     assert len(read_clip(bvh).tracks) == 31
+
+
+def _with_float_curves(clip: Clip) -> Clip:
+    """``clip`` plus a blend-shape curve and a root position curve, as an ``.anim`` holds them."""
+    from dataclasses import replace as _replace
+
+    from curveeditor.engine.clip import OtherTrack
+
+    t = np.linspace(0.0, 2.0, 9)
+    blend = make_curve(t, 50 + 50 * np.sin(3 * t), mode="clamped_auto")
+    pos = make_curve(t, np.stack([t, 0.1 * t * t, 1 - t], axis=1), mode="clamped_auto")
+    others = (
+        OtherTrack("Body", "blendShape.Smile", "float", blend, blend.time, {"class_id": 137}),
+        OtherTrack("", "m_LocalPosition", "position", pos, pos.time),
+    )
+    return _replace(clip, other_tracks=others)
+
+
+def test_float_and_position_curves_are_checked_as_read_back(tmp_path):
+    """An ``.anim`` holds a clip's float, position and scale curves: each is compared as read back
+    (issue 22: edited float curves are exported), figures in the check, its JSON and one line."""
+    clip = _with_float_curves(spin_clip())
+    check = write_checked(clip, tmp_path / "o.anim")
+    got = {(c.kind, c.name): c for c in check.curves}
+    assert set(got) == {("float", "Body:blendShape.Smile"), ("position", "m_LocalPosition")}
+    smile = got[("float", "Body:blendShape.Smile")]
+    assert (smile.keys_in, smile.keys_written) == (9, 9)
+    assert smile.max_error <= smile.bound == pytest.approx(1e-4, rel=0.01)  # 1e-6 of its ~100 %
+    assert check.as_dict()["curves"][0]["name"] == check.curves[0].name
+    assert check.curves_line() == "2 float/position/scale curve(s) read back exactly as stored"
+    # A CSV does not hold them: nothing to compare (the writer names them among its warnings).
+    csv = write_checked(clip, tmp_path / "o.csv")
+    assert csv.curves == () and csv.curves_line() is None
+    assert any("non-rotation curve" in w for w in csv.warnings)
+
+
+@pytest.mark.parametrize("damage", ["value", "missing"])
+def test_a_float_curve_that_reads_back_otherwise_is_not_written(tmp_path, monkeypatch, damage):
+    from dataclasses import replace as _replace
+
+    from curveeditor.io import verify
+
+    real = verify._read_back
+
+    def damaged(tmp, target, clip, order=None):
+        back = real(tmp, target, clip, order)
+        others = []
+        for o in back.other_tracks:
+            if o.attribute == "blendShape.Smile":
+                if damage == "missing":
+                    continue
+                value = o.curve.value.copy()
+                value[4, 0] += 0.5
+                o = o.with_curve(o.curve.with_keys(value=value))
+            others.append(o)
+        return _replace(back, other_tracks=tuple(others))
+
+    monkeypatch.setattr(verify, "_read_back", damaged)
+    out = tmp_path / "o.anim"
+    miss = (
+        r"float curve 'Body:blendShape.Smile' at 1\.000 s reads back 0\.5 from the clip to write"
+        if damage == "value"
+        else "float curve 'Body:blendShape.Smile' is missing from the written file; nothing written"
+    )
+    with pytest.raises(ClipWriteError, match=miss):
+        write_checked(_with_float_curves(spin_clip()), out)
+    assert not out.exists()
+
+
+def test_corpus_clips_float_curves_read_back_within_their_bounds(tmp_path):
+    from tests.conftest import corpus_files
+
+    clips = corpus_files("anim", "*.anim")
+    if not clips:
+        pytest.skip("../shared/corpus is not present")
+    checked = 0
+    for path in clips:
+        check = write_checked(read_clip(path), tmp_path / "o.anim")
+        assert all(c.max_error <= c.bound for c in check.curves), path.name
+        checked += len(check.curves)
+    assert checked > 100  # (muscle, blend-shape, position and scale curves of the corpus)
+
+
+def test_the_curves_line_names_the_curve_nearest_its_bound():
+    from curveeditor.io.verify import CurveCheck
+
+    check = WriteCheck(
+        "o.anim",
+        (),
+        curves=(
+            CurveCheck("Body:blendShape.Smile", "float", 9, 9, 2e-5, 1.0, 1e-4),
+            CurveCheck("m_LocalPosition", "position", 9, 9, 5e-7, 0.5, 1e-6),
+        ),
+    )
+    assert check.curves_line() == (
+        "2 float/position/scale curve(s) read back: largest difference 5e-07 (m_LocalPosition, "
+        "position; bound 1e-06)"
+    )
+    assert WriteCheck("o.anim", ()).curves_line() is None

@@ -190,9 +190,7 @@ class DiffPanel(QWidget):
         keys against what the writer was handed."""
         self.last_check = check
         lines = [f"{check.path}: {check.summary()}"]
-        precision = check.precision_line()
-        if precision is not None:
-            lines.append(precision)
+        lines += [n for n in (check.precision_line(), check.curves_line()) if n is not None]
         for t in check.tracks:
             f = t.figures
             lines.append(

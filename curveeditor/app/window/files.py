@@ -100,9 +100,7 @@ def check_lines(check) -> list[str]:
     """The read-back figures of a write as dialog lines: the summary, then each track the writer
     re-keyed (keys added and why) or that plays measurably off."""
     lines = [check.summary()]
-    precision = check.precision_line()
-    if precision is not None:
-        lines.append(precision)
+    lines += [n for n in (check.precision_line(), check.curves_line()) if n is not None]
     for t in check.tracks:
         if t.keys_added or t.writer.max_error > 1e-3:
             why = "; ".join(t.reasons) or "float32 rounding"
