@@ -312,6 +312,20 @@ def delete_channel_keys(track: RotationTrack, mask) -> RotationTrack:
     return track.with_curve(c.with_keys(**new))
 
 
+def _near(times: np.ndarray, others: np.ndarray, eps: float) -> np.ndarray:
+    """Bool ``(len(times),)``: a time of ``others`` (sorted, seconds) lies within ``eps`` of each of
+    ``times``. Through a binary search: the (N, K) difference table it replaces was 576 MB for 1,000
+    keys pasted into a 10-minute take's 72,000."""
+    times = np.asarray(times, dtype=np.float64)
+    others = np.asarray(others, dtype=np.float64)
+    if times.size == 0 or others.size == 0:
+        return np.zeros(times.shape[0], dtype=bool)
+    j = np.searchsorted(others, times)
+    right = others[np.minimum(j, others.size - 1)]
+    left = others[np.maximum(j - 1, 0)]
+    return (np.abs(right - times) < eps) | (np.abs(times - left) < eps)
+
+
 def merge_keys(track: RotationTrack, keys: Curve) -> tuple[RotationTrack, np.ndarray]:
     """Insert the keys of ``keys`` (same component count) into the track, replacing existing keys at
     the same times (within 1 µs). Returns the new track and the indices of the inserted keys."""
@@ -321,11 +335,7 @@ def merge_keys(track: RotationTrack, keys: Curve) -> tuple[RotationTrack, np.nda
             f"{track.path}: cannot paste {keys.n_components}-component keys into a "
             f"{c.n_components}-component curve"
         )
-    if c.n_keys:
-        d = np.abs(c.time[:, None] - keys.time[None, :])
-        clash = np.any(d < _TIME_EPS, axis=1)
-    else:
-        clash = np.zeros(0, dtype=bool)
+    clash = _near(c.time, keys.time, _TIME_EPS)
     base = c.select(~clash)
     cat = {f: np.concatenate([getattr(base, f), getattr(keys, f)]) for f in KEY_FIELDS}
     order = np.argsort(cat["time"], kind="stable")

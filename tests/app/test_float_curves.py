@@ -259,3 +259,79 @@ def test_click_box_and_escape(fist, qtbot):
     _mouse(vp, QEvent.Type.MouseButtonRelease, start + QPoint(0, -40), left, none)
     qtbot.wait(20)
     assert doc.other_track(names[0]).curve.value[1, 0] == -1.0 and doc.undo_stack.count() == 0
+
+
+def test_a_selected_muscle_keys_tangent_handle_is_drawn_and_dragged(fist, qtbot):
+    """The selected float key's handles are drawn as the rotation graphs draw theirs; dragging one
+    sets the slope through the mouse (Free Smooth: both sides), one undo step, Escape-free."""
+    win, _ = fist
+    name = "RightHand.Index.2 Stretched"
+    _select_in_tree(win, qtbot, [name])
+    g, doc = win.graphs, win.doc
+    vb = g.strip_of("other").vb
+    c0 = doc.other_track(name).curve
+    i = 1
+    t, v = float(c0.time[i]), float(c0.value[i, 0])
+    vb.setRange(xRange=(t - 0.05, t + 0.05), yRange=(v - 1.0, v + 1.0), padding=0)
+    doc.select_float_keys({name: {i}})
+    qtbot.wait(30)
+    floats = g.floats
+    ends = {(n, k, side): (x, y) for n, k, side, x, y in floats.handle_points}
+    assert set(ends) == {(name, i, "in"), (name, i, "out")}
+    hx, hy = g.strip_of("other").handle_pts.getData()
+    assert len(hx) == 2 and sorted(hx) == sorted(x for x, _ in ends.values())
+    # drag the out handle up: to a point 0.02 s after the key and 0.4 above it
+    x0, y0 = ends[(name, i, "out")]
+    vp = g.glw.viewport()
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    start, end = _px(win, x0, y0), _px(win, t + 0.02, v + 0.4)
+    before = doc.clip
+    _mouse(vp, QEvent.Type.MouseMove, start, none, none)
+    _mouse(vp, QEvent.Type.MouseButtonPress, start, left, left)
+    for k in range(1, 9):
+        _mouse(vp, QEvent.Type.MouseMove, start + (end - start) * (k / 8), none, left)
+        qtbot.wait(12)
+    _mouse(vp, QEvent.Type.MouseButtonRelease, end, left, none)
+    qtbot.wait(30)
+    c1 = doc.other_track(name).curve
+    assert c1.out_slope[i, 0] == pytest.approx(0.4 / 0.02, rel=0.05)  # units per second
+    assert c1.in_slope[i, 0] == c1.out_slope[i, 0]  # not broken: both sides follow
+    left_mode, right_mode, broken = tangent_mode_sides(int(c1.tangent_mode[i, 0]))
+    assert (left_mode, right_mode, broken) == (TangentMode.FREE, TangentMode.FREE, False)
+    assert np.array_equal(c1.value, c0.value) and np.array_equal(c1.time, c0.time)
+    assert doc.undo_stack.undoText() == "Edit float tangent"
+    # the handle follows the new slope
+    (n, k, side, x, y), *_ = [h for h in floats.handle_points if h[2] == "out"]
+    assert (y - v) / (x - t) == pytest.approx(c1.out_slope[i, 0], rel=1e-6)
+    doc.undo_stack.undo()
+    assert doc.clip is before
+
+
+def test_copy_and_paste_muscle_keys_at_the_time_cursor(win, qtbot):
+    doc = win.doc
+    doc.undo_stack.setClean()
+    doc.load(humanoid_muscle_clip(), None)
+    name, other = "Left Forearm Stretch", "Left Hand Down-Up"
+    _select_in_tree(win, qtbot, [name])
+    c0 = doc.other_track(name).curve
+    doc.select_float_keys({name: {0, 1}})
+    win.copy_keys()
+    assert set(win.clipboard) == {("float", name)}
+    t = float(c0.time[20]) + 0.3 * float(c0.time[21] - c0.time[20])  # between two keys
+    doc.set_time(t)
+    assert doc.current_time == pytest.approx(t)
+    win.paste_keys()
+    c1 = doc.other_track(name).curve
+    pasted = sorted(doc.selected_float_keys[name])
+    assert c1.n_keys == c0.n_keys + 2 and len(pasted) == 2  # both between existing keys
+    np.testing.assert_allclose(c1.time[pasted], t + (c0.time[:2] - c0.time[0]))
+    np.testing.assert_array_equal(c1.value[pasted, 0], c0.value[:2, 0])
+    assert doc.undo_stack.undoText().startswith("Paste float keys at ")
+    # one copied curve pastes into the one shown curve, as Unity pastes into the selection
+    _select_in_tree(win, qtbot, [other])
+    n0 = doc.other_track(other).curve.n_keys
+    win.paste_keys()
+    assert doc.other_track(other).curve.n_keys > n0
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert doc.other_track(name).curve.n_keys == c0.n_keys

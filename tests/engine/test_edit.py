@@ -137,3 +137,18 @@ def test_free_smooth_and_handle_slope():
     wt = ed.set_weight(tr, 1, 0, "out", 0.7)
     assert wt.curve.out_weight[1, 0] == pytest.approx(0.7)
     assert ed.set_weight(tr, 1, 0, "in", 3.0).curve.in_weight[1, 0] == 1.0  # clipped to the segment
+
+
+def test_paste_finds_clashing_keys_as_the_pairwise_table_did():
+    """``merge_keys`` finds the existing keys a paste replaces by binary search (the (N, K) table of
+    time differences was 576 MB for 1,000 keys pasted into a 10-minute take): the same keys."""
+    from curveeditor.engine.edit import _TIME_EPS, _near
+
+    rng = np.random.default_rng(3)
+    times = np.sort(rng.uniform(0, 10, 500))
+    others = np.sort(
+        np.concatenate([rng.choice(times, 40) + rng.uniform(-2e-6, 2e-6, 40), rng.uniform(0, 10, 60)])
+    )
+    table = np.any(np.abs(times[:, None] - others[None, :]) < _TIME_EPS, axis=1)
+    assert table.any() and np.array_equal(_near(times, others, _TIME_EPS), table)
+    assert not _near(times, others[:0], _TIME_EPS).any() and _near(times[:0], others, _TIME_EPS).shape == (0,)

@@ -1,8 +1,10 @@
 """Editing the shown float curves (humanoid muscles, blend shapes, generic floats) in the graphs'
 value strip: one curve per float track, its keys drawn, selected (click, Shift/Ctrl, box), dragged in
-time (snapped to frames) and value (the curve's own units; Shift constrains), Escape cancels, one
-undo step per drag. The edits are the engine's key edits (``engine.edit.move_keys`` on the float
-``OtherTrack``, channel 0) and ``engine.float_curves.with_float_curve`` (the editor mirror follows).
+time (snapped to frames) and value (the curve's own units; Shift constrains), the selected keys'
+tangent handles drawn and dragged (slope, and weight on a weighted side), Escape cancels, one undo
+step per drag. The edits are the engine's key edits (``engine.edit.move_keys`` / ``set_slope`` /
+``set_weight`` on the float ``OtherTrack``, channel 0) and ``engine.float_curves.with_float_curve``
+(the editor mirror follows).
 
 Read-only curves (positions, scales, object references) in the same strip stay view only: a drag
 over them scrubs time, as before.
@@ -19,6 +21,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from curveeditor.engine import edit as ed
 from curveeditor.engine import float_curves as fc
 
+from .marks import MAX_HANDLE_KEYS, MAX_HANDLE_TOTAL, Marks, _set_markers
+
 __all__ = ["FloatEditing", "HIT_PX"]
 
 #: Pick radius of a key, in screen pixels (at least the 8 px target of issue 22).
@@ -32,6 +36,8 @@ class FloatEditing:
         self.panel = panel
         self.doc = panel.doc
         self._drag: dict[str, Any] | None = None
+        #: drawn tangent handle ends: (curve name, key index, "in" | "out", x, y)
+        self.handle_points: list[tuple[str, int, str, float, float]] = []
         # its own markers follow the float-key selection (the panel maps the rest of the document)
         self.doc.floatKeySelectionChanged.connect(self.update_marks)
 
@@ -115,6 +121,48 @@ class FloatEditing:
         cat = lambda a: np.concatenate(a) if a else np.zeros(0)  # noqa: E731
         s.multi_keys.setData(cat(xs), cat(ys))
         s.selected.setData(cat(sx), cat(sy))
+        self.update_handles()
+
+    def update_handles(self) -> None:
+        """Tangent handles of the selected keys of the shown editable curves, as the rotation
+        graphs draw theirs (``Marks.handle_end``: unweighted sides a fixed screen length, weighted
+        ones at weight x interval; none past ``MAX_HANDLE_KEYS`` per curve, ``MAX_HANDLE_TOTAL``)."""
+        self.handle_points = []
+        s = self.panel.strip_of("other")
+        if s is None:
+            return
+        px, py = s.vb.viewPixelSize()
+        sel = {n: self.doc.selected_float_keys.get(n, ()) for n in self.names()}
+        xs, ys = [], []
+        if px > 0 and py > 0 and sum(len(v) for v in sel.values()) <= MAX_HANDLE_TOTAL:
+            for n, idx in sel.items():
+                if not idx or len(idx) > MAX_HANDLE_KEYS:
+                    continue
+                c = self.doc.other_track(n).curve
+                for i in sorted(idx):
+                    t, v = float(c.time[i]), float(c.value[i, 0])
+                    for side in ("in", "out"):
+                        end = Marks.handle_end(c, i, 0, side, px, py)
+                        if end is None:
+                            continue
+                        xs += [t, end[0]]
+                        ys += [v, end[1]]
+                        self.handle_points.append((n, i, side, end[0], end[1]))
+        x, y = np.array(xs, dtype=float), np.array(ys, dtype=float)
+        if xs or (s.handle_line.xData is not None and len(s.handle_line.xData)):
+            s.handle_line.setData(x, y, connect="pairs")
+        _set_markers(s.handle_pts, x[1::2], y[1::2])
+
+    def handle_hit(self, vb, scene_pos) -> tuple[str, int, str] | None:
+        """(curve name, key index, side) of the handle end nearest the mouse within :data:`HIT_PX`."""
+        pos = vb.mapSceneToView(scene_pos)
+        px, py = vb.viewPixelSize()
+        best = None
+        for n, i, side, x, y in self.handle_points:
+            d = ((x - pos.x()) / px) ** 2 + ((y - pos.y()) / py) ** 2
+            if d <= HIT_PX * HIT_PX and (best is None or d < best[0]):
+                best = (d, n, i, side)
+        return None if best is None else best[1:]
 
     # ------------------------------------------------------------------ hit testing
     def key_hit(self, vb, scene_pos) -> tuple[str, int] | None:
@@ -186,9 +234,22 @@ class FloatEditing:
 
     # ------------------------------------------------------------------ drags
     def begin_drag(self, vb, scene_pos, mods) -> str | None:
-        """ "keys" (a key grabbed: the live edit starts), "box", or None (nothing editable here)."""
+        """ "handle" (a tangent handle grabbed), "keys" (a key grabbed; either starts the live
+        edit), "box", or None (nothing editable here)."""
         if not self.names():
             return None
+        h = self.handle_hit(vb, scene_pos)
+        if h is not None:
+            name, i, side = h
+            self._drag = {
+                "kind": "handle",
+                "base": self.doc.clip,
+                "track": self.doc.other_track(name),
+                "index": i,
+                "side": side,
+            }
+            self.doc.begin_live_edit()
+            return "handle"
         hit = self.key_hit(vb, scene_pos)
         if hit is None:
             return "box"
@@ -211,7 +272,7 @@ class FloatEditing:
             step = float(np.min(np.diff(t))) if t.size > 1 else 1.0
             moving[n] = (o, idx, mask, step)
         c = self.doc.other_track(name).curve
-        self._drag = {"base": base, "moving": moving, "t0": float(c.time[i]), "vb": vb}
+        self._drag = {"kind": "keys", "base": base, "moving": moving, "t0": float(c.time[i]), "vb": vb}
         self.doc.begin_live_edit()
         return "keys"
 
@@ -221,6 +282,12 @@ class FloatEditing:
             return
         if not self.doc.in_live_edit():
             self._drag = None  # cancelled under the drag (undo / redo mid-drag)
+            return
+        if d["kind"] == "handle":
+            self._drag_handle(d, p1)
+            if finish:
+                self._drag = None
+                self.doc.end_live_edit("Edit float tangent")
             return
         dt, dv = p1.x() - p0.x(), p1.y() - p0.y()
         if mods & Qt.KeyboardModifier.ShiftModifier:
@@ -243,6 +310,22 @@ class FloatEditing:
         if finish:
             self._drag = None
             self.doc.end_live_edit("Move float keys")
+
+    def _drag_handle(self, d: dict, p: QPointF) -> None:
+        """The grabbed handle's key gets the slope through the mouse (in the curve's units per
+        second), and on a weighted side the weight of the mouse's time offset, as the rotation
+        graphs' handles do (``input.GraphInput.drag_handle``)."""
+        o, i, side = d["track"], d["index"], d["side"]
+        c = o.curve
+        t, v = float(c.time[i]), float(c.value[i, 0])
+        dx = min(p.x() - t, -1e-6) if side == "in" else max(p.x() - t, 1e-6)
+        slope = (p.y() - v) / dx
+        new = ed.set_slope(o, i, 0, side, slope)
+        j = i - 1 if side == "in" else i + 1
+        if c.weighted_mode[i, 0] & (1 if side == "in" else 2) and 0 <= j < c.n_keys:
+            new = ed.set_weight(new, i, 0, side, abs(dx) / abs(float(c.time[j]) - t))
+        self.doc.update_live(fc.with_float_curve(d["base"], o.name, new.curve), ())
+        self.panel.statusMessage.emit(f"Tangent {side}: slope {slope:.4g} per s")
 
     def cancel(self) -> bool:
         if self._drag is None:

@@ -366,7 +366,7 @@ class GraphInput:
         if vb.role[0] == "other":
             gesture = self.panel.floats.begin_drag(vb, scene_pos, mods)
             if gesture is not None:
-                self.drag = Drag("float" if gesture == "keys" else "box", vb)
+                self.drag = Drag("float" if gesture in ("keys", "handle") else "box", vb)
                 return gesture
         if vb.role[0] != "euler":
             self.drag = Drag("scrub", vb)

@@ -355,6 +355,8 @@ class GraphPanel(QWidget):
             # resize) moves their ends; a pan (the same span, shifted) leaves them where they are
             # (re-placing them cost ~0.3 ms per pan step on the Gangnam BVH)
             self.marks.on_range_changed()
+            if self.floats.handle_points:
+                self.floats.update_handles()  # (a few handles: placed at once)
         self.tracks.view_moved()
 
     def _on_clip_changed(self) -> None:

@@ -146,8 +146,11 @@ class KeyCommands:
         self.doc.select_float_keys(keys)
 
     def copy_keys(self) -> None:
+        """Copy the selected keys (their times relative to the first one): rotation keys with the
+        channels each was selected on, else the selected float-curve keys (muscles, blend shapes)."""
         sel = self._selected()
         if not sel:
+            self._copy_float_keys()
             return
         self.clipboard = {}
         t0 = min(float(self.doc.clip.track(p).times[min(i)]) for p, i in sel.items())
@@ -161,8 +164,51 @@ class KeyCommands:
         n = sum(len(s) for s in sel.values())
         self.statusBar().showMessage(f"Copied {n} key(s)", 3000)
 
+    def _copy_float_keys(self) -> None:
+        """Float curves' selected keys into the clipboard, keyed ``("float", name)``."""
+        sel = self._selected_floats()
+        if not sel:
+            return
+        curves = {n: self.doc.other_track(n) for n in sel}
+        t0 = min(float(curves[n].curve.time[min(idx)]) for n, idx in sel.items())
+        self.clipboard = {
+            ("float", n): (ed.copy_keys(curves[n], idx), float(curves[n].curve.time[min(idx)]) - t0, None)
+            for n, idx in sel.items()
+        }
+        n = sum(len(s) for s in sel.values())
+        self.statusBar().showMessage(f"Copied {n} float key(s)", 3000)
+
+    def _paste_float_keys(self, items: list) -> None:
+        """Copied float keys at the current time: into the curves they came from when shown, a
+        single copied curve into the one shown editable curve (as Unity pastes into the selection);
+        one undo step, the pasted keys selected."""
+        t = self.doc.current_time
+        shown = [n for n in self.doc.selected_other if fc.is_editable(self.doc.other_track(n))]
+        if len(items) == 1 and len(shown) == 1:
+            targets = [(shown[0], items[0][1])]
+        else:
+            targets = [(key[1], v) for key, v in items if key[1] in shown]
+        if not targets:
+            self.statusBar().showMessage("Show the float curve to paste into first", 3000)
+            return
+        clip, keys = self.doc.clip, {}
+        try:
+            for n, (curve, offset, _chans) in targets:
+                o, idx = ed.paste_keys(self.doc.other_track(n), curve, t + offset)
+                clip = fc.with_float_curve(clip, n, o.curve)
+                keys[n] = {int(i) for i in idx}
+        except ValueError as exc:
+            QMessageBox.warning(self, "Paste keys", str(exc))
+            return
+        self.doc.apply_clip(clip, f"Paste float keys at {t:.3f} s")
+        self.doc.select_float_keys(keys)
+
     def paste_keys(self) -> None:
         if not self.clipboard:
+            return
+        floats = [(k, v) for k, v in self.clipboard.items() if isinstance(k, tuple)]
+        if floats:
+            self._paste_float_keys(floats)
             return
         clip = self.doc.clip
         t = self.doc.current_time
