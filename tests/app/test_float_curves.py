@@ -335,3 +335,34 @@ def test_copy_and_paste_muscle_keys_at_the_time_cursor(win, qtbot):
     doc.undo_stack.undo()
     doc.undo_stack.undo()
     assert doc.other_track(name).curve.n_keys == c0.n_keys
+
+
+def test_the_key_fields_show_and_edit_the_active_float_key(win, qtbot):
+    """With no rotation key selected, the fields above the graphs are the first selected float
+    key's, in the curve's own units; typing a value or a slope is one engine edit, one undo step."""
+    doc = win.doc
+    doc.undo_stack.setClean()
+    doc.load(humanoid_muscle_clip(), None)
+    name = "Body:blendShape.Smile"
+    _select_in_tree(win, qtbot, [name])
+    f = win.key_fields
+    assert f.name.text() == "No key selected" and not f.value.isEnabled()
+    c0 = doc.other_track(name).curve
+    doc.select_float_keys({name: {5, 9}})
+    qtbot.wait(20)
+    assert f.float_key == (name, 5) and f.name.text() == "key 5 · blendShape.Smile +1"
+    assert f.value.suffix() == " %" and f.in_slope.suffix() == " %/s"
+    assert f.time.value() == pytest.approx(float(c0.time[5]), abs=1e-4)
+    assert f.value.value() == pytest.approx(float(c0.value[5, 0]), abs=1e-3)
+    f.value.entered.emit(42.0)
+    c1 = doc.other_track(name).curve
+    assert c1.value[5, 0] == 42.0 and doc.undo_stack.undoText() == "Key 42.000%"
+    f.out_slope.entered.emit(12.5)
+    c2 = doc.other_track(name).curve
+    assert c2.out_slope[5, 0] == 12.5 and c2.in_slope[5, 0] == 12.5  # Free Smooth: both sides
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert np.array_equal(doc.other_track(name).curve.value, c0.value)
+    # nothing selected: empty fields
+    doc.select_float_keys({})
+    assert f.name.text() == "No key selected"

@@ -11,6 +11,10 @@ end), except a field being typed in.
 Quaternion tracks: the value is the key's display Euler angle on that channel (the engine converts
 back, the other two display angles kept); their slopes are quaternion components, not degrees per
 second of one angle, so the slope fields are off there.
+
+Float curves (humanoid muscles, blend shapes): with no rotation key selected, the first selected
+float key (of the shown curves, in their order) is the active key, in the curve's own units (muscle,
+%, m), edited with the same engine edits (``engine.float_curves.with_float_curve``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QLayout, QSiz
 
 from curveeditor.engine import display
 from curveeditor.engine import edit as ed
+from curveeditor.engine import float_curves as fc
 
 from ..common.elided import ElidedLabel
 from ..model.document import ClipDocument
@@ -87,6 +92,8 @@ class KeyFields(QWidget):
         super().__init__(parent)
         self.doc = document
         self.key: tuple[str, int, int] | None = None
+        #: the active float-curve key (``OtherTrack.name``, index) when no rotation key is active
+        self.float_key: tuple[str, int] | None = None
         self.name = ElidedLabel(elide=Qt.TextElideMode.ElideMiddle)
         self.name.setMinimumWidth(150)
         self.time = _Field(" s", 4, "Active key time (seconds); must stay between its neighbours")
@@ -126,6 +133,7 @@ class KeyFields(QWidget):
         self._live.setInterval(LIVE_FIELDS_MS)
         self._live.timeout.connect(self.refresh)
         document.keySelectionChanged.connect(self.refresh)
+        document.floatKeySelectionChanged.connect(self.refresh)
         document.clipChanged.connect(self._on_clip)
         document.selectionChanged.connect(self.refresh)
         self.refresh()
@@ -154,8 +162,12 @@ class KeyFields(QWidget):
                 track = None
             if track is not None and not (0 <= key[1] < track.n_keys):
                 track = None
+        self.float_key = None
         if track is None:
             self.key = None
+            if self._show_float_key():
+                return
+            self._units("°")
             _set_text(self.name, "No key selected")
             self.name.setToolTip("Click a key in the graphs: its time, value and slopes show here")
             for f in self.fields():
@@ -164,6 +176,7 @@ class KeyFields(QWidget):
             _set_text(self.frame, "")
             _set_text(self.mode, "")
             return
+        self._units("°")
         path, i, ch = key
         n = sum(len(s) for s in self.doc.selected_keys.values())
         more = f" (+{n - 1} selected)" if n > 1 else ""
@@ -192,8 +205,74 @@ class KeyFields(QWidget):
                 f.show_value(None)
             _set_text(self.mode, "quaternion key (display Euler)")
 
+    def _units(self, unit: str) -> None:
+        """Value and slope suffixes: degrees for rotation keys, a float curve's own unit."""
+        value = f" {unit}" if unit else ""
+        slope = f" {unit}/s" if unit else " /s"
+        for f, suffix in ((self.value, value), (self.in_slope, slope), (self.out_slope, slope)):
+            if f.suffix() != suffix:
+                f.setSuffix(suffix)
+
+    def _active_float_key(self) -> tuple[str, int] | None:
+        """The first selected key of the first shown float curve that has one."""
+        for n in self.doc.selected_other:
+            idx = self.doc.selected_float_keys.get(n)
+            if idx:
+                return n, min(idx)
+        return None
+
+    def _show_float_key(self) -> bool:
+        """Show the active float key (:meth:`_active_float_key`); False when there is none."""
+        fk = self._active_float_key()
+        if fk is None:
+            return False
+        name, i = fk
+        try:
+            o = self.doc.other_track(name)
+        except StopIteration:
+            return False
+        c = o.curve
+        if c is None or not (0 <= i < c.n_keys) or c.n_components != 1:
+            return False
+        self.float_key = fk
+        unit = fc.unit(o)
+        self._units({"muscle": "", "%": "%"}.get(unit, unit))
+        n = sum(len(v) for v in self.doc.selected_float_keys.values())
+        _set_text(self.name, f"key {i} · {o.attribute}{' +' + str(n - 1) if n > 1 else ''}")
+        tip = f"{name}\nfloat curve ({unit or 'value'}), key {i}" + (f" (+{n - 1} selected)" if n > 1 else "")
+        if self.name.toolTip() != tip:
+            self.name.setToolTip(tip)
+        t = float(c.time[i])
+        for f, v in (
+            (self.time, t),
+            (self.value, float(c.value[i, 0])),
+            (self.in_slope, float(c.in_slope[i, 0])),
+            (self.out_slope, float(c.out_slope[i, 0])),
+        ):
+            f.setEnabled(True)
+            f.show_value(v)
+        fr = t * self.doc.frame_rate
+        _set_text(self.frame, f"f {round(fr)}" if abs(fr - round(fr)) < 1e-6 else f"f {fr:.2f}")
+        _set_text(self.mode, ed.describe_mode(int(c.tangent_mode[i, 0]), int(c.weighted_mode[i, 0])))
+        return True
+
     # ------------------------------------------------------------------ edits (one undo step each)
+    def _apply_float(self, fn, text: str) -> None:
+        name = self.float_key[0]
+        o = self.doc.other_track(name)
+        try:
+            new = fn(o)
+        except ValueError as exc:
+            self.statusMessage.emit(f"{text}: {exc}")
+            self.refresh()
+            return
+        if new is not o:
+            self.doc.apply_clip(fc.with_float_curve(self.doc.clip, name, new.curve), text)
+
     def _apply(self, fn, text: str) -> None:
+        if self.key is None and self.float_key is not None:
+            self._apply_float(fn, text)
+            return
         if self.key is None:
             return
         path = self.key[0]
@@ -208,20 +287,33 @@ class KeyFields(QWidget):
             return
         self.doc.apply_clip(clip.with_track(new), text)
 
+    def _target(self) -> tuple[int, int, str] | None:
+        """(key index, component, value unit) of the active key: a rotation key's channel in
+        degrees, else the active float key's one component in the curve's own unit."""
+        if self.key is not None:
+            return self.key[1], self.key[2], "°"
+        if self.float_key is not None:
+            return self.float_key[1], 0, self.value.suffix().strip()
+        return None
+
     def _set_time(self, t: float) -> None:
-        if self.key is None:
+        target = self._target()
+        if target is None:
             return
-        _p, i, _ch = self.key
+        i = target[0]
         self._apply(lambda tr: ed.set_key(tr, i, time=t), f"Key time {t:.4f} s")
 
     def _set_value(self, v: float) -> None:
-        if self.key is None:
+        target = self._target()
+        if target is None:
             return
-        _p, i, ch = self.key
-        self._apply(lambda tr: ed.set_key(tr, i, channel=ch, value=v), f"Key {_CHANNELS[ch]} {v:.3f}°")
+        i, ch, unit = target
+        name = _CHANNELS[ch] + " " if self.key is not None else ""
+        self._apply(lambda tr: ed.set_key(tr, i, channel=ch, value=v), f"Key {name}{v:.3f}{unit}")
 
     def _set_slope(self, side: str, v: float) -> None:
-        if self.key is None:
+        target = self._target()
+        if target is None:
             return
-        _p, i, ch = self.key
-        self._apply(lambda tr: ed.set_slope(tr, i, ch, side, v), f"Key {side} slope {v:.3f}°/s")
+        i, ch, unit = target
+        self._apply(lambda tr: ed.set_slope(tr, i, ch, side, v), f"Key {side} slope {v:.3f}{unit}/s")
