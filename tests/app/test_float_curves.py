@@ -366,3 +366,41 @@ def test_the_key_fields_show_and_edit_the_active_float_key(win, qtbot):
     # nothing selected: empty fields
     doc.select_float_keys({})
     assert f.name.text() == "No key selected"
+
+
+def test_the_key_table_holds_the_shown_float_curve(win, qtbot):
+    """No rotation track selected, a muscle shown: the key table lists its keys (time, frame,
+    value, tangents, slopes), mirrors the float-key selection both ways and edits a cell as one
+    undo step."""
+    from PySide6.QtCore import QItemSelectionModel
+
+    doc = win.doc
+    doc.undo_stack.setClean()
+    doc.load(humanoid_muscle_clip(), None)
+    name = "Left Forearm Stretch"
+    _select_in_tree(win, qtbot, [name])
+    table = win.keys
+    m = table.model
+    c0 = doc.other_track(name).curve
+    assert m.float_name == name and m.rowCount() == c0.n_keys
+    headers = [m.headerData(k, Qt.Orientation.Horizontal) for k in range(m.columnCount())]
+    assert headers == ["Time (s)", "Frame", "Value", "Tangents", "In slope", "Out slope"]
+    assert table.caption_info.text() == f"— float curve (muscle), {c0.n_keys} keys"
+    assert m.data(m.index(3, 2)) == f"{c0.value[3, 0]:.4f}"
+    # the graphs' selection shows in the table, and the table's in the graphs
+    doc.select_float_keys({name: {4, 6}})
+    qtbot.wait(20)
+    assert {i.row() for i in table.view.selectionModel().selectedRows()} == {4, 6}
+    sm = table.view.selectionModel()
+    sm.select(
+        m.index(8, 0),
+        QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+    )
+    assert doc.selected_float_keys == {name: {8}}
+    # an edited cell: one engine edit, one undo step, the row redrawn
+    assert m.setData(m.index(8, 2), "0.25")
+    assert doc.other_track(name).curve.value[8, 0] == 0.25 and m.data(m.index(8, 2)) == "0.2500"
+    assert doc.undo_stack.undoText() == "Set key 8 Value"
+    doc.undo_stack.undo()
+    assert doc.other_track(name).curve.value[8, 0] == c0.value[8, 0]
+    assert m.data(m.index(8, 2)) == f"{c0.value[8, 0]:.4f}"

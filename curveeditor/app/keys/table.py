@@ -5,6 +5,10 @@ quaternion tracks), the tangent mode (of the first component, "mixed" when compo
 the in/out slopes per component. Editing a time, value or slope pushes one command; the row
 selection mirrors ``document.selected_keys`` for the track (a row per key selected on any channel;
 the cells of the channels it is selected on, ``document.key_selection``, are bold and underlined).
+
+With no rotation track selected and float curves shown (humanoid muscles, blend shapes), the table
+holds the first shown editable float curve: one value column in the curve's own units, its rows
+mirroring ``document.selected_float_keys``, edits through ``engine.float_curves.with_float_curve``.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from curveeditor.engine import edit as ed
+from curveeditor.engine import float_curves as fc
 from curveeditor.engine.clip import RotationTrack
 
 from ..common.elided import ELIDE_PATH, ElidedLabel
@@ -80,6 +85,8 @@ class KeyTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.doc = document
         self.track: RotationTrack | None = None
+        #: the float curve shown instead (``OtherTrack.name``; ``track`` is then that OtherTrack)
+        self.float_name: str | None = None
         self.error: str = ""
         self._text: dict[int, list[str]] = {}
         self._pending_paths: set[str] = set()
@@ -90,12 +97,31 @@ class KeyTableModel(QAbstractTableModel):
         self._live_timer.timeout.connect(self._apply_clip_change)
         document.clipChanged.connect(self._on_clip_changed)
         document.selectionChanged.connect(self.reset_track)
+        document.otherSelectionChanged.connect(self.reset_track)
         self.reset_track()
+
+    def _current(self):
+        """``(track, float curve name or None)``: the primary rotation track, else the first shown
+        editable float curve, else ``(None, None)``."""
+        tr = self.doc.current_track()
+        if tr is not None:
+            return tr, None
+        for n in self.doc.selected_other:
+            try:
+                o = self.doc.other_track(n)
+            except StopIteration:
+                continue
+            if fc.is_editable(o):
+                return o, n
+        return None, None
 
     # ------------------------------------------------------------------ columns
     def value_names(self) -> tuple[str, ...]:
         if self.track is None:
             return ()
+        if self.float_name is not None:
+            unit = fc.unit(self.track)
+            return (f"Value ({unit})" if unit and unit != "muscle" else "Value",)
         return ("X", "Y", "Z") if self.track.kind == "euler" else ("qx", "qy", "qz", "qw")
 
     def columns(self) -> list[tuple[str, str, int]]:
@@ -104,6 +130,8 @@ class KeyTableModel(QAbstractTableModel):
         cols = [("Time (s)", "time", 0), ("Frame", "frame", 0)]
         cols += [(n, "value", i) for i, n in enumerate(names)]
         cols.append(("Tangents", "mode", 0))
+        if self.float_name is not None:  # one component: its slopes, in its units per second
+            return cols + [("In slope", "in", 0), ("Out slope", "out", 0)]
         cols += [(f"In {n}", "in", i) for i, n in enumerate(names)]
         cols += [(f"Out {n}", "out", i) for i, n in enumerate(names)]
         return cols
@@ -113,7 +141,7 @@ class KeyTableModel(QAbstractTableModel):
         self._pending_all, self._pending_paths = False, set()
         self.beginResetModel()
         self._text = {}
-        self.track = self.doc.current_track()
+        self.track, self.float_name = self._current()
         self._cols = self.columns()
         self.endResetModel()
 
@@ -133,19 +161,20 @@ class KeyTableModel(QAbstractTableModel):
         self._live_timer.stop()
         paths = None if self._pending_all else self._pending_paths
         self._pending_all, self._pending_paths = False, set()
-        new = self.doc.current_track()
+        new, name = self._current()
         if (
             new is None
             or self.track is None
             or paths is None
+            or name != self.float_name
             or new.path != self.track.path
             or new.kind != self.track.kind
             or new.n_keys != self.track.n_keys
         ):
             self.reset_track()
             return
-        if new.path not in paths:
-            return
+        if name is None and new.path not in paths:
+            return  # (a float curve's edit names no rotation path: its rows are compared below)
         old, self.track = self.track, new
         rows = _changed_rows(old.curve, new.curve)
         for r in rows.tolist():
@@ -215,7 +244,12 @@ class KeyTableModel(QAbstractTableModel):
             return _GREY if field in ("in", "out") else None
         if role == Qt.ItemDataRole.FontRole:
             # a per-curve selection: the selected channels' cells (Euler columns X, Y, Z)
-            if field in ("value", "in", "out") and k < 3 and self.track.kind == "euler":
+            if (
+                self.float_name is None
+                and field in ("value", "in", "out")
+                and k < 3
+                and self.track.kind == "euler"
+            ):
                 if i in self.doc.key_selection.get((self.track.path, k), ()):
                     return _SELECTED_CELL
             return None
@@ -245,12 +279,14 @@ class KeyTableModel(QAbstractTableModel):
                 field, v = "time", v / self.doc.frame_rate
             if not np.isfinite(v) and field != "in" and field != "out":
                 raise ValueError("value must be finite")
-            tr = self.doc.clip.track(self.track.path)
+            floating = self.float_name is not None
+            tr = self.doc.other_track(self.float_name) if floating else self.doc.clip.track(self.track.path)
             if field == "time":
                 new = ed.set_key(tr, i, time=v)
                 text = f"Set key {i} time"
             elif field == "value":
-                new = ed.set_key(tr, i, channel=k if tr.kind == "euler" else k + 3, value=v)
+                direct = floating or tr.kind == "euler"
+                new = ed.set_key(tr, i, channel=k if direct else k + 3, value=v)
                 text = f"Set key {i} {self._cols[index.column()][0]}"
             else:
                 new = ed.set_slope(tr, i, k, field, v)
@@ -259,7 +295,10 @@ class KeyTableModel(QAbstractTableModel):
             self.error = str(exc)
             return False
         self.error = ""
-        self.doc.apply_clip(self.doc.clip.with_track(new), text)
+        if floating:
+            self.doc.apply_clip(fc.with_float_curve(self.doc.clip, self.float_name, new.curve), text)
+        else:
+            self.doc.apply_clip(self.doc.clip.with_track(new), text)
         return True
 
 
@@ -328,6 +367,7 @@ class KeyTable(QWidget):
         self._sync_timer.setInterval(LIVE_TABLE_MS)
         self._sync_timer.timeout.connect(self._sync_from_doc)
         document.keySelectionChanged.connect(self._on_key_selection)
+        document.floatKeySelectionChanged.connect(self._on_key_selection)
         document.clipChanged.connect(self._after_live_edit)
         self._after_reset()
 
@@ -347,6 +387,11 @@ class KeyTable(QWidget):
         if tr is None:
             self.caption.setText("No rotation track selected")
             self.caption_info.setText("")
+        elif self.model.float_name is not None:
+            unit = fc.unit(tr)
+            self.caption.setText(f"<b>{html.escape(self.model.float_name)}</b>")
+            self.caption_info.setText(f"— float curve{' (' + unit + ')' if unit else ''}, {tr.n_keys} keys")
+            self.caption_info.setToolTip("Double-click a cell to edit")
         else:
             kind = "Euler " + tr.order.upper() if tr.kind == "euler" else "Quaternion"
             self.caption.setText(f"<b>{html.escape(tr.path)}</b>")
@@ -361,6 +406,13 @@ class KeyTable(QWidget):
         if self._syncing or self.model.track is None:
             return
         rows = {i.row() for i in self.view.selectionModel().selectedRows()}
+        name = self.model.float_name
+        if name is not None:  # the float curve's keys; the other shown curves keep theirs
+            keys = {n: set(v) for n, v in self.doc.selected_float_keys.items() if n != name}
+            if rows:
+                keys[name] = rows
+            self.doc.select_float_keys(keys)
+            return
         # rows are whole keys (X, Y, Z); the other tracks keep their per-curve selection
         keys = {k: set(s) for k, s in self.doc.key_selection.items() if k[0] != self.model.track.path}
         if rows:
@@ -372,7 +424,10 @@ class KeyTable(QWidget):
         tr = self.model.track
         if tr is None:
             return
-        rows = sorted(self.doc.selected_keys.get(tr.path, ()))
+        if self.model.float_name is not None:
+            rows = sorted(self.doc.selected_float_keys.get(self.model.float_name, ()))
+        else:
+            rows = sorted(self.doc.selected_keys.get(tr.path, ()))
         sm = self.view.selectionModel()
         current = {i.row() for i in sm.selectedRows()}
         self.view.viewport().update()  # the selected cells' fonts (per channel)
