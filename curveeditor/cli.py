@@ -1289,7 +1289,7 @@ def cmd_batch(args) -> int:
         out = Out.for_stream(wide=args.wide)
         for f in report.files:
             e = _batch_entry(f)
-            out.print(verdict_line(out, f.input, e["ok"], e["reason"], e.get("worst")))
+            out.print(verdict_line(out, f.label, e["ok"], e["reason"], e.get("worst")))
         line = f"{len(report.files)} file(s): {report.ok} ok, {report.failed} failed"
         if report.cancelled:
             line += f", {report.cancelled} cancelled"

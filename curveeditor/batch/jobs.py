@@ -38,6 +38,7 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
     """Read, run the recipe, render the output: the one worker function of every engine.
 
     ``job``: ``input`` (the path as the user gave it, used in messages), ``output``, ``recipe`` (dict),
+    ``take`` (optional: which clip of a file of several, ``io.read_clip(take=)``),
     ``review`` (True: also the review page's data, :func:`~curveeditor.review.data.clip_review`), and
     optionally ``read_path`` (where this worker finds the input: an absolute path on a cluster)
     or ``data`` (the input's bytes, shipped by the client). Returns the :class:`FileResult` fields as
@@ -51,14 +52,14 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
     from ..io.errors import ClipError
     from ..io.promises import recipe_promise, write_margin
 
-    res: dict[str, Any] = {"input": job["input"], "output": job["output"], "status": "failed"}
+    res: dict[str, Any] = {**_entry(job), "status": "failed"}
     with tempfile.TemporaryDirectory(prefix="curveeditor-batch-") as tmp:
         renames = {_rendered_path(tmp, job["output"]): job["output"]}
         try:
             read_path = _input_for_worker(job, tmp)
             renames[read_path] = job["input"]
             recipe = Recipe.from_dict(job["recipe"])
-            clip = read_clip(read_path)
+            clip = read_clip(read_path, take=job.get("take"))
             # The format's margin is kept inside every reduce bound (io.promises), as in `clean`.
             margin = write_margin(clip, job["output"])
             result = _run(clip, recipe, margin)
@@ -188,7 +189,7 @@ def write_output(fields: dict[str, Any]) -> dict[str, Any]:
         with interrupt_deferred():  # Ctrl+C lands before or after a whole file, never in the rename
             atomic_write_chunks(fields["output"], unpacked_chunks(data), protect=fields["input"])
     except ClipWriteError as e:
-        return {"input": fields["input"], "output": fields["output"], "status": "failed", "error": str(e)}
+        return {**_entry(fields), "status": "failed", "error": str(e)}
     return fields
 
 
@@ -262,7 +263,13 @@ def _stats(clip, result, check=None) -> dict[str, Any]:
 
 def failed_fields(job: dict[str, Any], reason: str) -> dict[str, Any]:
     """A failed entry for ``job`` whose worker never returned (process died, cluster gave up)."""
-    return {"input": job["input"], "output": job["output"], "status": "failed", "error": reason}
+    return {**_entry(job), "status": "failed", "error": reason}
+
+
+def _entry(job: dict[str, Any]) -> dict[str, Any]:
+    """The fields naming ``job``'s entry in the report: its input, its take (if any), its output."""
+    take = {"take": job["take"]} if job.get("take") is not None else {}
+    return {"input": job["input"], **take, "output": job["output"]}
 
 
 def code_fingerprint() -> str:

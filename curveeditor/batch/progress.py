@@ -18,7 +18,9 @@ __all__ = ["ProgressBar", "progress_line", "format_duration", "choose_progress"]
 
 
 def _name(result) -> str:
-    return Path(result.input).name or result.input
+    name = Path(result.input).name or result.input
+    take = getattr(result, "take", None)
+    return name if take is None else f"{name} take {take!r}"
 
 
 def progress_line(done: int, total: int, result) -> str:

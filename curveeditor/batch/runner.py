@@ -1,9 +1,9 @@
 """Run a recipe over many clip files in parallel (no Qt; used by ``curveeditor-cli batch``).
 
 :func:`run_batch` expands the inputs (folders, glob patterns or files) to ``.anim``, ``.bvh``,
-``.csv``, ``.fbx``, ``.gltf`` and ``.glb`` files (FBX and glTF: the file's first take), applies the
-recipe to every rotation track of each clip on one of three engines, writes one output per input
-into ``out_dir`` and returns a :class:`BatchReport`:
+``.csv``, ``.fbx``, ``.gltf`` and ``.glb`` files (FBX and glTF: every take), applies the recipe to
+every rotation track of each clip on one of three engines, writes one output per clip into
+``out_dir`` and returns a :class:`BatchReport`:
 
 * ``jobs=1``: in this process; ``jobs=N``: ``N`` worker processes on this machine;
 * ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`curveeditor.batch.dask_engine`, needs the
@@ -18,9 +18,13 @@ Rules:
   byte-for-byte the same and the report is the same whatever the engine.
 * Inputs are never written: ``out_dir`` must not contain any input (checked before any work) and
   every write also refuses to replace its own input.
-* Output names: the input's file name in ``out_dir``. ``.anim``, ``.csv``, ``.gltf`` and ``.glb``
-  inputs keep their extension; ``.bvh`` and ``.fbx`` inputs become ``.anim`` clips. ``out_ext=".csv"``,
-  ``".anim"``, ``".gltf"``, ``".glb"`` or ``".bvh"`` forces one output format for every file (``.bvh``:
+* Output names: the input's file name in ``out_dir``; a file of several takes (FBX animation
+  stacks, glTF animations) gives one output per take, named ``<name>@<take>`` as Unity names an
+  FBX's animation files (characters other than letters, digits, ``-``, ``_`` and ``.`` in the take's
+  name become ``_``), each an entry of the report with its ``take``. ``.anim``, ``.csv``, ``.gltf``
+  and ``.glb`` inputs keep their extension; ``.bvh`` and ``.fbx`` inputs become ``.anim`` clips.
+  ``out_ext=".csv"``, ``".anim"``, ``".gltf"``, ``".glb"`` or ``".bvh"`` forces one output format for
+  every file (``.bvh``:
   mocap in, mocap out; a file without a BVH skeleton fails with that reason and the batch goes on).
   Two inputs that would produce the same output (``a/walk.anim`` and ``b/walk.anim``, or ``walk.bvh``
   and ``walk.anim``) are not allowed to overwrite each other: the later one in input order fails with
@@ -49,6 +53,7 @@ import glob
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import time
@@ -127,6 +132,8 @@ class FileResult:
     input: str
     output: str | None
     status: str = "failed"
+    #: the take read, for a file of several (``io.take_names``); None for a file of one clip
+    take: str | None = None
     error: str | None = None
     tracks: int = 0
     keys_before: int = 0
@@ -145,9 +152,16 @@ class FileResult:
     def ok(self) -> bool:
         return self.status == "ok"
 
+    @property
+    def label(self) -> str:
+        """The input as reports name it: its path, and the take of a file of several."""
+        return self.input if self.take is None else f"{self.input} take {self.take!r}"
+
     def as_dict(self) -> dict[str, Any]:
+        take = {} if self.take is None else {"take": self.take}
         return {
             "input": self.input,
+            **take,
             "output": self.output,
             "status": self.status,
             "error": self.error,
@@ -277,11 +291,26 @@ def expand_inputs(inputs: Iterable[str | os.PathLike]) -> list[tuple[str, list[s
     return out
 
 
-def output_name(input_path: str, out_ext: str | None = None) -> str:
-    """The output file name for ``input_path`` (see module docstring)."""
+def output_name(input_path: str, out_ext: str | None = None, take: str | None = None) -> str:
+    """The output file name for ``input_path`` (see module docstring), for its ``take`` if given."""
     p = Path(input_path)
     ext = out_ext or (p.suffix.lower() if p.suffix.lower() in _KEPT_EXTENSIONS else ".anim")
-    return p.stem + ext
+    if take is None:
+        return p.stem + ext
+    return f"{p.stem}@{re.sub(r'[^A-Za-z0-9._-]', '_', take)}{ext}"
+
+
+def _takes(path: str) -> list[str | None]:
+    """The takes a batch runs of ``path``: each named take of a file of several, else ``[None]``
+    (one clip; also for a file whose takes cannot be listed: its job reports why it cannot be read)."""
+    from ..io import take_names
+    from ..io.errors import ClipError
+
+    try:
+        names = take_names(path)
+    except ClipError:
+        return [None]
+    return list(names) if len(names) > 1 else [None]
 
 
 def _normalize_ext(out_ext: str | None) -> str | None:
@@ -552,19 +581,25 @@ def _plan(inputs, out_s: str, ext: str | None, rec, report_path):
                     f"output folder {out_s} contains the input {f}: choose another folder so inputs "
                     "are never overwritten"
                 )
-            out_path = os.path.join(out_s, output_name(f, ext))
-            key = os.path.realpath(out_path)
-            if key in planned:
-                results.append(
-                    FileResult(
-                        f, out_path, error=f"{f}: output {out_path} is already written for {planned[key]}"
+            for take in _takes(f):
+                out_path = os.path.join(out_s, output_name(f, ext, take))
+                key = os.path.realpath(out_path)
+                if key in planned:
+                    results.append(
+                        FileResult(
+                            f,
+                            out_path,
+                            take=take,
+                            error=f"{f}: output {out_path} is already written for {planned[key]}",
+                        )
                     )
-                )
-                continue
-            planned[key] = f
-            job = {"input": f, "output": out_path, "recipe": rec.to_dict()}
-            jobs_todo.append((len(results), job))
-            results.append(FileResult(f, out_path, status="pending"))
+                    continue
+                planned[key] = f if take is None else f"{f} (take {take!r})"
+                job = {"input": f, "output": out_path, "recipe": rec.to_dict()}
+                if take is not None:
+                    job["take"] = take
+                jobs_todo.append((len(results), job))
+                results.append(FileResult(f, out_path, status="pending", take=take))
 
     if report_path is not None and os.path.realpath(report_path) in seen:
         raise BatchError(f"report path {os.fspath(report_path)} is one of the inputs")
@@ -617,7 +652,7 @@ def _execute(results, jobs_todo, rec, out_s, jobs, session, ship, report_path, p
     for i, r in enumerate(results):
         if r.status == "pending":
             results[i] = FileResult(
-                r.input, r.output, status="cancelled", error=f"{r.input}: cancelled (Ctrl+C)"
+                r.input, r.output, status="cancelled", take=r.take, error=f"{r.input}: cancelled (Ctrl+C)"
             )
 
     if cancelled:

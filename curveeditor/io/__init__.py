@@ -25,6 +25,7 @@ from .formats import (
     READ_FORMATS,
     SAMPLE_FORMATS,
     TAKE_FORMATS,
+    TAKE_NAMES,
     WRITE_FORMATS,
     extension,
     load_format,
@@ -32,6 +33,7 @@ from .formats import (
 
 __all__ = [
     "read_clip",
+    "take_names",
     "write_clip",
     "write_checked",
     "Promise",
@@ -77,6 +79,16 @@ def _file_kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "socket"
     return "special file"
+
+
+def take_names(path: str | os.PathLike) -> list[str]:
+    """The names of the clips a file of several holds (:data:`TAKE_FORMATS`: FBX takes, glTF
+    animations; ``read_clip(path, take=name)`` reads one), without reading them; ``[]`` for the
+    formats that hold one clip. Raises :class:`ClipReadError` for a file that cannot be opened."""
+    fname = os.fspath(path)
+    if extension(fname) not in TAKE_FORMATS:
+        return []
+    return load_format(fname, TAKE_NAMES, "list the takes of", ClipReadError)(fname)
 
 
 def read_clip(path: str | os.PathLike, order: str | None = None, take: str | int | None = None):

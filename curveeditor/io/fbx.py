@@ -58,7 +58,7 @@ from ..engine.curves import Curve, TangentMode, evaluate, tangent_mode_bits
 from ..engine.rotations import euler_to_quat, geodesic_angle, hemisphere_continuous, quat_mul
 from .errors import ClipReadError
 
-__all__ = ["read_fbx", "MATCH_TOLERANCE_DEG", "FBX_ORDERS", "INSTALL_HINT"]
+__all__ = ["read_fbx", "take_names", "MATCH_TOLERANCE_DEG", "FBX_ORDERS", "INSTALL_HINT"]
 
 #: ufbx rotation orders (``UFBX_ROTATION_ORDER_XYZ`` ...) as engine orders: FBX ``eEulerXYZ`` applies X
 #: first, then Y, then Z about the parent's axes (``R = Rz Ry Rx``): extrinsic ``"xyz"``.
@@ -364,12 +364,8 @@ def _snap_times(times: np.ndarray, file_rate: float | None, rate: float) -> np.n
     return times
 
 
-def read_fbx(path: str | os.PathLike, take: str | int | None = None) -> Clip:
-    """Read one animation stack of an ``.fbx`` file into a :class:`Clip` in Unity's frame (module
-    docstring). ``take``: the stack's index or name (default the first). Raises :class:`ClipReadError`."""
-    from .bvh import FRAME_RATE_RANGE, frame_rate_from_frame_time
-
-    fname = os.fspath(path)
+def _load_scene(fname: str):
+    """``(file bytes, ufbx scene)`` of ``fname``; :class:`ClipReadError` for anything unreadable."""
     try:
         raw = Path(fname).read_bytes()
     except OSError as exc:
@@ -379,10 +375,28 @@ def read_fbx(path: str | os.PathLike, take: str | int | None = None) -> Clip:
     if pufbx is None:
         raise ClipReadError(fname, None, INSTALL_HINT)
     try:
-        scene = pufbx.load_fbx(fname)
+        return raw, pufbx.load_fbx(fname)
     except Exception as exc:  # the binding's own error types: all the file's fault
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise ClipReadError(fname, None, f"not a readable FBX file ({reason})") from None
+
+
+def take_names(path: str | os.PathLike) -> list[str]:
+    """The file's takes (animation stacks) as ``take=`` and ``clip.meta["takes"]`` name them, none
+    evaluated (``batch`` plans one output per take). Raises :class:`ClipReadError`."""
+    fname = os.fspath(path)
+    _raw, scene = _load_scene(fname)
+    return _choose_stack(fname, list(scene.anim_stacks), None)[1]
+
+
+def read_fbx(path: str | os.PathLike, take: str | int | None = None) -> Clip:
+    """Read one animation stack of an ``.fbx`` file into a :class:`Clip` in Unity's frame (module
+    docstring). ``take``: the stack's index or name (default the first). Raises :class:`ClipReadError`."""
+    from .bvh import FRAME_RATE_RANGE, frame_rate_from_frame_time
+
+    fname = os.fspath(path)
+    raw, scene = _load_scene(fname)
+    pufbx = _import_binding()
     stacks = list(scene.anim_stacks)
     index, names = _choose_stack(fname, stacks, take)
     stack = stacks[index]

@@ -19,6 +19,7 @@ __all__ = [
     "SAMPLE_FORMATS",
     "GLTF_FORMATS",
     "TAKE_FORMATS",
+    "TAKE_NAMES",
     "extension",
     "load_format",
 ]
@@ -47,8 +48,13 @@ SAMPLE_FORMATS = frozenset({".bvh"})
 #: per-frame tracks are written as they are (a LINEAR sampler at the frames: the Slerp between them).
 GLTF_FORMATS = frozenset({".gltf", ".glb"})
 #: Files holding several clips (FBX animation stacks, glTF animations): their readers take ``take=``
-#: (index or name; default the first).
-TAKE_FORMATS = frozenset({".fbx", ".gltf", ".glb"})
+#: (index or name; default the first), and these functions list the takes' names.
+TAKE_NAMES = {
+    ".fbx": ("curveeditor.io.fbx", "take_names"),
+    ".gltf": ("curveeditor.io.gltf", "take_names"),
+    ".glb": ("curveeditor.io.gltf", "take_names"),
+}
+TAKE_FORMATS = frozenset(TAKE_NAMES)
 
 
 def extension(path: str | os.PathLike) -> str:

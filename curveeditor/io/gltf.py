@@ -63,6 +63,7 @@ from .errors import ClipReadError, ClipWriteError
 
 __all__ = [
     "read_gltf",
+    "take_names",
     "write_gltf",
     "gltf_bytes",
     "viewer_played",
@@ -284,6 +285,20 @@ def _keyed_curve(times: np.ndarray, out: np.ndarray, interp: str, width: int) ->
     if interp == "STEP":
         return make_curve(times, out, mode="constant"), out
     return make_curve(times, out, mode="linear"), out
+
+
+def take_names(path: str | os.PathLike) -> list[str]:
+    """The file's animations as ``take=`` and ``clip.meta["takes"]`` name them, none read
+    (``batch`` plans one output per animation). Raises :class:`ClipReadError`."""
+    fname = os.fspath(path)
+    try:
+        raw = Path(fname).read_bytes()
+    except OSError as exc:
+        raise ClipReadError(fname, None, f"cannot read file: {exc.strerror or exc}") from None
+    if not raw.strip():
+        raise ClipReadError(fname, None, "empty file")
+    doc, _blob = _load_document(fname, raw)
+    return _choose_animation(fname, doc, None)[1]
 
 
 def read_gltf(path: str | os.PathLike, take: str | int | None = None) -> Clip:

@@ -237,3 +237,47 @@ def test_two_stacks_are_two_clips(capsys):
     assert abs(angle - 90.0) < 1e-3 and abs(abs(axis[1]) - 1.0) < 1e-6
     assert cli_main(["inspect", "--take", "Head|Turn", str(takes)]) == 0
     assert "take: 'Head|Turn', 2 of 2" in capsys.readouterr().out
+
+
+def test_take_names_list_every_take_without_reading_one():
+    from curveeditor.io import take_names
+
+    assert take_names(DATA / "chain_takes.fbx") == ["Head|Nod", "Head|Turn"]
+    assert take_names(ARMATURE) == read_clip(ARMATURE).meta["takes"]
+    assert take_names(BVH) == []  # a BVH holds one clip
+    with pytest.raises(ClipReadError):
+        take_names(DATA / "no-such-file.fbx")
+
+
+def test_batch_writes_every_take_of_an_fbx(tmp_path):
+    """A batch over a file of several takes writes one output per take, named ``<name>@<take>`` as
+    Unity names an FBX's animation files; each is read with its take and reported with it."""
+    from curveeditor.batch.runner import run_batch
+    from curveeditor.engine.recipe import Recipe
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for f in ("chain_takes.fbx", "chain_armature.fbx"):
+        (src / f).write_bytes((DATA / f).read_bytes())
+    out = tmp_path / "out"
+    report = run_batch([src], out, Recipe.of({"op": "unwrap"}), jobs=1)
+    assert report.exit_status == 0
+    got = [(Path(f.input).name, f.take, Path(f.output).name) for f in report.files]
+    assert got == [
+        ("chain_armature.fbx", None, "chain_armature.anim"),
+        ("chain_takes.fbx", "Head|Nod", "chain_takes@Head_Nod.anim"),
+        ("chain_takes.fbx", "Head|Turn", "chain_takes@Head_Turn.anim"),
+    ]
+    for take, name in (
+        ("Head|Nod", "chain_takes@Head_Nod.anim"),
+        ("Head|Turn", "chain_takes@Head_Turn.anim"),
+    ):
+        written = read_clip(out / name)
+        source = read_clip(DATA / "chain_takes.fbx", take=take)
+        assert written.tracks[0].n_keys == source.tracks[0].n_keys
+        err = geodesic_angle(
+            played(written.tracks[0], source.tracks[0].times), key_quaternions(source.tracks[0])
+        )
+        assert err.max() < 0.012
+    d = report.files[1].as_dict()
+    assert d["take"] == "Head|Nod" and "take" not in report.files[0].as_dict()

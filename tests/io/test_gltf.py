@@ -153,6 +153,9 @@ def test_takes_by_index_and_name(tmp_path):
         ],
     )
     assert read_clip(path).meta["takes"] == ["take0", "take1"]
+    from curveeditor.io import take_names
+
+    assert take_names(path) == ["take0", "take1"]  # (listed without reading an animation)
     assert read_clip(path).tracks[0].path == "Root"
     assert read_clip(path, take=1).tracks[0].path == "Root/Child"
     assert read_clip(path, take="take1").meta["take"] == "take1"
