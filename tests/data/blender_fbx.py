@@ -5,6 +5,9 @@ MODE ``empties``: every BVH joint becomes an empty parented to its parent's, key
 the BVH's own local rotation (in the joint's own order) and offset, so each FBX node's local rotation
 is the BVH joint's rotation itself (the root is pre-rotated by +90 deg about X so Blender's default
 export axis conversion, -90 deg about X to Y up, gives back the BVH's Y-up root).
+MODE ``zup``: the same empties exported Z up (``axis_up="Z"``, ``axis_forward="Y"``: Blender's own
+axes, no conversion; the file says ``UpAxis`` 2), so the root node keeps the +90 deg about X that
+Unity's importer takes off again (-90 deg about X from Z up to Y up).
 MODE ``takes``: one empty with two actions exported as two animation stacks (IN.bvh unused).
 MODE ``static``: the same empties at the first frame, no animation (a file without takes).
 MODE ``armature``: Blender's own BVH importer (an armature; bones with rest orientations) and its FBX
@@ -145,8 +148,8 @@ def main():
     if mode == "takes":
         takes(dst)
         return
-    if mode in ("empties", "static"):
-        empties(src, keyed=mode == "empties")
+    if mode in ("empties", "static", "zup"):
+        empties(src, keyed=mode != "static")
     else:
         frames = parse_bvh(src)[2]
         bpy.ops.import_anim.bvh(
@@ -161,6 +164,7 @@ def main():
         bake_anim_use_all_actions=False,
         add_leaf_bones=False,
         apply_scale_options="FBX_SCALE_ALL",
+        **({"axis_up": "Z", "axis_forward": "Y"} if mode == "zup" else {}),
     )
 
 

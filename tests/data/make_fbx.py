@@ -1,16 +1,17 @@
 """Make the FBX test takes in ``tests/data/fbx/`` from small generated BVH clips (run once, commit the
 outputs; needs Debian's ``blender``, run headless):
 
-    .venv/bin/python tests/data/make_fbx.py
+    .venv/bin/python tests/data/make_fbx.py [MODE...]   (default: every file)
 
 Writes ``chain.bvh`` (7 joints, six rotation orders, a root that spins past 180 deg and translates,
 a joint near gimbal lock; 120 frames at 30 fps) and from it, through Blender's FBX exporter
 (``blender_fbx.py``): ``chain_empties.fbx`` (each joint an empty keyed with the BVH's own local
 rotations: node rotations equal the BVH's), ``chain_armature.fbx`` (Blender's BVH importer: an
 armature whose bones have rest orientations, as DCC takes do), ``chain_static.fbx`` (the empties, no
-animation: a file without takes) and ``chain_takes.fbx`` (one node, two actions: two animation
-stacks). ``tests/io/test_fbx.py`` compares them with the BVH frame by frame. Needs
-``python3-numpy`` only for Blender's glTF importer (``benchmarks/blender_gltf.py``), not here.
+animation: a file without takes), ``chain_takes.fbx`` (one node, two actions: two animation
+stacks) and ``chain_zup.fbx`` (the empties exported Z up: Unity's importer converts them to Y
+up). ``tests/io/test_fbx.py`` compares them with the BVH frame by frame. Needs ``python3-numpy``
+only for Blender's glTF importer (``benchmarks/blender_gltf.py``), not here.
 Blender writes a time stamp into each file: re-running changes their bytes, not their content.
 """
 
@@ -103,7 +104,8 @@ def main() -> int:
     OUT.mkdir(exist_ok=True)
     bvh = OUT / "chain.bvh"
     bvh.write_text(bvh_text())
-    for mode in ("empties", "armature", "static", "takes"):
+    modes = sys.argv[1:] or ["empties", "armature", "static", "takes", "zup"]
+    for mode in modes:
         dst = OUT / f"chain_{mode}.fbx"
         subprocess.run(
             [

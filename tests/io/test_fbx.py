@@ -25,6 +25,7 @@ BVH = DATA / "chain.bvh"
 EMPTIES = DATA / "chain_empties.fbx"
 ARMATURE = DATA / "chain_armature.fbx"
 STATIC = DATA / "chain_static.fbx"
+ZUP = DATA / "chain_zup.fbx"
 
 
 def _frames_error(a, b) -> float:
@@ -48,6 +49,27 @@ def test_every_joint_at_every_frame_matches_the_bvh():
     assert fbx.meta["resampled"] == []
     assert fbx.meta["take"] == "Scene" and fbx.meta["takes"] == ["Scene"]
     # the root's translation (BVH units: the exporter's UnitScaleFactor 100 cm = 1 unit), mirrored
+    (pos,) = [o for o in fbx.other_tracks if o.attribute == "m_LocalPosition" and o.path == "Hips"]
+    (src,) = [o for o in bvh.other_tracks if o.attribute == "m_LocalPosition"]
+    np.testing.assert_allclose(pos.curve.value, src.curve.value, atol=1e-3)
+
+
+def test_a_z_up_take_matches_the_bvh():
+    """The empties exported Z up (``UpAxis`` 2, Blender's own axes): Unity's importer turns the
+    top-level node from Z up to Y up (-90 deg about X), which gives back the BVH's root; every joint
+    at every frame and the root's translation match the BVH (the root, converted, is sampled per
+    frame as Unity resamples it)."""
+    from curveeditor.io.fbx import _setting
+
+    raw = ZUP.read_bytes()
+    assert _setting(raw, "UpAxis") == 2
+    bvh, fbx = read_clip(BVH), read_clip(ZUP)
+    assert {t.path for t in fbx.tracks} == {t.path for t in bvh.tracks}
+    for t in bvh.tracks:
+        f = fbx.track(t.path)
+        np.testing.assert_allclose(f.times, t.times, atol=1e-12)
+        assert _frames_error(f, t) < 1e-3, t.path
+    assert fbx.meta["resampled"] == ["Hips: the axis conversion of a top-level node"]
     (pos,) = [o for o in fbx.other_tracks if o.attribute == "m_LocalPosition" and o.path == "Hips"]
     (src,) = [o for o in bvh.other_tracks if o.attribute == "m_LocalPosition"]
     np.testing.assert_allclose(pos.curve.value, src.curve.value, atol=1e-3)
