@@ -287,17 +287,22 @@ def _keyed_curve(times: np.ndarray, out: np.ndarray, interp: str, width: int) ->
     return make_curve(times, out, mode="linear"), out
 
 
-def take_names(path: str | os.PathLike) -> list[str]:
-    """The file's animations as ``take=`` and ``clip.meta["takes"]`` name them, none read
-    (``batch`` plans one output per animation). Raises :class:`ClipReadError`."""
-    fname = os.fspath(path)
+def _read_document(fname: str):
+    """``(document, binary chunk)`` of the file ``fname``; :class:`ClipReadError` when unreadable."""
     try:
         raw = Path(fname).read_bytes()
     except OSError as exc:
         raise ClipReadError(fname, None, f"cannot read file: {exc.strerror or exc}") from None
     if not raw.strip():
         raise ClipReadError(fname, None, "empty file")
-    doc, _blob = _load_document(fname, raw)
+    return _load_document(fname, raw)
+
+
+def take_names(path: str | os.PathLike) -> list[str]:
+    """The file's animations as ``take=`` and ``clip.meta["takes"]`` name them, none read
+    (``batch`` plans one output per animation). Raises :class:`ClipReadError`."""
+    fname = os.fspath(path)
+    doc, _blob = _read_document(fname)
     return _choose_animation(fname, doc, None)[1]
 
 
@@ -307,13 +312,7 @@ def read_gltf(path: str | os.PathLike, take: str | int | None = None) -> Clip:
 
     Raises :class:`ClipReadError` for unreadable or invalid files and files without animations."""
     fname = os.fspath(path)
-    try:
-        raw = Path(fname).read_bytes()
-    except OSError as exc:
-        raise ClipReadError(fname, None, f"cannot read file: {exc.strerror or exc}") from None
-    if not raw.strip():
-        raise ClipReadError(fname, None, "empty file")
-    doc, blob = _load_document(fname, raw)
+    doc, blob = _read_document(fname)
     index, names = _choose_animation(fname, doc, take)
     anim = doc.animations[index]
     buffers = _buffers(fname, doc, blob)

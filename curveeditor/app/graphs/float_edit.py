@@ -44,15 +44,7 @@ class FloatEditing:
     # ------------------------------------------------------------------ what is shown
     def names(self) -> list[str]:
         """The shown curves that can be edited (``OtherTrack.name``), in the selection's order."""
-        out = []
-        for n in self.doc.selected_other:
-            try:
-                o = self.doc.other_track(n)
-            except StopIteration:
-                continue
-            if fc.is_editable(o):
-                out.append(n)
-        return out
+        return self.doc.shown_float_curves()
 
     def unit_label(self) -> str:
         """The value axis's label for the shown curves (their own units: not degrees)."""

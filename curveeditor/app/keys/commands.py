@@ -133,7 +133,7 @@ class KeyCommands:
 
     def _add_float_keys(self, t: float) -> None:
         """K with only float curves shown: a key at the cursor on each editable one (its shape kept)."""
-        names = [n for n in self.doc.selected_other if fc.is_editable(self.doc.other_track(n))]
+        names = self.doc.shown_float_curves()
         if not names:
             return
         clip = self.doc.clip
@@ -183,7 +183,7 @@ class KeyCommands:
         single copied curve into the one shown editable curve (as Unity pastes into the selection);
         one undo step, the pasted keys selected."""
         t = self.doc.current_time
-        shown = [n for n in self.doc.selected_other if fc.is_editable(self.doc.other_track(n))]
+        shown = self.doc.shown_float_curves()
         if len(items) == 1 and len(shown) == 1:
             targets = [(shown[0], items[0][1])]
         else:

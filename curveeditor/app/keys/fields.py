@@ -215,7 +215,7 @@ class KeyFields(QWidget):
 
     def _active_float_key(self) -> tuple[str, int] | None:
         """The first selected key of the first shown float curve that has one."""
-        for n in self.doc.selected_other:
+        for n in self.doc.shown_float_curves():
             idx = self.doc.selected_float_keys.get(n)
             if idx:
                 return n, min(idx)

@@ -106,14 +106,8 @@ class KeyTableModel(QAbstractTableModel):
         tr = self.doc.current_track()
         if tr is not None:
             return tr, None
-        for n in self.doc.selected_other:
-            try:
-                o = self.doc.other_track(n)
-            except StopIteration:
-                continue
-            if fc.is_editable(o):
-                return o, n
-        return None, None
+        shown = self.doc.shown_float_curves()
+        return (self.doc.other_track(shown[0]), shown[0]) if shown else (None, None)
 
     # ------------------------------------------------------------------ columns
     def value_names(self) -> tuple[str, ...]:

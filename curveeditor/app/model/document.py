@@ -253,6 +253,22 @@ class ClipDocument(QObject):
             self.selected_float_keys = clean
             self.floatKeySelectionChanged.emit()
 
+    def shown_float_curves(self) -> list[str]:
+        """The shown curves (``selected_other``) that can be edited as float curves
+        (``engine.float_curves.is_editable``), in their order: the graphs' value strip, the key
+        fields and the key table work on these."""
+        from curveeditor.engine.float_curves import is_editable
+
+        out = []
+        for n in self.selected_other:
+            try:
+                o = self.other_track(n)
+            except StopIteration:
+                continue
+            if is_editable(o):
+                out.append(n)
+        return out
+
     def other_track(self, name: str):
         """The curve named ``name``: the float curve rather than its editor mirror (same name)."""
         return next(
