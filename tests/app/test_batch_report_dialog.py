@@ -46,7 +46,19 @@ def test_a_row_opens_its_clip(qtbot, window, report):
     assert model.rows[first]["status"] == "failed"
     errs = [proxy.index(r, 4).data(Qt.ItemDataRole.UserRole) for r in range(1, proxy.rowCount())]
     assert errs == sorted(errs, reverse=True)
+    # every header shows whole (the keys and error columns were cut at the default width)
+    hh = dlg.table.horizontalHeader()
+    fm = hh.fontMetrics()
+    for col in (1, 2, 3, 4, 5):
+        text = model.headerData(col, Qt.Orientation.Horizontal)
+        assert hh.sectionSize(col) >= fm.horizontalAdvance(text), text
     demo = next(i for i, e in enumerate(model.rows) if e["input"].endswith("demo.anim"))
+    # the error against the steps' tolerances apart from the intended change: the demo's unwrap
+    # removes a spin Unity played (~180 deg of played change), its reduce keeps 0.5 deg
+    err, change = float(model.index(demo, 4).data()), float(model.index(demo, 5).data())
+    assert err <= 0.5 < 170.0 < change
+    demo_row = model.rows[demo]
+    assert change == pytest.approx(demo_row["max_error"], abs=1e-4)
     dlg.open_row(demo)
     qtbot.waitUntil(lambda: window.doc.path == model.rows[demo]["output"], timeout=10000)
     assert window.doc.clip.name == "demo"
