@@ -175,8 +175,14 @@ class KindFilter(QSortFilterProxyModel):
         self.setSortRole(Qt.ItemDataRole.UserRole)
 
     def set_kind(self, kind: str | None) -> None:
+        if not hasattr(self, "beginFilterChange"):  # Qt before 6.9
+            self.kind = kind
+            self.invalidateFilter()
+            return
+        # Qt 6.9's begin/endFilterChange replace the deprecated invalidateFilter (same effect)
+        self.beginFilterChange()
         self.kind = kind
-        self.invalidateFilter()
+        self.endFilterChange()
 
     def filterAcceptsRow(self, row, parent):  # noqa: N802
         if self.kind is None:
