@@ -34,6 +34,7 @@ __all__ = [
     "float_tracks",
     "sort_key",
     "with_float_curve",
+    "move_float_keys",
 ]
 
 #: Unity's body muscles in ``HumanTrait.MuscleName`` order (0..54), as animation clips spell them.
@@ -165,6 +166,25 @@ def sort_key(track: OtherTrack) -> tuple:
 def float_tracks(clip: Clip) -> list[OtherTrack]:
     """The clip's editable float curves in :func:`sort_key` order."""
     return sorted((o for o in clip.other_tracks if is_editable(o)), key=sort_key)
+
+
+def move_float_keys(clip: Clip, moving: dict, dt: float, dv: float, gap: float) -> tuple[Clip, float]:
+    """``clip`` with the keys ``moving[name] = (float curve as it was, key indices)`` moved ``dt``
+    seconds and ``dv`` (the curve's units), and the ``dt`` applied: as far as every curve's
+    neighbouring keys let it (``edit.clamp_time_shift``: at least ``gap`` seconds, or half the
+    curve's shortest interval, between keys). The graphs' and the dope sheet's float-key drags."""
+    from .edit import clamp_time_shift, move_keys
+
+    if dt:
+        for o, idx in moving.values():
+            t = np.asarray(o.curve.time)
+            mask = np.zeros(t.shape[0], dtype=bool)
+            mask[list(idx)] = True
+            step = float(np.min(np.diff(t))) if t.size > 1 else 1.0
+            dt = clamp_time_shift(t, mask, dt, min(gap, 0.5 * step))
+    for name, (o, idx) in moving.items():
+        clip = with_float_curve(clip, name, move_keys(o, list(idx), dt, 0, dv).curve)
+    return clip, dt
 
 
 def with_float_curve(clip: Clip, name: str, curve: Curve) -> Clip:

@@ -467,3 +467,70 @@ def test_a_time_step_repaints_only_the_cursor_bands_with_the_same_pixels(sheet, 
     assert np.array_equal(a, b)
     s = np.frombuffer(at_start.constBits(), np.uint8).reshape(size.height(), -1)
     assert not np.array_equal(s, b)  # the cursor did move
+
+
+def test_shown_float_curves_have_rows_selected_and_moved(qtbot):
+    """Float curves shown in the graphs (muscles, blend shapes) get a dope-sheet row each, as in
+    Unity's Dopesheet: their ticks, click / box selection as the float keys (a plain click on one kind
+    of row clears the other's), and a drag moves the selected float keys in time, one undo step."""
+    from tests.app.rig_clips import humanoid_muscle_clip
+
+    doc = ClipDocument()
+    doc.load(humanoid_muscle_clip(), None)
+    names = ["Left Forearm Stretch", "Body:blendShape.Smile"]
+    doc.select_other(names)
+    w = DopeSheet(doc)
+    qtbot.addWidget(w)
+    w.resize(1000, 400)
+    w.show()
+    qtbot.waitExposed(w)
+    w.frame_all()
+    c = w.canvas
+    rows = [i for i, r in enumerate(c.rows) if r.kind == "float"]
+    assert [c.rows[i].float_name for i in rows] == names
+    assert [c.rows[i].label for i in rows] == ["Left Forearm Stretch", "blendShape.Smile"]
+    f0 = doc.other_track(names[0]).curve
+    np.testing.assert_array_equal(c.row_times(c.rows[rows[0]]), f0.time)
+    if c.row_y(rows[0]) + ROW_H > c.height():  # (the rows after the tracks, scrolled into view)
+        c.scroll_rows = rows[0]
+    # click a tick: that float key selected
+    QTest.mouseClick(
+        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, rows[0], f0.time[6])
+    )
+    assert doc.selected_float_keys == {names[0]: {6}}
+    # the selected tick is drawn in the selection colour
+    img = c.grab().toImage()
+    p = _pos(w, rows[0], f0.time[6])
+    assert img.pixelColor(p.x(), p.y()).name() == c.theme.key_selected.lower()
+    # drag the last key a frame later (keys do not pass their neighbours): one undo step, that key
+    # moved, the other curve untouched
+    last = f0.n_keys - 1
+    QTest.mouseClick(
+        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, rows[0], f0.time[last])
+    )
+    start, end = _pos(w, rows[0], f0.time[last]), _pos(w, rows[0], f0.time[last] + 1 / doc.frame_rate)
+    QTest.mousePress(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(c, (start + end) / 2)
+    QTest.mouseMove(c, end)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    f1 = doc.other_track(names[0]).curve
+    assert f1.time[last] == pytest.approx(f0.time[last] + 1 / doc.frame_rate)
+    np.testing.assert_array_equal(f1.time[:last], f0.time[:last])
+    assert doc.undo_stack.count() == 1 and doc.undo_stack.undoText() == "Move 1 float key(s) in time"
+    assert np.array_equal(doc.other_track(names[1]).curve.time, f0.time)
+    # a box over the blend shape's row selects its keys in the box, and only those
+    r1 = rows[1]
+    a0, a1 = _pos(w, r1, 0.45), _pos(w, r1, 0.55)
+    QTest.mousePress(
+        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a0 - QPoint(0, ROW_H // 2 - 1)
+    )
+    QTest.mouseMove(c, a1 + QPoint(0, ROW_H // 2 - 1))
+    QTest.mouseRelease(
+        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a1 + QPoint(0, ROW_H // 2 - 1)
+    )
+    assert doc.selected_float_keys == {names[1]: {14, 15, 16}}
+    # one selection across the rows: a plain selection of rotation keys clears the float keys'
+    c.apply_selection({}, "set")
+    assert doc.selected_float_keys == {}
+    doc.undo_stack.undo()
+    assert np.array_equal(doc.other_track(names[0]).curve.time, f0.time)

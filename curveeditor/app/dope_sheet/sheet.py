@@ -16,6 +16,12 @@ selection, A the whole clip. Every move or scale is one undo step, through the d
 The selection is the document's (``selected_keys``), shared with the graphs and the key table; tracks
 whose keys get selected become the selected tracks.
 
+Float curves shown in the graphs (humanoid muscles, blend shapes: ``ClipDocument.shown_float_curves``)
+get a row each after the tracks, as in Unity's Dopesheet: their ticks, selected as the float keys
+(``selected_float_keys``; a plain click or box on one kind of row clears the other kind's selection),
+and a drag moves the selected float keys in time (snapped to frames; keys do not pass their
+neighbours, as the graphs' float drag), one undo step. S scales rotation keys only.
+
 Retiming is :func:`curveeditor.engine.retime.retime_over`: each track plays the same shape between the
 keys that stay neighbours (tangents scale with time); moved keys overwrite the keys they land on or
 cover, as in Unity (a drag restarts from the clip at its start, so dragging back restores them).
@@ -36,6 +42,7 @@ from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QCursor, QFont, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QToolTip, QVBoxLayout, QWidget
 
+from curveeditor.engine import float_curves as fc
 from curveeditor.engine.retime import retime_over
 
 from ..common.theme import LIGHT, Theme
@@ -49,6 +56,7 @@ RULER_H = 22
 LABEL_W = 210
 TICK_HALF = 3  # tick half-width in pixels
 HIT_PX = 5.0  # at most; on dense keys the drawn tick's half-width + 2 px, so boxes start between
+_FLOAT_KEY = "\x00float:"  # the tick raster's key of a float row's curve (never a track path)
 CURSOR_BAND = 3  # px either side of the time cursor's 1.5-px line that a time step repaints
 INDENT_PX = 8  # per hierarchy level, as the track tree (12 levels = 96 px of the label column)
 #: While keys are dragged the ticks follow every mouse move (a preview, times only); the document,
@@ -63,11 +71,12 @@ class Row:
     """One dope-sheet row: the ``paths`` whose keys it shows (the bone's own track; its whole subtree,
     own track first, when folded; every track for the summary)."""
 
-    kind: str  # "summary", "track"
+    kind: str  # "summary", "track", "float"
     label: str
     paths: tuple[str, ...]
     depth: int = 0
     group: str = ""  # the bone's path when it has child tracks (the row folds), else ""
+    float_name: str = ""  # a "float" row's curve (``OtherTrack.name``)
 
     @property
     def folds(self) -> bool:
@@ -86,6 +95,7 @@ class _Gesture:
     last_ok: object = None  # the moved keys' indices in the document's clip (last applied)
     preview: DragPreview | None = None  # move / scale: the ticks shown while the mouse moves
     applied: tuple | None = None  # (offset, scale, pivot) the document shows
+    floats: dict = field(default_factory=dict)  # "fmove": name -> the float curve at the press
 
 
 class DopeCanvas(QWidget):
@@ -140,6 +150,8 @@ class DopeCanvas(QWidget):
                     group=p if children else "",
                 )
             )
+        for n in self.doc.shown_float_curves():
+            rows.append(Row("float", self.doc.other_track(n).attribute, (), float_name=n))
         self.rows = rows
         self.update()
 
@@ -152,6 +164,8 @@ class DopeCanvas(QWidget):
 
     def row_times(self, row: Row) -> np.ndarray:
         """Sorted unique key times (s) of ``row``'s tracks (computed on demand: clicks, not paints)."""
+        if row.kind == "float":
+            return np.asarray(self.doc.other_track(row.float_name).curve.time)
         clip = self.doc.clip
         ts = [np.asarray(clip.track(p).times) for p in row.paths]
         if not ts:
@@ -204,6 +218,29 @@ class DopeCanvas(QWidget):
                 out.setdefault(p, set()).update(range(a, b))
         return out
 
+    def float_keys_of_row_times(self, row: Row, t_lo: float, t_hi: float) -> dict[str, set[int]]:
+        """Keys of a ``"float"`` row's curve with times in [t_lo, t_hi] (``{}`` for other rows)."""
+        if row.kind != "float":
+            return {}
+        t = self.row_times(row)
+        a = int(np.searchsorted(t, t_lo - 1e-9))
+        b = int(np.searchsorted(t, t_hi + 1e-9, side="right"))
+        return {row.float_name: set(range(a, b))} if b > a else {}
+
+    def apply_float_selection(self, keys: dict[str, set[int]], mode: str) -> None:
+        """Set, add or toggle float-curve keys (as :meth:`apply_selection` does rotation keys); a
+        ``"set"`` clears the rotation keys' selection (one selection across the rows)."""
+        cur = {n: set(v) for n, v in self.doc.selected_float_keys.items()} if mode != "set" else {}
+        for n, idx in keys.items():
+            got = cur.setdefault(n, set())
+            if mode == "toggle":
+                got ^= idx
+            else:
+                got |= idx
+        if mode == "set" and any(self.doc.selected_keys.values()):
+            self.doc.select_keys({}, "set")
+        self.doc.select_float_keys(cur)
+
     def hit(self, x: float, y: float) -> tuple[int, float] | None:
         """``(row, key time)`` of the tick under the mouse (within HIT_PX pixels, less on dense keys:
         :meth:`hit_px`), or None."""
@@ -232,6 +269,8 @@ class DopeCanvas(QWidget):
         A tick is a whole key (X, Y and Z); adding or toggling keeps the other keys' per-curve
         selection as it is."""
         keys = {p: set(s) for p, s in keys.items() if s}
+        if mode == "set" and self.doc.selected_float_keys:
+            self.doc.select_float_keys({})  # one selection across the rows
         touched = set(keys) | (set(self.doc.selected_keys) if mode != "set" else set())
         if touched:
             order = [p for p in self.doc.selected_paths if p in touched]
@@ -327,6 +366,12 @@ class DopeCanvas(QWidget):
             return
         if g.kind == "scale":
             self.releaseMouse()
+        if g.kind == "fmove":
+            if commit and self.doc.in_live_edit():
+                n = sum(len(v) for v in g.sel.values())
+                self.doc.end_live_edit(f"Move {n} float key(s) in time")
+            elif self.doc.in_live_edit():
+                self.doc.cancel_live_edit()
         if g.kind in ("move", "scale"):
             if commit:
                 self.gesture = g
@@ -378,6 +423,9 @@ class DopeCanvas(QWidget):
             self.gesture = _Gesture("box", x, y)
             return
         row, t = h
+        if self.rows[row].kind == "float":
+            self._press_float(self.rows[row], x, y, t, shift, ctrl)
+            return
         keys = self.keys_of_row_times(self.rows[row], t, t)
         selected = all(k in self.doc.selected_keys.get(p, ()) for p, s in keys.items() for k in s)
         if ctrl:
@@ -389,6 +437,29 @@ class DopeCanvas(QWidget):
         preview = DragPreview(self.doc.clip, sel)
         self.gesture = _Gesture("move", x, y, self.doc.clip, sel, grab_t=t, preview=preview)
         self.doc.begin_live_edit()
+
+    def _press_float(self, row: Row, x: float, y: float, t: float, shift: bool, ctrl: bool) -> None:
+        """A press on a float row's tick: select its key (Shift adds, Ctrl toggles), then a drag
+        moves the selected float keys in time (:meth:`_move_floats`)."""
+        keys = self.float_keys_of_row_times(row, t, t)
+        if ctrl:
+            self.apply_float_selection(keys, "toggle")
+            return
+        if not all(k in self.doc.selected_float_keys.get(n, ()) for n, s in keys.items() for k in s):
+            self.apply_float_selection(keys, "add" if shift else "set")
+        sel = {n: sorted(v) for n, v in self.doc.selected_float_keys.items() if v}
+        floats = {n: self.doc.other_track(n) for n in sel}
+        self.gesture = _Gesture("fmove", x, y, self.doc.clip, sel, grab_t=t, floats=floats)
+        self.doc.begin_live_edit()
+
+    def _move_floats(self, g: _Gesture, dt: float) -> None:
+        """The selected float keys ``dt`` seconds from where the drag began (already snapped): as
+        far as their neighbours let them (``engine.edit.clamp_time_shift``, a frame apart)."""
+        moving = {n: (g.floats[n], idx) for n, idx in g.sel.items()}
+        clip, dt = fc.move_float_keys(g.base_clip, moving, dt, 0.0, 1.0 / self.doc.frame_rate)
+        self.doc.update_live(clip, ())
+        fr = self.doc.frame_rate
+        self.statusMessage.emit(f"Move float keys: {dt:+.4f} s ({dt * fr:+.0f} frames)")
 
     def mouseMoveEvent(self, ev) -> None:  # noqa: N802
         x, y = ev.position().x(), ev.position().y()
@@ -407,6 +478,11 @@ class DopeCanvas(QWidget):
         elif g.kind == "box":
             self.band = QRectF(QPointF(g.x0, g.y0), QPointF(x, y)).normalized()
             self.update()
+        elif g.kind == "fmove":
+            if not self.doc.in_live_edit():  # undo pressed mid-drag
+                self.gesture = None
+                return
+            self._move_floats(g, self.doc.snap_time(g.grab_t + (x - g.x0) / self.px_per_s()) - g.grab_t)
         elif g.kind == "move":
             if not self.doc.in_live_edit():  # undo pressed mid-drag
                 self.gesture = None
@@ -449,11 +525,15 @@ class DopeCanvas(QWidget):
             first = self.scroll_rows
         if last is None:
             last = len(self.rows) - 1
+        floats: dict[str, set[int]] = {}
         for i in range(first, last + 1):
             for p, s in self.keys_of_row_times(self.rows[i], t_lo, t_hi).items():
                 keys.setdefault(p, set()).update(s)
+            floats.update(self.float_keys_of_row_times(self.rows[i], t_lo, t_hi))
         if keys or mode == "set":
             self.apply_selection(keys, mode)
+        if floats or (mode == "set" and not keys):
+            self.apply_float_selection(floats, "add" if mode == "set" else mode)
 
     def wheelEvent(self, ev) -> None:  # noqa: N802
         if ev.modifiers() & Qt.KeyboardModifier.ShiftModifier or ev.position().x() < LABEL_W:
@@ -525,7 +605,29 @@ class DopeCanvas(QWidget):
             def times_of(p: str) -> np.ndarray:
                 return by[p].curve.time
 
-        rows = [(r.paths, r.kind == "summary" or len(r.paths) > 1) for r in self.rows[first : last + 1]]
+        # a float row's curve under a key no track path can be (track paths hold no NUL)
+        floats = {}
+        for r in self.rows[first : last + 1]:
+            if r.kind == "float":
+                c = self.doc.other_track(r.float_name).curve
+                key = _FLOAT_KEY + r.float_name
+                floats[key] = c.time
+                idx = self.doc.selected_float_keys.get(r.float_name)
+                if idx:
+                    sel_t[key] = c.time[np.fromiter(idx, dtype=np.int64, count=len(idx))]
+        track_times = times_of
+
+        def times_of(p: str) -> np.ndarray:  # noqa: F811 - (the tracks' times, or a float row's)
+            hit = floats.get(p)
+            return hit if hit is not None else track_times(p)
+
+        rows = [
+            (
+                (_FLOAT_KEY + r.float_name,) if r.kind == "float" else r.paths,
+                r.kind == "summary" or len(r.paths) > 1,
+            )
+            for r in self.rows[first : last + 1]
+        ]
         w = max(self.width() - LABEL_W, 1)
         ppx = self.px_per_s()
         # Ticks are at most 5 px wide and shrink on dense keys so neighbouring frames stay apart.
@@ -547,14 +649,17 @@ class DopeCanvas(QWidget):
         label = r.label
         if r.folds:
             label = ("▸ " if r.group in self.folded else "▾ ") + label
-        elif r.kind == "track":
+        elif r.kind in ("track", "float"):
             label = "   " + label  # aligned with the names of rows that fold
         width = LABEL_W - (6 + INDENT_PX * r.depth) - 4
         return QFontMetrics(self.label_font(r)).elidedText(label, Qt.TextElideMode.ElideMiddle, width)
 
     def label_tooltip(self, i: int) -> str:
-        """The full text behind row ``i``'s label: the summary row's label, a track's whole path."""
+        """The full text behind row ``i``'s label: the summary row's label, a track's whole path, a
+        float curve's name."""
         r = self.rows[i]
+        if r.kind == "float":
+            return f"{r.float_name} (float curve)"
         return r.label if r.kind == "summary" else r.paths[0]
 
     def event(self, ev) -> bool:
@@ -696,6 +801,8 @@ class DopeSheet(QWidget):
         lay.addWidget(self.canvas, 1)
         document.clipChanged.connect(self._on_clip)
         document.keySelectionChanged.connect(self.canvas.update)
+        document.floatKeySelectionChanged.connect(self.canvas.update)
+        document.otherSelectionChanged.connect(self.canvas.rebuild_rows)
         document.selectionChanged.connect(self.canvas.update)
         document.timeChanged.connect(lambda _t: self.canvas.time_moved())
         if playback is not None:

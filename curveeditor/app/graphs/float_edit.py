@@ -255,14 +255,7 @@ class FloatEditing:
             self.doc.select_float_keys(keys)
         base = self.doc.clip
         sel = {n: sorted(v) for n, v in self.doc.selected_float_keys.items()}
-        moving = {}
-        for n, idx in sel.items():
-            o = self.doc.other_track(n)
-            mask = np.zeros(o.n_keys, dtype=bool)
-            mask[idx] = True
-            t = np.asarray(o.curve.time)
-            step = float(np.min(np.diff(t))) if t.size > 1 else 1.0
-            moving[n] = (o, idx, mask, step)
+        moving = {n: (self.doc.other_track(n), idx) for n, idx in sel.items()}
         c = self.doc.other_track(name).curve
         self._drag = {"kind": "keys", "base": base, "moving": moving, "t0": float(c.time[i]), "vb": vb}
         self.doc.begin_live_edit()
@@ -290,13 +283,7 @@ class FloatEditing:
                 dt = 0.0
         if dt:
             dt = self.doc.snap_time(d["t0"] + dt) - d["t0"]
-        gap = 1.0 / self.doc.frame_rate
-        for o, _idx, mask, step in d["moving"].values():
-            if dt:
-                dt = ed.clamp_time_shift(np.asarray(o.curve.time), mask, dt, min(gap, 0.5 * step))
-        clip = d["base"]
-        for n, (o, idx, _mask, _step) in d["moving"].items():
-            clip = fc.with_float_curve(clip, n, ed.move_keys(o, idx, dt, 0, dv).curve)
+        clip, dt = fc.move_float_keys(d["base"], d["moving"], dt, dv, 1.0 / self.doc.frame_rate)
         self.doc.update_live(clip, ())
         self.panel.statusMessage.emit(f"Move keys: Δt {dt:+.4f} s, Δ {dv:+.4f}")
         if finish:
