@@ -404,3 +404,40 @@ def test_the_key_table_holds_the_shown_float_curve(win, qtbot):
     doc.undo_stack.undo()
     assert doc.other_track(name).curve.value[8, 0] == c0.value[8, 0]
     assert m.data(m.index(8, 2)) == f"{c0.value[8, 0]:.4f}"
+
+
+def test_one_selection_across_rotation_and_float_keys(win, qtbot):
+    """A plain click on a rotation key deselects the float keys, and one on a float key the rotation
+    keys: Delete, the tangent presets and the fields act on what is shown selected."""
+    from dataclasses import replace
+
+    from curveeditor.engine.clip import RotationTrack
+    from curveeditor.engine.tangents import make_curve
+
+    base = humanoid_muscle_clip()
+    t = np.arange(31) / 30.0
+    hips = RotationTrack("Hips", "euler", make_curve(t, np.stack([30 * np.sin(3 * t), 0 * t, 0 * t], axis=1)))
+    doc = win.doc
+    doc.undo_stack.setClean()
+    doc.load(replace(base, tracks=(hips,)), None)
+    name = "Left Forearm Stretch"
+    doc.select_paths(["Hips"])
+    doc.select_other([name])
+    qtbot.wait(30)
+    g = win.graphs
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    vp = g.glw.viewport()
+
+    def click(vb, x, y):
+        p = g.glw.mapFromScene(vb.mapViewToScene(QPointF(x, y)))
+        _mouse(vp, QEvent.Type.MouseButtonPress, p, left, left)
+        _mouse(vp, QEvent.Type.MouseButtonRelease, p, left, none)
+        qtbot.wait(20)
+
+    doc.select_float_keys({name: {3}})
+    xvb = g.euler_plots[0].getViewBox()
+    click(xvb, float(t[5]), float(hips.curve.value[5, 0]))
+    assert doc.selected_keys == {"Hips": {5}} and doc.selected_float_keys == {}
+    f = doc.other_track(name).curve
+    click(g.strip_of("other").vb, float(f.time[7]), float(f.value[7, 0]))
+    assert doc.selected_float_keys == {name: {7}} and not any(doc.selected_keys.values())

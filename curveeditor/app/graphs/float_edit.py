@@ -193,6 +193,8 @@ class FloatEditing:
         hit = self.key_hit(vb, scene_pos)
         shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
         ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
+        if not (shift or ctrl):
+            self.doc.clear_key_selection()  # one selection: a plain click sets it, rotation keys too
         if hit is None:
             if not (shift or ctrl):
                 self.doc.select_float_keys({})
@@ -213,6 +215,7 @@ class FloatEditing:
         shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
         ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
         if not (shift or ctrl):
+            self.doc.clear_key_selection()
             self.doc.select_float_keys(found)
             return
         keys = {k: set(v) for k, v in self.doc.selected_float_keys.items()}
@@ -252,6 +255,7 @@ class FloatEditing:
                 keys.setdefault(name, set()).add(i)
             else:
                 keys = {name: {i}}
+                self.doc.clear_key_selection()
             self.doc.select_float_keys(keys)
         base = self.doc.clip
         sel = {n: sorted(v) for n, v in self.doc.selected_float_keys.items()}

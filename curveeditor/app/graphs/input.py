@@ -321,9 +321,12 @@ class GraphInput:
         if hit is None:
             if not (shift or ctrl):
                 self.doc.clear_key_selection()
+                self.doc.select_float_keys({})  # (one selection: the float curves' keys too)
             return
         path, i, ch = hit
         mode = "toggle" if ctrl else "add" if shift else "set"
+        if mode == "set":
+            self.doc.select_float_keys({})
         self.doc.select_keys(self.pick(path, i, ch), mode, active=(path, i, ch))
 
     def _scrub(self, vb: CurveViewBox, scene_pos) -> None:
@@ -358,6 +361,8 @@ class GraphInput:
             return
         found = self.select_keys_in_rect(vb, rect)
         shift, ctrl = _mods(mods)
+        if not (shift or ctrl):
+            self.doc.select_float_keys({})
         self.doc.select_keys(found, "toggle" if ctrl else "add" if shift else "set")
 
     # ------------------------------------------------------------------ drags
@@ -384,6 +389,8 @@ class GraphInput:
         path, i, ch = hit
         if i not in self.doc.channel_keys(path, ch):  # grabbing an unselected key selects it
             add = mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
+            if not add:
+                self.doc.select_float_keys({})
             self.doc.select_keys(self.pick(path, i, ch), "add" if add else "set", active=(path, i, ch))
         else:
             self.doc.select_keys(self.doc.key_selection, active=(path, i, ch))  # the grabbed key is active
