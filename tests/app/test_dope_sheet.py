@@ -529,6 +529,22 @@ def test_shown_float_curves_have_rows_selected_and_moved(qtbot):
         c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a1 + QPoint(0, ROW_H // 2 - 1)
     )
     assert doc.selected_float_keys == {names[1]: {14, 15, 16}}
+    # S scales the selected float keys in time (no rotation key selected): x2 about the selection's
+    # start, the last two keys of the first curve
+    w.pivot.setCurrentIndex(w.pivot.findData("start"))
+    doc.select_float_keys({names[0]: {last - 1, last}})
+    f2 = doc.other_track(names[0]).curve
+    QTest.mouseMove(c, _pos(w, rows[0], f2.time[last]))
+    assert c.begin_scale() and c.gesture.kind == "fscale"
+    px = float(c.t_to_x(f2.time[last - 1]))
+    c.scale_to(px + 2 * (c.gesture.x0 - px))
+    c.finish(True)
+    f3 = doc.other_track(names[0]).curve
+    assert f3.time[last] == pytest.approx(f2.time[last - 1] + 2 * (f2.time[last] - f2.time[last - 1]))
+    assert (
+        f3.time[last - 1] == f2.time[last - 1] and doc.undo_stack.undoText() == "Scale 2 float key(s) in time"
+    )
+    doc.undo_stack.undo()
     # one selection across the rows: a plain selection of rotation keys clears the float keys'
     c.apply_selection({}, "set")
     assert doc.selected_float_keys == {}

@@ -20,7 +20,8 @@ Float curves shown in the graphs (humanoid muscles, blend shapes: ``ClipDocument
 get a row each after the tracks, as in Unity's Dopesheet: their ticks, selected as the float keys
 (``selected_float_keys``; a plain click or box on one kind of row clears the other kind's selection),
 and a drag moves the selected float keys in time (snapped to frames; keys do not pass their
-neighbours, as the graphs' float drag), one undo step. S scales rotation keys only.
+neighbours, as the graphs' float drag), one undo step; S with float keys selected (and no rotation
+key) scales them in time (``engine.retime.retime_track`` per curve: shapes kept, as the tracks').
 
 Retiming is :func:`curveeditor.engine.retime.retime_over`: each track plays the same shape between the
 keys that stay neighbours (tangents scale with time); moved keys overwrite the keys they land on or
@@ -85,7 +86,7 @@ class Row:
 
 @dataclass
 class _Gesture:
-    kind: str  # "move", "box", "scrub", "pan", "scale"
+    kind: str  # "move", "box", "scrub", "pan", "scale"; on float keys "fmove", "fscale"
     x0: float
     y0: float
     base_clip: object = None
@@ -327,14 +328,20 @@ class DopeCanvas(QWidget):
         self.doc.update_live(new, g.sel.keys(), keys)
 
     def begin_scale(self) -> bool:
-        """Enter the S modal: scale the selected keys in time about the pivot while the mouse moves."""
+        """Enter the S modal: scale the selected keys in time about the pivot while the mouse moves
+        (the selected float keys when no rotation key is selected)."""
         sel = {p: set(s) for p, s in self.doc.selected_keys.items() if s}
-        if not sel or self.gesture is not None:
+        floats = {n: sorted(v) for n, v in self.doc.selected_float_keys.items() if v}
+        if not (sel or floats) or self.gesture is not None:
             return False
         here = self.mapFromGlobal(QCursor.pos())
         x = float(here.x()) if self.rect().contains(here) or self._mouse_x is None else self._mouse_x
-        preview = DragPreview(self.doc.clip, sel)
-        self.gesture = _Gesture("scale", x, 0.0, self.doc.clip, sel, preview=preview)
+        if sel:
+            preview = DragPreview(self.doc.clip, sel)
+            self.gesture = _Gesture("scale", x, 0.0, self.doc.clip, sel, preview=preview)
+        else:
+            curves = {n: self.doc.other_track(n) for n in floats}
+            self.gesture = _Gesture("fscale", x, 0.0, self.doc.clip, floats, floats=curves)
         self.doc.begin_live_edit()
         self.grabMouse()
         self.statusMessage.emit(
@@ -345,6 +352,8 @@ class DopeCanvas(QWidget):
     def scale_pivot(self, g: _Gesture) -> float:
         if self.sheet.pivot_mode() == "cursor":
             return self.doc.current_time
+        if g.kind == "fscale":
+            return min(float(g.floats[n].curve.time[min(s)]) for n, s in g.sel.items())
         clip = g.base_clip
         return min(float(np.asarray(clip.track(p).times)[min(s)]) for p, s in g.sel.items())
 
@@ -355,8 +364,30 @@ class DopeCanvas(QWidget):
         denom = g.x0 - px
         f = 1.0 if abs(denom) < 2 else (x - px) / denom
         f = max(f, 1e-3)
-        if self._retime(g, scale=f, pivot=pivot):
+        ok = self._scale_floats(g, f, pivot) if g.kind == "fscale" else self._retime(g, scale=f, pivot=pivot)
+        if ok:
             self.statusMessage.emit(f"Scale keys in time: x{f:.3f} about {pivot:.3f} s")
+
+    def _scale_floats(self, g: _Gesture, f: float, pivot: float) -> bool:
+        """The selected float keys' times scaled by ``f`` about ``pivot`` (snapped to frames), each
+        curve through ``engine.retime.retime_track`` (what it plays between kept neighbours keeps its
+        shape, as the rotation tracks' retime); False (status message, the last valid state kept)
+        when keys would land on each other or before 0 s."""
+        from curveeditor.engine.retime import map_times, retime_track
+
+        clip = g.base_clip
+        try:
+            for n, idx in g.sel.items():
+                o = g.floats[n]
+                t = np.array(o.curve.time)
+                t[idx] = map_times(t[idx], 0.0, f, pivot, self.doc.frame_rate)
+                clip = fc.with_float_curve(clip, n, retime_track(o, t, idx).curve)
+        except ValueError as e:
+            self.statusMessage.emit(f"float curve {n!r}: {e}")
+            return False
+        self.doc.update_live(clip, ())
+        self.update()
+        return True
 
     def finish(self, commit: bool) -> None:
         g = self.gesture
@@ -364,12 +395,13 @@ class DopeCanvas(QWidget):
         self._rest_timer.stop()
         if g is None:
             return
-        if g.kind == "scale":
+        if g.kind in ("scale", "fscale"):
             self.releaseMouse()
-        if g.kind == "fmove":
+        if g.kind in ("fmove", "fscale"):
             if commit and self.doc.in_live_edit():
                 n = sum(len(v) for v in g.sel.values())
-                self.doc.end_live_edit(f"Move {n} float key(s) in time")
+                what = "Move" if g.kind == "fmove" else "Scale"
+                self.doc.end_live_edit(f"{what} {n} float key(s) in time")
             elif self.doc.in_live_edit():
                 self.doc.cancel_live_edit()
         if g.kind in ("move", "scale"):
@@ -389,7 +421,7 @@ class DopeCanvas(QWidget):
     def mousePressEvent(self, ev) -> None:  # noqa: N802
         x, y = ev.position().x(), ev.position().y()
         g = self.gesture
-        if g is not None and g.kind == "scale":
+        if g is not None and g.kind in ("scale", "fscale"):
             if ev.button() == Qt.MouseButton.LeftButton:
                 self.scale_to(x)  # the click's position is the final one
             self.finish(ev.button() == Qt.MouseButton.LeftButton)
@@ -467,7 +499,7 @@ class DopeCanvas(QWidget):
         g = self.gesture
         if g is None:
             return
-        if g.kind == "scale":
+        if g.kind in ("scale", "fscale"):
             self.scale_to(x)
         elif g.kind == "pan":
             dt = (x - g.x0) / self.px_per_s()
@@ -495,7 +527,7 @@ class DopeCanvas(QWidget):
 
     def mouseReleaseEvent(self, ev) -> None:  # noqa: N802
         g = self.gesture
-        if g is None or g.kind == "scale":
+        if g is None or g.kind in ("scale", "fscale"):
             return
         if g.kind == "box":
             x, y = ev.position().x(), ev.position().y()
@@ -551,7 +583,11 @@ class DopeCanvas(QWidget):
         if g is not None and ev.key() == Qt.Key.Key_Escape:
             self.finish(False)
             return
-        if g is not None and g.kind == "scale" and ev.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        if (
+            g is not None
+            and g.kind in ("scale", "fscale")
+            and ev.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
             self.finish(True)
             return
         if ev.key() == Qt.Key.Key_B and g is None:
