@@ -441,3 +441,45 @@ def test_one_selection_across_rotation_and_float_keys(win, qtbot):
     f = doc.other_track(name).curve
     click(g.strip_of("other").vb, float(f.time[7]), float(f.value[7, 0]))
     assert doc.selected_float_keys == {name: {7}} and not any(doc.selected_keys.values())
+
+
+FACE = "anim/HEL-d__Facecapture__Assets_0000000001.anim"
+
+
+def test_a_facial_capture_clips_blend_shapes_in_every_view(win, qtbot, corpus_dir, tmp_path):
+    """The corpus's facial-capture clip (5 blend shapes, 118 keys each, broken Linear tangents):
+    shown, its curves are in the Keys table, the key fields and the dope sheet, and a slope typed
+    in the fields is one undo step whose save changes only that key's lines (and its editor copy's)."""
+    from curveeditor.io import read_clip
+
+    path = corpus_dir / FACE
+    doc = win.doc
+    doc.undo_stack.setClean()
+    doc.load(read_clip(path), str(path))
+    names = [o.name for o in doc.clip.other_tracks if o.kind == "float" and not o.meta.get("mirror_of")][:3]
+    _select_in_tree(win, qtbot, names)
+    assert doc.shown_float_curves() == names
+    c0 = doc.other_track(names[0]).curve
+    assert c0.n_keys == 118
+    assert win.keys.model.float_name == names[0] and win.keys.model.rowCount() == 118
+    rows = [r for r in win.tools.dope.canvas.rows if r.kind == "float"]
+    assert [r.float_name for r in rows] == names
+    np.testing.assert_array_equal(win.tools.dope.canvas.row_times(rows[0]), c0.time)
+    doc.select_float_keys({names[0]: {40}})
+    qtbot.wait(20)
+    assert win.key_fields.float_key == (names[0], 40) and win.key_fields.value.suffix() == " %"
+    win.key_fields.in_slope.entered.emit(-250.0)
+    c1 = doc.other_track(names[0]).curve
+    assert c1.in_slope[40, 0] == -250.0 and doc.undo_stack.count() == 1
+    out = tmp_path / "face-edited.anim"
+    _save(win, out)
+    diff = [
+        line
+        for line in difflib.unified_diff(
+            path.read_text().splitlines(), out.read_text().splitlines(), lineterm="", n=0
+        )
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    assert diff and all(("inSlope:" in ln or "tangentMode:" in ln) for ln in diff), diff
+    doc.undo_stack.undo()
+    assert np.array_equal(doc.other_track(names[0]).curve.in_slope, c0.in_slope)
