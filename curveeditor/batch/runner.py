@@ -584,22 +584,18 @@ def _plan(inputs, out_s: str, ext: str | None, rec, report_path):
             for take in _takes(f):
                 out_path = os.path.join(out_s, output_name(f, ext, take))
                 key = os.path.realpath(out_path)
+                entry = FileResult(f, out_path, status="pending", take=take)
                 if key in planned:
-                    results.append(
-                        FileResult(
-                            f,
-                            out_path,
-                            take=take,
-                            error=f"{f}: output {out_path} is already written for {planned[key]}",
-                        )
-                    )
+                    entry.status = "failed"
+                    entry.error = f"{f}: output {out_path} is already written for {planned[key]}"
+                    results.append(entry)
                     continue
-                planned[key] = f if take is None else f"{f} (take {take!r})"
+                planned[key] = entry.label
                 job = {"input": f, "output": out_path, "recipe": rec.to_dict()}
                 if take is not None:
                     job["take"] = take
                 jobs_todo.append((len(results), job))
-                results.append(FileResult(f, out_path, status="pending", take=take))
+                results.append(entry)
 
     if report_path is not None and os.path.realpath(report_path) in seen:
         raise BatchError(f"report path {os.fspath(report_path)} is one of the inputs")

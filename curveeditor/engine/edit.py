@@ -225,6 +225,25 @@ def set_slope(track: RotationTrack, i: int, component: int, side: str, slope: fl
     return track.with_curve(c.with_keys(in_slope=ins, out_slope=outs, tangent_mode=tm))
 
 
+def drag_tangent(
+    track: RotationTrack, i: int, component: int, side: str, dt: float, value: float
+) -> tuple[RotationTrack, float]:
+    """Key ``i``'s ``side`` tangent handle on ``component`` dragged to ``dt`` seconds from the key
+    (kept on its side: before the key for ``"in"``, after for ``"out"``) at ``value`` (the curve's
+    units): the slope through that point (:func:`set_slope`), and on a weighted side the weight
+    ``|dt|`` / the interval (:func:`set_weight`), as dragging a handle in Unity does. Returns the
+    track and the slope (units per second)."""
+    c = track.curve
+    t, v = float(c.time[i]), float(c.value[i, component])
+    dt = min(float(dt), -1e-6) if side == "in" else max(float(dt), 1e-6)
+    slope = (float(value) - v) / dt
+    new = set_slope(track, i, component, side, slope)
+    j = i - 1 if side == "in" else i + 1
+    if c.weighted_mode[i, component] & (1 if side == "in" else 2) and 0 <= j < c.n_keys:
+        new = set_weight(new, i, component, side, abs(dt) / abs(float(c.time[j]) - t))
+    return new, slope
+
+
 def set_weight(track: RotationTrack, i: int, component: int, side: str, weight: float) -> RotationTrack:
     """Set a weighted side's handle length (fraction of the segment duration, 0..1)."""
     c = track.curve

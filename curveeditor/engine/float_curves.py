@@ -35,6 +35,7 @@ __all__ = [
     "sort_key",
     "with_float_curve",
     "move_float_keys",
+    "with_edited",
 ]
 
 #: Unity's body muscles in ``HumanTrait.MuscleName`` order (0..54), as animation clips spell them.
@@ -185,6 +186,15 @@ def move_float_keys(clip: Clip, moving: dict, dt: float, dv: float, gap: float) 
     for name, (o, idx) in moving.items():
         clip = with_float_curve(clip, name, move_keys(o, list(idx), dt, 0, dv).curve)
     return clip, dt
+
+
+def with_edited(clip: Clip, track) -> Clip:
+    """``clip`` with ``track`` in place of its own: a rotation track by path, a float curve
+    (``OtherTrack``) through :func:`with_float_curve` (its editor mirror follows). The views' key
+    fields and key table edit either kind through one call."""
+    if isinstance(track, OtherTrack):
+        return with_float_curve(clip, track.name, track.curve)
+    return clip.with_track(track)
 
 
 def with_float_curve(clip: Clip, name: str, curve: Curve) -> Clip:

@@ -28,16 +28,22 @@ def _clip():
     return Clip("walk", RATE, tracks)
 
 
+def _shown(qtbot, doc, width=900, height=260) -> DopeSheet:
+    """A dope sheet on ``doc``, shown at ``width`` x ``height`` and framed on the clip."""
+    w = DopeSheet(doc)
+    qtbot.addWidget(w)
+    w.resize(width, height)
+    w.show()
+    qtbot.waitExposed(w)
+    w.frame_all()
+    return w
+
+
 @pytest.fixture
 def sheet(qtbot):
     doc = ClipDocument()
     doc.load(_clip(), None)
-    w = DopeSheet(doc)
-    qtbot.addWidget(w)
-    w.resize(900, 260)
-    w.show()
-    qtbot.waitExposed(w)
-    w.frame_all()
+    w = _shown(qtbot, doc)
     return doc, w
 
 
@@ -92,12 +98,7 @@ def _tick_at(w, row, t) -> bool:
 def test_folded_bone_row_summarises_its_children_and_selects_them(qtbot):
     doc = ClipDocument()
     doc.load(_offset_clip(), None)
-    w = DopeSheet(doc)
-    qtbot.addWidget(w)
-    w.resize(900, 260)
-    w.show()
-    qtbot.waitExposed(w)
-    w.frame_all()
+    w = _shown(qtbot, doc)
     c = w.canvas
     spine = _row(w, "track", "Hips/Spine")
     # unfolded: the bone's own keys only (Head's frame-1 key is not in Spine's row)
@@ -380,12 +381,7 @@ def test_b_then_drag_box_selects_over_mocap_keys_on_every_frame(qtbot):
     )
     doc = ClipDocument()
     doc.load(clip, None)
-    w = DopeSheet(doc)
-    qtbot.addWidget(w)
-    w.resize(900, 260)
-    w.show()
-    qtbot.waitExposed(w)
-    w.frame_all()
+    w = _shown(qtbot, doc)
     c = w.canvas
     assert c.tick_half() == 1 and c.hit_px() == 3.0
     a = _pos(w, 2, 99.6 / RATE) - QPoint(0, ROW_H // 2 - 2)
@@ -479,12 +475,7 @@ def test_shown_float_curves_have_rows_selected_and_moved(qtbot):
     doc.load(humanoid_muscle_clip(), None)
     names = ["Left Forearm Stretch", "Body:blendShape.Smile"]
     doc.select_other(names)
-    w = DopeSheet(doc)
-    qtbot.addWidget(w)
-    w.resize(1000, 400)
-    w.show()
-    qtbot.waitExposed(w)
-    w.frame_all()
+    w = _shown(qtbot, doc, 1000, 400)
     c = w.canvas
     rows = [i for i, r in enumerate(c.rows) if r.kind == "float"]
     assert [c.rows[i].float_name for i in rows] == names
@@ -509,9 +500,7 @@ def test_shown_float_curves_have_rows_selected_and_moved(qtbot):
         c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, rows[0], f0.time[last])
     )
     start, end = _pos(w, rows[0], f0.time[last]), _pos(w, rows[0], f0.time[last] + 1 / doc.frame_rate)
-    QTest.mousePress(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
-    QTest.mouseMove(c, (start + end) / 2)
-    QTest.mouseMove(c, end)
+    _drag_to(c, start, end, steps=2)
     QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
     f1 = doc.other_track(names[0]).curve
     assert f1.time[last] == pytest.approx(f0.time[last] + 1 / doc.frame_rate)
@@ -520,14 +509,10 @@ def test_shown_float_curves_have_rows_selected_and_moved(qtbot):
     assert np.array_equal(doc.other_track(names[1]).curve.time, f0.time)
     # a box over the blend shape's row selects its keys in the box, and only those
     r1 = rows[1]
-    a0, a1 = _pos(w, r1, 0.45), _pos(w, r1, 0.55)
-    QTest.mousePress(
-        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a0 - QPoint(0, ROW_H // 2 - 1)
-    )
-    QTest.mouseMove(c, a1 + QPoint(0, ROW_H // 2 - 1))
-    QTest.mouseRelease(
-        c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a1 + QPoint(0, ROW_H // 2 - 1)
-    )
+    a0 = _pos(w, r1, 0.45) - QPoint(0, ROW_H // 2 - 1)
+    a1 = _pos(w, r1, 0.55) + QPoint(0, ROW_H // 2 - 1)
+    _drag_to(c, a0, a1, steps=1)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a1)
     assert doc.selected_float_keys == {names[1]: {14, 15, 16}}
     # S scales the selected float keys in time (no rotation key selected): x2 about the selection's
     # start, the last two keys of the first curve

@@ -174,17 +174,22 @@ def test_drag_a_muscle_key_is_one_undo_step_and_saves_a_minimal_diff(fist, qtbot
     # saved: only the key's value line of the float curve and of its editor copy changed
     out = tmp_path / "fist-edited.anim"
     _save(win, out)
-    diff = [
-        line
-        for line in difflib.unified_diff(
-            path.read_text().splitlines(), out.read_text().splitlines(), lineterm="", n=0
-        )
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
+    diff = _changed_lines(path, out)
     assert len(diff) == 4 and all("value:" in line for line in diff), diff
     doc.undo_stack.undo()
     assert doc.clip is before
     assert doc.other_track(name).curve.value[1, 0] == -1.0
+
+
+def _changed_lines(before, after) -> list[str]:
+    """The removed and added lines between two files (unified diff, no context)."""
+    return [
+        line
+        for line in difflib.unified_diff(
+            before.read_text().splitlines(), after.read_text().splitlines(), lineterm="", n=0
+        )
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
 
 
 def _save(win, out):
@@ -473,13 +478,7 @@ def test_a_facial_capture_clips_blend_shapes_in_every_view(win, qtbot, corpus_di
     assert c1.in_slope[40, 0] == -250.0 and doc.undo_stack.count() == 1
     out = tmp_path / "face-edited.anim"
     _save(win, out)
-    diff = [
-        line
-        for line in difflib.unified_diff(
-            path.read_text().splitlines(), out.read_text().splitlines(), lineterm="", n=0
-        )
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
+    diff = _changed_lines(path, out)
     assert diff and all(("inSlope:" in ln or "tangentMode:" in ln) for ln in diff), diff
     doc.undo_stack.undo()
     assert np.array_equal(doc.other_track(names[0]).curve.in_slope, c0.in_slope)

@@ -44,7 +44,7 @@ from PySide6.QtGui import QColor, QCursor, QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from curveeditor.engine import float_curves as fc
-from curveeditor.engine.retime import retime_over
+from curveeditor.engine.retime import map_times, retime_over, retime_track
 
 from ..common.theme import LIGHT, Theme
 from ..model.document import ClipDocument
@@ -65,6 +65,12 @@ INDENT_PX = 8  # per hierarchy level, as the track tree (12 levels = 96 px of th
 #: then exactly on release. One document step of a 10,000-key drag cost the main window 100 ms to
 #: over a second (retime + every view's refresh), far more than a frame at 60 Hz.
 LIVE_REST_MS = 80
+
+
+def _keys_between(times, t_lo: float, t_hi: float) -> range:
+    """Indices of the sorted key ``times`` (s) within [t_lo, t_hi] (1 ns slack either side)."""
+    t = np.asarray(times)
+    return range(int(np.searchsorted(t, t_lo - 1e-9)), int(np.searchsorted(t, t_hi + 1e-9, side="right")))
 
 
 @dataclass
@@ -212,35 +218,15 @@ class DopeCanvas(QWidget):
         out: dict[str, set[int]] = {}
         clip = self.doc.clip
         for p in row.paths:
-            t = np.asarray(clip.track(p).times)
-            a = int(np.searchsorted(t, t_lo - 1e-9))
-            b = int(np.searchsorted(t, t_hi + 1e-9, side="right"))
-            if b > a:
-                out.setdefault(p, set()).update(range(a, b))
+            keys = _keys_between(clip.track(p).times, t_lo, t_hi)
+            if keys:
+                out.setdefault(p, set()).update(keys)
         return out
 
     def float_keys_of_row_times(self, row: Row, t_lo: float, t_hi: float) -> dict[str, set[int]]:
         """Keys of a ``"float"`` row's curve with times in [t_lo, t_hi] (``{}`` for other rows)."""
-        if row.kind != "float":
-            return {}
-        t = self.row_times(row)
-        a = int(np.searchsorted(t, t_lo - 1e-9))
-        b = int(np.searchsorted(t, t_hi + 1e-9, side="right"))
-        return {row.float_name: set(range(a, b))} if b > a else {}
-
-    def apply_float_selection(self, keys: dict[str, set[int]], mode: str) -> None:
-        """Set, add or toggle float-curve keys (as :meth:`apply_selection` does rotation keys); a
-        ``"set"`` clears the rotation keys' selection (one selection across the rows)."""
-        cur = {n: set(v) for n, v in self.doc.selected_float_keys.items()} if mode != "set" else {}
-        for n, idx in keys.items():
-            got = cur.setdefault(n, set())
-            if mode == "toggle":
-                got ^= idx
-            else:
-                got |= idx
-        if mode == "set" and any(self.doc.selected_keys.values()):
-            self.doc.select_keys({}, "set")
-        self.doc.select_float_keys(cur)
+        keys = _keys_between(self.row_times(row), t_lo, t_hi) if row.kind == "float" else range(0)
+        return {row.float_name: set(keys)} if keys else {}
 
     def hit(self, x: float, y: float) -> tuple[int, float] | None:
         """``(row, key time)`` of the tick under the mouse (within HIT_PX pixels, less on dense keys:
@@ -270,14 +256,12 @@ class DopeCanvas(QWidget):
         A tick is a whole key (X, Y and Z); adding or toggling keeps the other keys' per-curve
         selection as it is."""
         keys = {p: set(s) for p, s in keys.items() if s}
-        if mode == "set" and self.doc.selected_float_keys:
-            self.doc.select_float_keys({})  # one selection across the rows
         touched = set(keys) | (set(self.doc.selected_keys) if mode != "set" else set())
         if touched:
             order = [p for p in self.doc.selected_paths if p in touched]
             order += [t.path for t in self.doc.clip.tracks if t.path in touched and t.path not in order]
             self.doc.select_paths(order)
-        self.doc.select_keys(keys, mode)
+        self.doc.select_keys(keys, mode, exclusive=mode == "set")  # (one selection across the rows)
 
     # ------------------------------------------------------------------ editing
     def _retime(self, g: _Gesture, offset: float = 0.0, scale: float = 1.0, pivot: float = 0.0) -> bool:
@@ -373,8 +357,6 @@ class DopeCanvas(QWidget):
         curve through ``engine.retime.retime_track`` (what it plays between kept neighbours keeps its
         shape, as the rotation tracks' retime); False (status message, the last valid state kept)
         when keys would land on each other or before 0 s."""
-        from curveeditor.engine.retime import map_times, retime_track
-
         clip = g.base_clip
         try:
             for n, idx in g.sel.items():
@@ -475,10 +457,10 @@ class DopeCanvas(QWidget):
         moves the selected float keys in time (:meth:`_move_floats`)."""
         keys = self.float_keys_of_row_times(row, t, t)
         if ctrl:
-            self.apply_float_selection(keys, "toggle")
+            self.doc.select_float_keys(keys, "toggle")
             return
         if not all(k in self.doc.selected_float_keys.get(n, ()) for n, s in keys.items() for k in s):
-            self.apply_float_selection(keys, "add" if shift else "set")
+            self.doc.select_float_keys(keys, "add" if shift else "set", exclusive=not shift)
         sel = {n: sorted(v) for n, v in self.doc.selected_float_keys.items() if v}
         floats = {n: self.doc.other_track(n) for n in sel}
         self.gesture = _Gesture("fmove", x, y, self.doc.clip, sel, grab_t=t, floats=floats)
@@ -562,10 +544,11 @@ class DopeCanvas(QWidget):
             for p, s in self.keys_of_row_times(self.rows[i], t_lo, t_hi).items():
                 keys.setdefault(p, set()).update(s)
             floats.update(self.float_keys_of_row_times(self.rows[i], t_lo, t_hi))
-        if keys or mode == "set":
+        if keys or (mode == "set" and not floats):
             self.apply_selection(keys, mode)
-        if floats or (mode == "set" and not keys):
-            self.apply_float_selection(floats, "add" if mode == "set" else mode)
+        if floats:  # (a "set" box over both kinds of rows selects both)
+            both = mode == "set" and bool(keys)
+            self.doc.select_float_keys(floats, "add" if both else mode, exclusive=mode == "set" and not keys)
 
     def wheelEvent(self, ev) -> None:  # noqa: N802
         if ev.modifiers() & Qt.KeyboardModifier.ShiftModifier or ev.position().x() < LABEL_W:

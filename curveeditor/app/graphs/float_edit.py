@@ -21,6 +21,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from curveeditor.engine import edit as ed
 from curveeditor.engine import float_curves as fc
 
+from .input import selection_mode
 from .marks import MAX_HANDLE_KEYS, MAX_HANDLE_TOTAL, Marks, _set_markers
 
 __all__ = ["FloatEditing", "HIT_PX"]
@@ -191,41 +192,19 @@ class FloatEditing:
         if not self.names():
             return False
         hit = self.key_hit(vb, scene_pos)
-        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
-        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
-        if not (shift or ctrl):
-            self.doc.clear_key_selection()  # one selection: a plain click sets it, rotation keys too
+        mode = selection_mode(mods)
         if hit is None:
-            if not (shift or ctrl):
-                self.doc.select_float_keys({})
+            if mode == "set":
+                self.doc.clear_key_selection()
             self.doc.set_time(self.doc.snap_time(vb.mapSceneToView(scene_pos).x()))
             return True
         name, i = hit
-        keys = {k: set(v) for k, v in self.doc.selected_float_keys.items()} if (shift or ctrl) else {}
-        cur = keys.setdefault(name, set())
-        if ctrl and i in cur:
-            cur.discard(i)
-        else:
-            cur.add(i)
-        self.doc.select_float_keys(keys)
+        self.doc.select_float_keys({name: {i}}, mode, exclusive=mode == "set")
         return True
 
     def box_select(self, rect: QRectF, mods) -> None:
-        found = self.keys_in_rect(rect)
-        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
-        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
-        if not (shift or ctrl):
-            self.doc.clear_key_selection()
-            self.doc.select_float_keys(found)
-            return
-        keys = {k: set(v) for k, v in self.doc.selected_float_keys.items()}
-        for n, idx in found.items():
-            cur = keys.setdefault(n, set())
-            if ctrl:
-                cur ^= idx
-            else:
-                cur |= idx
-        self.doc.select_float_keys(keys)
+        mode = selection_mode(mods)
+        self.doc.select_float_keys(self.keys_in_rect(rect), mode, exclusive=mode == "set")
 
     # ------------------------------------------------------------------ drags
     def begin_drag(self, vb, scene_pos, mods) -> str | None:
@@ -249,14 +228,9 @@ class FloatEditing:
         if hit is None:
             return "box"
         name, i = hit
-        if i not in self.doc.selected_float_keys.get(name, ()):
-            if mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier):
-                keys = {k: set(v) for k, v in self.doc.selected_float_keys.items()}
-                keys.setdefault(name, set()).add(i)
-            else:
-                keys = {name: {i}}
-                self.doc.clear_key_selection()
-            self.doc.select_float_keys(keys)
+        if i not in self.doc.selected_float_keys.get(name, ()):  # grabbing an unselected key selects it
+            add = selection_mode(mods) != "set"
+            self.doc.select_float_keys({name: {i}}, "add" if add else "set", exclusive=not add)
         base = self.doc.clip
         sel = {n: sorted(v) for n, v in self.doc.selected_float_keys.items()}
         moving = {n: (self.doc.other_track(n), idx) for n, idx in sel.items()}
@@ -295,18 +269,10 @@ class FloatEditing:
             self.doc.end_live_edit("Move float keys")
 
     def _drag_handle(self, d: dict, p: QPointF) -> None:
-        """The grabbed handle's key gets the slope through the mouse (in the curve's units per
-        second), and on a weighted side the weight of the mouse's time offset, as the rotation
-        graphs' handles do (``input.GraphInput.drag_handle``)."""
+        """The grabbed handle through the mouse (``engine.edit.drag_tangent``, as the rotation
+        graphs' handles: the slope in the curve's units per second, the weight on a weighted side)."""
         o, i, side = d["track"], d["index"], d["side"]
-        c = o.curve
-        t, v = float(c.time[i]), float(c.value[i, 0])
-        dx = min(p.x() - t, -1e-6) if side == "in" else max(p.x() - t, 1e-6)
-        slope = (p.y() - v) / dx
-        new = ed.set_slope(o, i, 0, side, slope)
-        j = i - 1 if side == "in" else i + 1
-        if c.weighted_mode[i, 0] & (1 if side == "in" else 2) and 0 <= j < c.n_keys:
-            new = ed.set_weight(new, i, 0, side, abs(dx) / abs(float(c.time[j]) - t))
+        new, slope = ed.drag_tangent(o, i, 0, side, p.x() - float(o.curve.time[i]), p.y())
         self.doc.update_live(fc.with_float_curve(d["base"], o.name, new.curve), ())
         self.panel.statusMessage.emit(f"Tangent {side}: slope {slope:.4g} per s")
 

@@ -189,8 +189,12 @@ def _min_step(track: RotationTrack) -> float:
     return float(np.min(np.diff(t))) if t.size > 1 else 1.0
 
 
-def _mods(mods) -> tuple[bool, bool]:
-    return bool(mods & Qt.KeyboardModifier.ShiftModifier), bool(mods & Qt.KeyboardModifier.ControlModifier)
+def selection_mode(mods) -> str:
+    """The selection mode of a click's modifiers (``ClipDocument.select_keys`` / ``select_float_keys``):
+    Ctrl toggles, Shift adds, none sets."""
+    if mods & Qt.KeyboardModifier.ControlModifier:
+        return "toggle"
+    return "add" if mods & Qt.KeyboardModifier.ShiftModifier else "set"
 
 
 class GraphInput:
@@ -317,17 +321,13 @@ class GraphInput:
             self._scrub(vb, scene_pos)
             return
         hit = self.key_hit(vb, scene_pos)
-        shift, ctrl = _mods(mods)
+        mode = selection_mode(mods)
         if hit is None:
-            if not (shift or ctrl):
+            if mode == "set":
                 self.doc.clear_key_selection()
-                self.doc.select_float_keys({})  # (one selection: the float curves' keys too)
             return
         path, i, ch = hit
-        mode = "toggle" if ctrl else "add" if shift else "set"
-        if mode == "set":
-            self.doc.select_float_keys({})
-        self.doc.select_keys(self.pick(path, i, ch), mode, active=(path, i, ch))
+        self.doc.select_keys(self.pick(path, i, ch), mode, active=(path, i, ch), exclusive=mode == "set")
 
     def _scrub(self, vb: CurveViewBox, scene_pos) -> None:
         self.doc.set_time(self.doc.snap_time(vb.mapSceneToView(scene_pos).x()))
@@ -360,10 +360,8 @@ class GraphInput:
             self.panel.floats.box_select(rect, mods)
             return
         found = self.select_keys_in_rect(vb, rect)
-        shift, ctrl = _mods(mods)
-        if not (shift or ctrl):
-            self.doc.select_float_keys({})
-        self.doc.select_keys(found, "toggle" if ctrl else "add" if shift else "set")
+        mode = selection_mode(mods)
+        self.doc.select_keys(found, mode, exclusive=mode == "set")
 
     # ------------------------------------------------------------------ drags
     def begin_drag(self, vb: CurveViewBox, scene_pos, mods) -> str | None:
@@ -389,9 +387,8 @@ class GraphInput:
         path, i, ch = hit
         if i not in self.doc.channel_keys(path, ch):  # grabbing an unselected key selects it
             add = mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
-            if not add:
-                self.doc.select_float_keys({})
-            self.doc.select_keys(self.pick(path, i, ch), "add" if add else "set", active=(path, i, ch))
+            pick = self.pick(path, i, ch)
+            self.doc.select_keys(pick, "add" if add else "set", active=(path, i, ch), exclusive=not add)
         else:
             self.doc.select_keys(self.doc.key_selection, active=(path, i, ch))  # the grabbed key is active
         s_kt, s_kv = self.panel.display_keys(path)
@@ -493,19 +490,9 @@ class GraphInput:
 
     def drag_handle(self, d: Drag, p: QPointF) -> None:
         tr = d.base_clip.track(d.path)
-        c = tr.curve
-        t, v = float(c.time[d.index]), float(c.value[d.index, d.channel])
-        dx = p.x() - t
-        if d.side == "in":
-            dx = min(dx, -1e-6)
-        else:
-            dx = max(dx, 1e-6)
-        slope = (self.panel.from_display(d.path, d.channel, p.y()) - v) / dx
-        new = ed.set_slope(tr, d.index, d.channel, d.side, slope)
-        if c.weighted_mode[d.index, d.channel] & (1 if d.side == "in" else 2):
-            j = d.index - 1 if d.side == "in" else d.index + 1
-            if 0 <= j < c.n_keys:
-                new = ed.set_weight(new, d.index, d.channel, d.side, abs(dx) / abs(float(c.time[j]) - t))
+        dt = p.x() - float(tr.curve.time[d.index])
+        value = self.panel.from_display(d.path, d.channel, p.y())
+        new, slope = ed.drag_tangent(tr, d.index, d.channel, d.side, dt, value)
         self.doc.update_live(d.base_clip.with_track(new), [d.path])
         self.panel.statusMessage.emit(f"Tangent {d.side}: slope {slope:.3f} deg/s")
 

@@ -181,17 +181,13 @@ class KeyFields(QWidget):
         n = sum(len(s) for s in self.doc.selected_keys.values())
         more = f" (+{n - 1} selected)" if n > 1 else ""
         bone = path.rsplit("/", 1)[-1] or path
-        _set_text(self.name, f"{_CHANNELS[ch]} key {i} · {bone}{' +' + str(n - 1) if n > 1 else ''}")
-        tip = f"{path}\n{_CHANNELS[ch]} curve, key {i}{more}"
-        if self.name.toolTip() != tip:
-            self.name.setToolTip(tip)
+        self._show_name(
+            f"{_CHANNELS[ch]} key {i} · {bone}{' +' + str(n - 1) if n > 1 else ''}",
+            f"{path}\n{_CHANNELS[ch]} curve, key {i}{more}",
+        )
         c = track.curve
-        t = float(c.time[i])
-        self.time.setEnabled(True)
         self.value.setEnabled(True)
-        self.time.show_value(t)
-        f = t * self.doc.frame_rate
-        _set_text(self.frame, f"f {round(f)}" if abs(f - round(f)) < 1e-6 else f"f {f:.2f}")
+        self._show_time(float(c.time[i]))
         if track.kind == "euler":
             self.value.show_value(float(c.value[i, ch]))
             for f, arr in ((self.in_slope, c.in_slope), (self.out_slope, c.out_slope)):
@@ -204,6 +200,18 @@ class KeyFields(QWidget):
                 f.setEnabled(False)
                 f.show_value(None)
             _set_text(self.mode, "quaternion key (display Euler)")
+
+    def _show_name(self, text: str, tip: str) -> None:
+        _set_text(self.name, text)
+        if self.name.toolTip() != tip:
+            self.name.setToolTip(tip)
+
+    def _show_time(self, t: float) -> None:
+        """The active key's time (s) and its frame (whole when it is on one)."""
+        self.time.setEnabled(True)
+        self.time.show_value(t)
+        f = t * self.doc.frame_rate
+        _set_text(self.frame, f"f {round(f)}" if abs(f - round(f)) < 1e-6 else f"f {f:.2f}")
 
     def _units(self, unit: str) -> None:
         """Value and slope suffixes: degrees for rotation keys, a float curve's own unit."""
@@ -238,54 +246,40 @@ class KeyFields(QWidget):
         unit = fc.unit(o)
         self._units({"muscle": "", "%": "%"}.get(unit, unit))
         n = sum(len(v) for v in self.doc.selected_float_keys.values())
-        _set_text(self.name, f"key {i} · {o.attribute}{' +' + str(n - 1) if n > 1 else ''}")
-        tip = f"{name}\nfloat curve ({unit or 'value'}), key {i}" + (f" (+{n - 1} selected)" if n > 1 else "")
-        if self.name.toolTip() != tip:
-            self.name.setToolTip(tip)
-        t = float(c.time[i])
+        more = f" (+{n - 1} selected)" if n > 1 else ""
+        self._show_name(
+            f"key {i} · {o.attribute}{' +' + str(n - 1) if n > 1 else ''}",
+            f"{name}\nfloat curve ({unit or 'value'}), key {i}{more}",
+        )
+        self._show_time(float(c.time[i]))
         for f, v in (
-            (self.time, t),
             (self.value, float(c.value[i, 0])),
             (self.in_slope, float(c.in_slope[i, 0])),
             (self.out_slope, float(c.out_slope[i, 0])),
         ):
             f.setEnabled(True)
             f.show_value(v)
-        fr = t * self.doc.frame_rate
-        _set_text(self.frame, f"f {round(fr)}" if abs(fr - round(fr)) < 1e-6 else f"f {fr:.2f}")
         _set_text(self.mode, ed.describe_mode(int(c.tangent_mode[i, 0]), int(c.weighted_mode[i, 0])))
         return True
 
     # ------------------------------------------------------------------ edits (one undo step each)
-    def _apply_float(self, fn, text: str) -> None:
-        name = self.float_key[0]
-        o = self.doc.other_track(name)
-        try:
-            new = fn(o)
-        except ValueError as exc:
-            self.statusMessage.emit(f"{text}: {exc}")
-            self.refresh()
-            return
-        if new is not o:
-            self.doc.apply_clip(fc.with_float_curve(self.doc.clip, name, new.curve), text)
-
     def _apply(self, fn, text: str) -> None:
-        if self.key is None and self.float_key is not None:
-            self._apply_float(fn, text)
+        """``fn(track)`` on the active key's track (a rotation track, or the active float curve) as
+        one undo step; a refused edit is a status message."""
+        if self.key is not None:
+            track = self.doc.clip.track(self.key[0])
+        elif self.float_key is not None:
+            track = self.doc.other_track(self.float_key[0])
+        else:
             return
-        if self.key is None:
-            return
-        path = self.key[0]
-        clip = self.doc.clip
         try:
-            new = fn(clip.track(path))
+            new = fn(track)
         except ValueError as exc:
             self.statusMessage.emit(f"{text}: {exc}")
             self.refresh()
             return
-        if new is clip.track(path):
-            return
-        self.doc.apply_clip(clip.with_track(new), text)
+        if new is not track:
+            self.doc.apply_clip(fc.with_edited(self.doc.clip, new), text)
 
     def _target(self) -> tuple[int, int, str] | None:
         """(key index, component, value unit) of the active key: a rotation key's channel in

@@ -289,10 +289,7 @@ class KeyTableModel(QAbstractTableModel):
             self.error = str(exc)
             return False
         self.error = ""
-        if floating:
-            self.doc.apply_clip(fc.with_float_curve(self.doc.clip, self.float_name, new.curve), text)
-        else:
-            self.doc.apply_clip(self.doc.clip.with_track(new), text)
+        self.doc.apply_clip(fc.with_edited(self.doc.clip, new), text)
         return True
 
 

@@ -38,6 +38,21 @@ CHANNELS = (0, 1, 2)
 KeySelection = dict[tuple[str, int], set[int]]
 
 
+def _merged(current: dict, keys: dict, mode: str) -> dict:
+    """``keys`` as the new selection (``"set"``), or added to (``"add"``) / toggled in (``"toggle"``)
+    ``current`` (both ``{key: indices}``)."""
+    if mode == "set":
+        return keys
+    out = {k: set(v) for k, v in current.items()}
+    for k, idx in keys.items():
+        have = out.setdefault(k, set())
+        if mode == "toggle":
+            have ^= set(idx)
+        else:
+            have |= set(idx)
+    return out
+
+
 def _as_channel_keys(keys) -> KeySelection:
     """``keys`` in the canonical form: a dict keyed by ``(path, channel)`` is taken as it is, one keyed
     by path (``{path: indices}``, whole keys) is spread over the three channels."""
@@ -238,9 +253,16 @@ class ClipDocument(QObject):
             self.otherSelectionChanged.emit()
             self.select_float_keys(self.selected_float_keys)
 
-    def select_float_keys(self, keys: dict[str, set[int]]) -> None:
-        """Replace the key selection of the shown float curves (indices per ``OtherTrack.name``;
-        curves not shown and indices out of range dropped)."""
+    def select_float_keys(
+        self, keys: dict[str, set[int]], mode: str = "set", exclusive: bool = False
+    ) -> None:
+        """Set (``"set"``), add (``"add"``) or toggle (``"toggle"``) keys of the shown float curves
+        (indices per ``OtherTrack.name``; curves not shown and indices out of range dropped).
+        ``exclusive``: a plain pick, which deselects the rotation keys (the views keep one selection
+        across both kinds: :meth:`select_keys` likewise)."""
+        if exclusive:
+            self.select_keys({})
+        keys = _merged(self.selected_float_keys, keys, mode)
         clean: dict[str, set[int]] = {}
         for name, idx in keys.items():
             if name not in self.selected_other or not idx:
@@ -322,28 +344,23 @@ class ClipDocument(QObject):
                     return p, min(idx), ch
         return None
 
-    def select_keys(self, keys, mode: str = "set", active: tuple[str, int, int] | None = None) -> None:
+    def select_keys(
+        self, keys, mode: str = "set", active: tuple[str, int, int] | None = None, exclusive: bool = False
+    ) -> None:
         """Set (``"set"``), add (``"add"``) or toggle (``"toggle"``) keys in the selection.
 
         ``keys``: ``{path: indices}`` (whole keys: all three channels) or ``{(path, channel):
         indices}`` (per curve). Out-of-range indices and tracks that are not selected are dropped.
-        ``active``: the key picked, ``(path, index, channel)``, made the active key."""
+        ``active``: the key picked, ``(path, index, channel)``, made the active key. ``exclusive``:
+        a plain pick, which deselects the float curves' keys (:meth:`select_float_keys`)."""
+        if exclusive:
+            self.select_float_keys({})
         if active is not None:
             changed = active != self._active
             self._active = (active[0], int(active[1]), int(active[2]))
         else:
             changed = False
-        new = _as_channel_keys(keys)
-        if mode != "set":
-            cur = {k: set(v) for k, v in self.key_selection.items()}
-            for k, idx in new.items():
-                have = cur.setdefault(k, set())
-                if mode == "toggle":
-                    have ^= idx
-                else:
-                    have |= idx
-            new = cur
-        clean = self._clean_keys(new)
+        clean = self._clean_keys(_merged(self.key_selection, _as_channel_keys(keys), mode))
         if clean != self.key_selection:
             self._install_keys(clean)
             self.keySelectionChanged.emit()
@@ -351,7 +368,8 @@ class ClipDocument(QObject):
             self.keySelectionChanged.emit()  # the same keys, another active one
 
     def clear_key_selection(self) -> None:
-        self.select_keys({})
+        """Nothing selected: no rotation key, no float-curve key."""
+        self.select_keys({}, exclusive=True)
 
     def channel_keys(self, path: str, channel: int) -> set[int]:
         """The keys of ``path`` selected on ``channel`` (0..2)."""
