@@ -19,8 +19,21 @@ from .reader import build_clip
 __all__ = ["read_anim", "write_anim", "AnimDocument", "anim_text"]
 
 
-def read_anim(path: str | os.PathLike):
-    """Read a Unity ``.anim`` file into a Clip. Raises :class:`ClipReadError` (file, line, reason)."""
+def read_anim(path: str | os.PathLike, keep_source: bool = True):
+    """Read a Unity ``.anim`` file into a Clip. Raises :class:`ClipReadError` (file, line, reason).
+
+    ``keep_source=False``: the clip is only looked at (the write check's read-back), never written
+    back over its file's bytes; a large file is then read in parts (:mod:`.parts`: a fraction of the
+    memory) and the clip has no source document."""
+    if not keep_source:
+        from .parts import PARTS_MIN_BYTES, read_in_parts
+
+        try:
+            big = os.path.getsize(path) >= PARTS_MIN_BYTES
+        except OSError:
+            big = False  # (the read below names the fault)
+        if big:
+            return read_in_parts(path)
     try:
         with open(path, "rb") as f:
             data = f.read()

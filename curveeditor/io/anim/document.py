@@ -188,8 +188,11 @@ def _read_header(path, lines: Lines) -> int:
     raise ClipReadError(path, min(lines.n, 50), "not a Unity .anim file (no 'AnimationClip:' object)")
 
 
-def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
+def parse_document(path: str | os.PathLike, data: bytes, parse_blocks=parse_key_blocks) -> AnimDocument:
     """Parse ``data`` (the file's bytes) into an :class:`AnimDocument`.
+
+    ``parse_blocks(lines, blocks, path)``: the key parser (:func:`~.keys.parse_key_blocks`; the
+    reader in parts, :mod:`.parts`, parses the blocks it cut out of ``data`` with it).
 
     Raises :class:`ClipReadError` on bad input."""
     path = os.fspath(path)
@@ -285,7 +288,7 @@ def parse_document(path: str | os.PathLike, data: bytes) -> AnimDocument:
             blocks.append(blk)
             owners.append(e)
     # All key blocks at once: the vectorized parser works on the whole file (keys.py).
-    for e, ka in zip(owners, parse_key_blocks(lines, blocks, path), strict=True):
+    for e, ka in zip(owners, parse_blocks(lines, blocks, path), strict=True):
         e.keys = ka
         e.n_keys = ka.n
         e.times = ka.time

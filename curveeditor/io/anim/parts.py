@@ -1,0 +1,208 @@
+"""Reading a large ``.anim`` in parts: the write check's read-back without the whole file in memory
+(issue 26).
+
+:func:`~curveeditor.io.anim.read_anim` holds the file's bytes and a table of every line: at its peak
+about twice the file (730 MB for the 350 MB that ``clean --unwrap --reduce 0.5`` writes of a 10-minute
+120 fps take; 5 GB for the 2.4 GB its ``convert`` writes), on top of the clip being written. Nearly
+all of those bytes are key lines. :func:`read_in_parts` reads the file in slices and keeps
+
+* a *skeleton*: the file with every long key block cut down to its first key, every other line (the
+  header, the entries' paths and wrap modes, bindings, events, settings) as it is, parsed by the same
+  :func:`~.document.parse_document`;
+* where the skeleton's parse reaches a cut block, that block's bytes read again and parsed alone by
+  the same key parser (:func:`~.keys.parse_key_blocks`, with the layout the document asks for).
+
+So the keys are the whole-file parse's, bit for bit (the tests compare every array on the corpus),
+with at most one block's bytes and lines in memory at a time. The clip has no source document: the
+skeleton's lines are not the file's, and a writer must not splice them into a new file; reading a
+file to look at what it plays (the write check) needs none. Any error -> the whole file is parsed
+as :func:`~curveeditor.io.anim.read_anim` does, which names the line and reason of the fault.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ClipReadError
+from .document import parse_document
+from .keys import parse_key_blocks
+from .lexer import Lines, check_bytes
+
+__all__ = ["read_in_parts", "PARTS_MIN_BYTES"]
+
+#: Files from this size are read in parts when no source document is wanted; below, whole (the
+#: skeleton costs a second read of the cut bytes, which a small file does not repay).
+PARTS_MIN_BYTES = 32 << 20
+#: Bytes read per slice of the scan (cut at the last line break).
+_SLICE = 32 << 20
+#: Key blocks of fewer lines stay in the skeleton.
+_CUT_MIN_LINES = 4096
+#: Bytes after a cut block read with it: the fast key parser wants 64 past a block's end.
+_PAD = 256
+#: A key line at Unity's indentation: the first line of a key of an entry's m_Curve list.
+_KEY_DASH = b"      - "
+_TAB_INDENT = re.compile(rb"(?m)^ *\t")
+
+
+class _WholeFile(Exception):
+    """The file is not one the parts reader handles as the whole-file reader would: read it whole."""
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """One key block's lines ``k0 .. k1 - 1`` (file lines, 0-based) at bytes ``b0 .. b1``; its first
+    key (``head_lines`` lines, to byte ``head_end``) stays in the skeleton."""
+
+    k0: int
+    k1: int
+    b0: int
+    b1: int
+    head_lines: int
+    head_end: int
+
+    @property
+    def removed(self) -> int:
+        return self.k1 - self.k0 - self.head_lines
+
+
+def read_in_parts(path: str | os.PathLike):
+    """The clip of the ``.anim`` at ``path`` (module docstring), without its source document."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            cuts = _scan(path, f)
+            skeleton = _skeleton(f, cuts)
+            parse = _BlockParser(path, f, cuts)
+            doc = parse_document(path, skeleton, parse_blocks=parse)
+            del skeleton
+    except OSError as exc:
+        raise ClipReadError(path, None, exc.strerror or str(exc)) from exc
+    except (ClipReadError, _WholeFile):
+        from . import read_anim
+
+        return read_anim(path)  # (names the fault's line, or reads what the parts could not)
+    from .reader import build_clip
+
+    return dataclasses.replace(build_clip(doc), source=None)  # (the skeleton is not the file)
+
+
+def _scan(path: str, f) -> list[_Cut]:
+    """The key blocks of at least :data:`_CUT_MIN_LINES` lines right after an ``m_Curve:`` line, found
+    slice by slice: a block runs from that line to the next line at indentation 6 or less that is
+    not a key's ``- `` (what :func:`~.document.parse_document` reads as the curve's next field).
+    Every slice passes the whole-file reader's byte checks."""
+    cuts: list[_Cut] = []
+    line0 = 0  # file line of the slice's first line
+    byte0 = 0
+    prev: tuple[int, int, bool] | None = None  # (file line, end byte, is "m_Curve:") of the last field line
+    rest = b""
+    while True:
+        buf = f.read(_SLICE)
+        data = rest + buf
+        if not data:
+            break
+        if buf:
+            nl = data.rfind(b"\n")
+            if nl < 0:
+                rest = data
+                continue
+            data, rest = data[: nl + 1], data[nl + 1 :]
+        else:
+            rest = b""
+        check_bytes(path, data)
+        if b"\t" in data and _TAB_INDENT.search(data):
+            raise _WholeFile
+        lines = Lines(data)
+        ind, dash, blank = lines.indent, lines.dash, lines.blank
+        fields = np.flatnonzero(~blank & (ind <= 6) & ~(dash & (ind == 6)))
+        starts = lines.start
+        for i in fields.tolist():
+            k = line0 + i
+            if prev is not None and prev[2] and k - prev[0] - 1 >= _CUT_MIN_LINES:
+                cut = _head(f, prev[0] + 1, k, prev[1], byte0 + int(starts[i]))
+                if cut is not None:
+                    cuts.append(cut)
+            prev = (k, byte0 + int(starts[i + 1]), lines.text(i).strip() == "m_Curve:")
+        line0 += lines.n
+        byte0 += len(data)
+        del lines, data
+    return cuts  # (a block running to the end of the file is not cut: the whole parse says it is truncated)
+
+
+def _head(f, k0: int, k1: int, b0: int, b1: int) -> _Cut | None:
+    """The :class:`_Cut` of block lines ``k0 .. k1 - 1`` (bytes ``b0 .. b1``), its first key found in
+    the bytes at ``b0``; None when they do not start with Unity's key indentation."""
+    here = f.tell()
+    f.seek(b0)
+    window = f.read(min(1 << 16, b1 - b0))
+    f.seek(here)
+    if not window.startswith(_KEY_DASH):
+        return None
+    nxt = window.find(b"\n" + _KEY_DASH)
+    if nxt < 0:
+        return None
+    head = window[: nxt + 1]
+    return _Cut(k0, k1, b0, b1, head.count(b"\n"), b0 + nxt + 1)
+
+
+def _skeleton(f, cuts: list[_Cut]) -> bytes:
+    """The file's bytes without each cut's keys after its first."""
+    pieces = []
+    pos = 0
+    for c in cuts:
+        f.seek(pos)
+        pieces.append(f.read(c.head_end - pos))
+        pos = c.b1
+    f.seek(pos)
+    pieces.append(f.read())
+    return b"".join(pieces)
+
+
+class _BlockParser:
+    """``parse_blocks`` for :func:`~.document.parse_document` of the skeleton: a block where a cut
+    begins is parsed from the file's bytes of the whole block; the others from the skeleton. Key
+    lines are numbered as in the file."""
+
+    def __init__(self, path: str, f, cuts: list[_Cut]):
+        self.path = path
+        self.f = f
+        removed = np.cumsum([0] + [c.removed for c in cuts])
+        #: skeleton line of each cut's first key -> the cut
+        self.at = {c.k0 - int(removed[j]): c for j, c in enumerate(cuts)}
+        self.skel_k0 = np.array([c.k0 - int(removed[j]) for j, c in enumerate(cuts)], dtype=np.int64)
+        self.removed = removed
+
+    def __call__(self, lines: Lines, blocks, path) -> list:
+        out: list = [None] * len(blocks)
+        rest = [j for j, (k0, _, _) in enumerate(blocks) if k0 not in self.at]
+        for j, ka in zip(rest, parse_key_blocks(lines, [blocks[j] for j in rest], path), strict=True):
+            out[j] = self._renumbered(ka)
+        for j, (k0, k1, want) in enumerate(blocks):
+            cut = self.at.get(k0)
+            if cut is not None:
+                if k1 - k0 != cut.head_lines:
+                    raise _WholeFile  # (the skeleton's block is not the cut's first key)
+                out[j] = self._cut_keys(cut, want)
+        return out
+
+    def _renumbered(self, ka):
+        """``ka`` (parsed from the skeleton) with its key lines numbered as in the file."""
+        if not self.skel_k0.size or not ka.n:
+            return ka
+        before = np.searchsorted(self.skel_k0, ka.key_lines, side="right")
+        return dataclasses.replace(ka, key_lines=ka.key_lines + self.removed[before])
+
+    def _cut_keys(self, cut: _Cut, want):
+        self.f.seek(cut.b0)
+        data = self.f.read(cut.b1 - cut.b0 + _PAD)
+        lines = Lines(data)
+        n = cut.k1 - cut.k0
+        while n > 0 and lines.blank[n - 1]:
+            n -= 1
+        ka = parse_key_blocks(lines, [(0, n, want)], self.path)[0]
+        return dataclasses.replace(ka, key_lines=ka.key_lines + cut.k0)

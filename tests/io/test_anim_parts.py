@@ -1,0 +1,221 @@
+"""The ``.anim`` reader in parts (io.anim.parts, issue 26): the same clip as the whole-file reader, bit
+for bit, with its long key blocks read one at a time; the same error as the whole-file reader for a
+fault anywhere; and the write check's read-back of a large file goes through it."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack
+from curveeditor.engine.tangents import make_curve
+from curveeditor.io.anim import parts, read_anim, write_anim
+from curveeditor.io.anim.document import parse_document
+from curveeditor.io.errors import ClipReadError
+from tests.conftest import corpus_files
+
+ANIMS = corpus_files("anim", "*.anim")
+TWO_KEYS = re.compile(rb"m_Curve:\r?\n      - [^\n]*\n(?:        [^\n]*\n){7,}      - ")
+CURVE_FIELDS = (
+    "time",
+    "value",
+    "in_slope",
+    "out_slope",
+    "in_weight",
+    "out_weight",
+    "tangent_mode",
+    "weighted_mode",
+)
+
+
+def assert_same_clip(a: Clip, b: Clip) -> None:
+    """Every track and other curve of ``a`` holds exactly ``b``'s numbers."""
+    assert [(t.path, t.kind, t.order) for t in a.tracks] == [(t.path, t.kind, t.order) for t in b.tracks]
+    assert [(o.path, o.attribute, o.kind) for o in a.other_tracks] == [
+        (o.path, o.attribute, o.kind) for o in b.other_tracks
+    ]
+    assert (a.name, a.frame_rate) == (b.name, b.frame_rate)
+    pairs = [(x.curve, y.curve) for x, y in zip(a.tracks, b.tracks, strict=True)]
+    pairs += [(x.curve, y.curve) for x, y in zip(a.other_tracks, b.other_tracks, strict=True)]
+    for x, y in pairs:
+        assert (x is None) == (y is None)
+        for f in CURVE_FIELDS if x is not None else ():
+            u, v = getattr(x, f, None), getattr(y, f, None)
+            assert (u is None) == (v is None), f
+            if u is not None:
+                np.testing.assert_array_equal(np.asarray(u), np.asarray(v), err_msg=f)
+    for x, y in zip(a.other_tracks, b.other_tracks, strict=True):
+        np.testing.assert_array_equal(x.times, y.times)
+        assert x.meta.get("values") == y.meta.get("values") and x.meta.get("events") == y.meta.get("events")
+
+
+@pytest.fixture
+def cuts_seen(monkeypatch):
+    """The cuts of every :func:`parts.read_in_parts` call, in call order (a list of lists)."""
+    seen: list = []
+    scan = parts._scan
+
+    def spy(*args):
+        cuts = scan(*args)
+        seen.append(cuts)
+        return cuts
+
+    monkeypatch.setattr(parts, "_scan", spy)
+    return seen
+
+
+@pytest.fixture
+def no_whole_read(monkeypatch):
+    """Fail if the parts reader falls back to the whole-file read."""
+    import curveeditor.io.anim as anim
+
+    def whole(path, keep_source=True):
+        raise AssertionError(f"read in parts fell back to the whole-file read of {path}")
+
+    monkeypatch.setattr(anim, "read_anim", whole)
+
+
+def long_clip(n=3000, tracks=3) -> Clip:
+    """Euler tracks of ``n`` keys at 60 fps (blocks of ``9 n`` lines), a float curve of ``n`` keys."""
+    t = np.arange(n) / 60.0
+    rng = np.random.default_rng(3)
+    tr = []
+    for j in range(tracks):
+        e = np.cumsum(rng.normal(0, 2.0, (n, 3)), axis=0)
+        tr.append(RotationTrack(f"Root/Bone{j}", "euler", make_curve(t, e), order="zxy"))
+    blend = OtherTrack(
+        "Face", "blendShape.smile", "float", make_curve(t, np.sin(t)[:, None]), t, {"class_id": 137}
+    )
+    return Clip("long", 60.0, tr, [blend])
+
+
+@pytest.fixture
+def long_anim(tmp_path):
+    path = tmp_path / "long.anim"
+    write_anim(long_clip(), path)
+    return path
+
+
+@pytest.mark.skipif(not ANIMS, reason="../shared/corpus/anim is not present")
+@pytest.mark.parametrize("path", ANIMS, ids=lambda p: p.name[:40])
+def test_corpus_in_parts_is_the_whole_read(path, monkeypatch, cuts_seen, no_whole_read):
+    from curveeditor.io.anim import reader
+
+    monkeypatch.setattr(parts, "_CUT_MIN_LINES", 8)  # (cut every block of a corpus file)
+    got = parts.read_in_parts(path)
+    data = path.read_bytes()
+    want = reader.build_clip(parse_document(str(path), data))
+    assert_same_clip(got, want)
+    assert got.source is None
+    if TWO_KEYS.search(data):  # (a block of two keys or more at Unity's indentation is cut)
+        assert cuts_seen[0], "no block was cut"
+
+
+def test_long_blocks_are_cut_and_read_back_exactly(long_anim, cuts_seen, no_whole_read):
+    got = parts.read_in_parts(long_anim)
+    assert_same_clip(got, read_anim(long_anim))
+    # Cut: the 3 tracks' m_EulerCurves and 9 m_EditorCurves blocks and the float curve's 2 (runtime and
+    # editor), each of 3000 keys.
+    assert len(cuts_seen[0]) == 14
+    assert all(c.k1 - c.k0 == 3000 * 9 for c in cuts_seen[0])
+
+
+def test_key_lines_are_the_files_lines(long_anim, monkeypatch, no_whole_read):
+    docs = []
+    real = parts.parse_document
+
+    def capture(*a, **k):
+        docs.append(real(*a, **k))
+        return docs[-1]
+
+    monkeypatch.setattr(parts, "parse_document", capture)
+    parts.read_in_parts(long_anim)
+    data = long_anim.read_bytes()
+    whole = parse_document(str(long_anim), data)
+    for lname, entries in whole.entries.items():
+        for e, p in zip(entries, docs[0].entries[lname], strict=True):
+            if e.keys is not None:
+                np.testing.assert_array_equal(p.keys.key_lines, e.keys.key_lines)
+
+
+def test_crlf_file(tmp_path, long_anim, cuts_seen, no_whole_read):
+    crlf = tmp_path / "crlf.anim"
+    crlf.write_bytes(long_anim.read_bytes().replace(b"\n", b"\r\n"))
+    assert_same_clip(parts.read_in_parts(crlf), read_anim(crlf))
+    assert len(cuts_seen[0]) == 14
+
+
+def test_small_slices(long_anim, monkeypatch, cuts_seen, no_whole_read):
+    """Blocks and lines that straddle the scan's slices."""
+    monkeypatch.setattr(parts, "_SLICE", 4099)
+    assert_same_clip(parts.read_in_parts(long_anim), read_anim(long_anim))
+    assert len(cuts_seen[0]) == 14
+
+
+def _corrupt(data: bytes, nth_key: int, old: bytes, new: bytes) -> bytes:
+    """``data`` with ``old`` replaced by ``new`` in the ``nth_key``-th key line holding ``old``."""
+    pos = -1
+    for _ in range(nth_key):
+        pos = data.index(old, pos + 1)
+    return data[:pos] + new + data[pos + len(old) :]
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        (2500, b"inSlope: {x: ", b"inSlope: {x: abc"),  # a bad number deep in a cut block
+        (7000, b"value: {x: ", b"value: {x: nan, q: "),  # in the second track's block
+        (1500, b"tangentMode: ", b"tangentMode: 1.5"),
+        (2000, b"      - serializedVersion: 3", b"      - serializedVersion: 9"),
+        (400, b"time: ", b"time: \x01"),  # a control character
+        (900, b"time: ", "time: \u00e9".encode("latin-1")),  # invalid UTF-8
+        (1200, b"        outSlope", b"\toutSlope"),  # a tab in the indentation
+        (1, b"m_PreInfinity: 2", b"m_PreInfinity: 7"),  # a skeleton line after a cut block
+    ],
+)
+def test_a_fault_is_named_as_the_whole_read_names_it(tmp_path, long_anim, fault):
+    bad = tmp_path / "bad.anim"
+    bad.write_bytes(_corrupt(long_anim.read_bytes(), *fault))
+    with pytest.raises(ClipReadError) as whole:
+        read_anim(bad)
+    with pytest.raises(ClipReadError) as inparts:
+        parts.read_in_parts(bad)
+    assert str(inparts.value) == str(whole.value)
+    assert inparts.value.line == whole.value.line
+
+
+def test_truncated_in_a_cut_block(tmp_path, long_anim):
+    data = long_anim.read_bytes()
+    bad = tmp_path / "cut.anim"
+    bad.write_bytes(data[: data.index(b"      m_Curve:\n") + 300_000])
+    with pytest.raises(ClipReadError) as whole:
+        read_anim(bad)
+    with pytest.raises(ClipReadError) as inparts:
+        parts.read_in_parts(bad)
+    assert str(inparts.value) == str(whole.value)
+
+
+def test_keep_source_false_reads_large_files_in_parts(long_anim, monkeypatch, cuts_seen):
+    assert read_anim(long_anim, keep_source=False).source is not None  # (below PARTS_MIN_BYTES: whole)
+    assert not cuts_seen
+    monkeypatch.setattr(parts, "PARTS_MIN_BYTES", 1 << 16)
+    assert read_anim(long_anim, keep_source=False).source is None
+    assert len(cuts_seen) == 1
+    assert read_anim(long_anim).source is not None  # (the default keeps the document)
+
+
+def test_the_write_check_reads_a_large_file_back_in_parts(tmp_path, monkeypatch, cuts_seen):
+    from curveeditor.io import write_checked
+
+    clip = long_clip()
+    whole = write_checked(clip, tmp_path / "whole.anim")
+    assert not cuts_seen
+    monkeypatch.setattr(parts, "PARTS_MIN_BYTES", 1 << 16)
+    check = write_checked(clip, tmp_path / "parts.anim")
+    assert len(cuts_seen) == 1 and len(cuts_seen[0]) == 14
+    assert check.clip.source is None
+    assert (tmp_path / "parts.anim").read_bytes() == (tmp_path / "whole.anim").read_bytes()
+    assert [c.as_dict() for c in check.tracks] == [c.as_dict() for c in whole.tracks]
+    assert_same_clip(check.clip, whole.clip)
