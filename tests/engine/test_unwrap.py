@@ -208,10 +208,19 @@ def _same_track(a: RotationTrack, b: RotationTrack) -> bool:
     return a.path == b.path and a.kind == b.kind and a.order == b.order and a.curve.equals(b.curve)
 
 
-def test_unwrap_tracks_equals_one_call_per_track():
+@pytest.mark.parametrize("join_max", [None, 150, 1])
+def test_unwrap_tracks_equals_one_call_per_track(join_max, monkeypatch):
     """The joined pass gives each track exactly what unwrap_track gives it (mixed orders, kinds,
-    wraps, flips, deliberate spins, Free slopes, 1-key tracks); unchanged tracks come back as is."""
+    wraps, flips, deliberate spins, Free slopes, 1-key tracks); unchanged tracks come back as is.
+    ``join_max``: passes of at most that many keys (a long take's bounded temporaries), down to
+    one track a pass."""
+    from curveeditor.engine import unwrap
     from curveeditor.engine.unwrap import unwrap_tracks
+
+    if join_max is not None:
+        monkeypatch.setattr(unwrap, "JOIN_MAX_KEYS", join_max)
+        batches = unwrap._batches([0, 1, 2, 3], [100, 40, 200, 10])
+        assert batches == ([[0, 1], [2], [3]] if join_max == 150 else [[0], [1], [2], [3]])
 
     rng = np.random.default_rng(11)
     tracks = []
