@@ -58,9 +58,9 @@ def cuts_seen(monkeypatch):
     scan = parts._scan
 
     def spy(*args):
-        cuts = scan(*args)
+        cuts, parsed = scan(*args)
         seen.append(cuts)
-        return cuts
+        return cuts, parsed
 
     monkeypatch.setattr(parts, "_scan", spy)
     return seen
