@@ -117,7 +117,7 @@ if step in ("write", "ahead", "sequential", "render"):
                   "in_process": False}}
         real_read, real_check = verify._read_back, verify.check_written
         ahead = check_ahead.CheckAhead
-        real_wait, real_run, real_result = ahead.wait, ahead._check, ahead.result_for
+        real_wait, real_run, real_result = ahead.wait, ahead._compare, ahead.result_for
 
         def timed_read(*a, **k):
             split["peak_before_read_back"] = hwm()
@@ -140,15 +140,17 @@ if step in ("write", "ahead", "sequential", "render"):
             t0 = time.perf_counter()
             real_wait(self)
             split["wait"] += time.perf_counter() - t0
-            if self.child is not None:  # (beside.Beside: its peak RSS and CPU once reaped)
-                split["child_rss"] = max(split["child_rss"], self.child.peak_rss)
-                split["child_cpu"] = split.get("child_cpu", 0.0) + self.child.cpu
+            child = self.queue.child if self.queue is not None else None
+            if child is not None:  # (beside.Beside: its peak RSS and CPU once reaped)
+                split["child_rss"] = max(split["child_rss"], child.peak_rss)
+                split["child_cpu"] = split.get("child_cpu", 0.0) + child.cpu
             split["in_process"] = split["in_process"] or self.in_process
 
-        def timed_run(self):
+        def timed_run(self, i):
             t0 = time.perf_counter()
-            r = real_run(self)
-            split["thread"] += time.perf_counter() - t0
+            r = real_run(self, i)
+            if threading.current_thread() is not threading.main_thread():
+                split["thread"] += time.perf_counter() - t0
             return r
 
         def timed_result(self, written):
@@ -159,7 +161,7 @@ if step in ("write", "ahead", "sequential", "render"):
             return r
 
         verify._read_back, verify.check_written = timed_read, timed_check
-        ahead.wait, ahead._check, ahead.result_for = timed_wait, timed_run, timed_result
+        ahead.wait, ahead._compare, ahead.result_for = timed_wait, timed_run, timed_result
         t = time.perf_counter()
         check = write_checked(clip, dst)
         dt = time.perf_counter() - t

@@ -111,6 +111,39 @@ def test_fork_map_shares_the_items_with_a_child():
         assert pids[0] not in pids[1:]  # the side on the long item (either) took no other
 
 
+def test_a_fork_queue_is_joined_by_the_caller_when_it_is_free():
+    """The child starts on the items at once; the caller, busy meanwhile (the write check's render and
+    read-back), takes what is left when it asks for the results (issue 26)."""
+    import time
+
+    from curveeditor.io.beside import ForkQueue
+
+    parent = os.getpid()
+
+    def fn(x):
+        time.sleep(0.05)
+        return x + 10, os.getpid()
+
+    queue = ForkQueue(fn, range(40), fork=True)
+    time.sleep(0.5)  # the caller's own work: the child takes items meanwhile
+    out = queue.results()
+    assert [v for v, _ in out] == list(range(10, 50))
+    pids = [p for _, p in out]
+    assert pids[0] != parent and pids.count(parent) < 30  # the child began, alone
+    assert parent in pids  # the caller took its share once free
+    assert not queue.child.running
+
+
+def test_a_closed_fork_queue_leaves_no_child():
+    import time
+
+    from curveeditor.io.beside import ForkQueue
+
+    queue = ForkQueue(lambda x: time.sleep(30), range(4), fork=True)
+    queue.close()
+    assert not queue.child.running
+
+
 def test_fork_map_makes_up_for_a_failed_child():
     from curveeditor.io.beside import fork_map
 

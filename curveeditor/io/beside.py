@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Beside", "may_fork", "fork_map"]
+__all__ = ["Beside", "ForkQueue", "may_fork", "fork_map"]
 
 
 def may_fork() -> bool:
@@ -121,46 +121,82 @@ class Beside:
 
 
 def fork_map(fn: Callable[[Any], Any], items) -> list:
-    """``[fn(x) for x in items]``, computed by the caller and one forked child (:class:`Beside`) side
-    by side when :func:`may_fork` and there are two items or more: the second core of the 2-core
-    machine for independent work of one command (``clean``'s ``reduce`` chunks and step figures,
-    ``engine.reduce.reduce_tracks(map_chunks=)``). Each takes the next item not yet taken (item
-    numbers queued in a pipe, read 4 bytes at a time), so the two finish together however uneven the
-    items are: every other item each had the caller end 3.4 s after the child on a 10-minute take's
-    ``reduce``. The child's results come back pickled; a child that fails is made up for by the
-    caller computing the items it did not."""
+    """``[fn(x) for x in items]``, computed by the caller and one forked child side by side
+    (:class:`ForkQueue`) when :func:`may_fork` and there are two items or more: the second core of
+    the 2-core machine for independent work of one command (``clean``'s ``reduce`` chunks and step
+    figures, ``engine.reduce.reduce_tracks(map_chunks=)``)."""
     items = list(items)
-    if len(items) < 2 or not may_fork() or 4 * len(items) > _PIPE_QUEUE_BYTES:
+    if len(items) < 2:
         return [fn(x) for x in items]
-    r, w = os.pipe()
-    try:
-        os.write(w, np.arange(len(items), dtype="<u4").tobytes())  # fits the pipe: no reader needed
-    finally:
-        os.close(w)
+    return ForkQueue(fn, items).results()
 
-    def take() -> list:
+
+class ForkQueue:
+    """``[fn(x) for x in items]``, started in a forked child (:class:`Beside`) at construction and
+    joined by the caller in :meth:`results`, when it is free (straight away for :func:`fork_map`;
+    after its own read-back for the write check, ``io.check_ahead``).
+
+    Each takes the next item not yet taken (item numbers queued in a pipe, read 4 bytes at a time), so
+    the two finish together however uneven the items are: every other item each had the caller end
+    3.4 s after the child on a 10-minute take's ``reduce``. The child's results come back pickled; a
+    child that fails (or no fork: :func:`may_fork` false, more items than the pipe queues) is made
+    up for by the caller computing the items it did not."""
+
+    def __init__(self, fn: Callable[[Any], Any], items, fork: bool | None = None):
+        """``fork``: None = when :func:`may_fork`; True = whenever ``os.fork`` exists (the caller has
+        decided, as ``io.check_ahead`` does)."""
+        self.fn = fn
+        self.items = list(items)
+        if fork is None:
+            fork = may_fork()
+        self._r: int | None = None
+        #: The :class:`Beside` child (None: the caller computes every item), for its figures.
+        self.child: Beside | None = None
+        if not (self.items and fork and hasattr(os, "fork")) or 4 * len(self.items) > _PIPE_QUEUE_BYTES:
+            return
+        r, w = os.pipe()
+        try:
+            os.write(w, np.arange(len(self.items), dtype="<u4").tobytes())  # fits the pipe: no reader
+        finally:
+            os.close(w)
+        self._r = r
+        self.child = Beside(self._take)
+
+    def _take(self) -> list:
         done = []
         while True:
-            b = os.read(r, 4)  # one whole item number: written whole, read under the pipe's lock
+            b = os.read(self._r, 4)  # one whole item number: written whole, read under the pipe's lock
             if len(b) < 4:
                 return done
             i = int.from_bytes(b, "little")
-            done.append((i, fn(items[i])))
+            done.append((i, self.fn(self.items[i])))
 
-    try:
-        child = Beside(take)
-        mine = take()
-    finally:
-        os.close(r)
-    ok, theirs = child.result()
-    out: list = [None] * len(items)
-    have = [False] * len(items)
-    for i, res in mine + (theirs if ok else []):
-        out[i], have[i] = res, True
-    for i, got in enumerate(have):
-        if not got:
-            out[i] = fn(items[i])
-    return out
+    def results(self) -> list:
+        """``[fn(x) for x in items]``: the caller takes the items still queued, then the child's."""
+        try:
+            mine = self._take() if self._r is not None else []
+        finally:
+            self._close_queue()
+        ok, theirs = self.child.result() if self.child is not None else (False, None)
+        out: list = [None] * len(self.items)
+        have = [False] * len(self.items)
+        for i, res in mine + (theirs if ok else []):
+            out[i], have[i] = res, True
+        for i, got in enumerate(have):
+            if not got:
+                out[i] = self.fn(self.items[i])
+        return out
+
+    def close(self) -> None:
+        """End a child still running (its results are no longer wanted)."""
+        self._close_queue()
+        if self.child is not None:
+            self.child.close()
+
+    def _close_queue(self) -> None:
+        if self._r is not None:
+            os.close(self._r)
+            self._r = None
 
 
 #: Bytes of item numbers :func:`fork_map` queues in a pipe before forking (Linux's default pipe

@@ -614,27 +614,27 @@ def check_curves(clip, written, ext: str) -> tuple[tuple[CurveCheck, ...], str |
     return tuple(checks), failure
 
 
-def check_tracks_one_by_one(clip, to_write: dict, promise: Promise | None, ext: str, path: str) -> WriteCheck:
-    """:func:`check_written` of ``clip`` against ``to_write`` (path -> the track handed to the
-    writer) as the file stores it (:func:`as_format_stores`), track by track
-    (the float32 copies exist one at a time), joined as one call over the clip would return it
-    (checks in track order, the first failure): what :class:`~curveeditor.io.check_ahead.CheckAhead`
-    runs beside the write."""
+def check_one_track(clip, track, written, promise: Promise | None, ext: str, path: str) -> WriteCheck:
+    """:func:`check_written` of ``track`` (one track of ``clip``) against ``written`` (the track handed
+    to the writer, None if it wrote none) as the file stores it (:func:`as_format_stores`): one part
+    of what :class:`~curveeditor.io.check_ahead.CheckAhead` runs beside the write (the float32
+    copies exist one track at a time), joined by :func:`joined_checks`."""
     from ..engine.clip import Clip
 
-    checks: list = []
-    failure = None
-    for t in clip.tracks:
-        w = to_write.get(t.path)
-        one = check_written(
-            Clip(clip.name, clip.frame_rate, [t]),
-            Clip(clip.name, clip.frame_rate, [] if w is None else [as_format_stores(w, ext)]),
-            promise,
-            ext,
-            path,
-        )
-        checks += one.tracks
-        failure = failure or one.failure
+    return check_written(
+        Clip(clip.name, clip.frame_rate, [track]),
+        Clip(clip.name, clip.frame_rate, [] if written is None else [as_format_stores(written, ext)]),
+        promise,
+        ext,
+        path,
+    )
+
+
+def joined_checks(parts: list[WriteCheck], promise: Promise | None, path: str) -> WriteCheck:
+    """The :func:`check_one_track` results of a clip's tracks (in track order) as one call of
+    :func:`check_written` over the clip returns them: the checks in order, the first failure."""
+    checks = [c for part in parts for c in part.tracks]
+    failure = next((part.failure for part in parts if part.failure), None)
     return WriteCheck(path, tuple(checks), (), failure, (promise or Promise()).what)
 
 
@@ -834,7 +834,8 @@ def write_checked(
     if ext in AHEAD_FORMATS and check_ahead() and not (ext == ".csv" and opts.get("keys_only")):
         ahead = CheckAhead(
             clip,
-            lambda tracks: check_tracks_one_by_one(clip, tracks, promise, ext, fname),
+            lambda track, written: check_one_track(clip, track, written, promise, ext, fname),
+            lambda parts: joined_checks(parts, promise, fname),
             stored=lambda track: as_format_stores(track, ext),
         )
 

@@ -34,30 +34,54 @@ def bvh(tmp_path):
     return read_clip(p)
 
 
-def _spy(monkeypatch):
-    """Where ``check_written`` runs, as seen from this process: a child's calls are not recorded here
-    (the child appends to its own copy of the list)."""
-    real = verify.check_written
-    calls = []
+class _Calls(list):
+    """Thread names of the whole-clip comparisons (``check_written`` after the read-back); ``ahead``:
+    those of the per-track comparisons begun ahead (``check_one_track``). A child's calls are not
+    recorded here (the child appends to its own copy of the lists)."""
+
+    ahead: list
+
+
+def _spy(monkeypatch) -> _Calls:
+    """Where the comparisons run, as seen from this process (:class:`_Calls`)."""
+    real_one, real = verify.check_one_track, verify.check_written
+    calls = _Calls()
+    calls.ahead = []
+    inside = threading.local()
+
+    def one(*a, **k):
+        calls.ahead.append(threading.current_thread().name)
+        inside.on = True
+        try:
+            return real_one(*a, **k)
+        finally:
+            inside.on = False
 
     def spy(*a, **k):
-        calls.append(threading.current_thread().name)
+        if not getattr(inside, "on", False):
+            calls.append(threading.current_thread().name)
         return real(*a, **k)
 
+    monkeypatch.setattr(verify, "check_one_track", one)
     monkeypatch.setattr(verify, "check_written", spy)
     return calls
 
 
-def _ahead_calls(mode: str) -> list[str]:
-    """What ``_spy`` records when every comparison ran ahead (and was used)."""
-    return [] if mode == "process" else ["write-check-ahead"]
+def _assert_used_ahead(calls: _Calls, mode: str) -> None:
+    """Every comparison ran ahead and its figures were used: nothing compared after the read-back; in
+    a thread, every track there; with a child, the caller's share of the queue only (here)."""
+    assert calls == []
+    if mode == "thread":
+        assert set(calls.ahead) == {"write-check-ahead"}
+    else:
+        assert set(calls.ahead) <= {"MainThread"}
 
 
 @pytest.mark.parametrize("ext", [".anim", ".csv"])
 def test_the_figures_checked_ahead_are_the_read_back_figures(bvh, tmp_path, monkeypatch, mode, ext):
     calls = _spy(monkeypatch)
     ahead = write_checked(bvh, tmp_path / f"a{ext}")
-    assert sorted(set(calls)) == _ahead_calls(mode)  # the early figures were used
+    _assert_used_ahead(calls, mode)
     monkeypatch.setattr(check_ahead, "CHECK_AHEAD", False)
     calls.clear()
     after = write_checked(bvh, tmp_path / f"b{ext}")
@@ -92,7 +116,7 @@ def test_a_csv_check_ahead_foresees_rebuilt_and_carried_curves(tmp_path, monkeyp
     )
     calls = _spy(monkeypatch)
     ahead = write_checked(clip, tmp_path / "a.csv")
-    assert sorted(set(calls)) == _ahead_calls(mode)
+    _assert_used_ahead(calls, mode)
     monkeypatch.setattr(check_ahead, "CHECK_AHEAD", False)
     after = write_checked(clip, tmp_path / "b.csv")
     assert ahead.as_dict()["tracks"] == after.as_dict()["tracks"]
@@ -188,7 +212,8 @@ def test_a_failed_write_ends_the_child(bvh, tmp_path, monkeypatch, mode):
     monkeypatch.setattr(verify, "_read_back", refuse)
     with pytest.raises(ClipWriteError, match="simulated"):
         write_checked(bvh, tmp_path / "out.anim")
-    assert started and started[0].child is not None and not started[0].child.running
+    child = started[0].queue.child if started and started[0].queue is not None else None
+    assert child is not None and not child.running
     assert not (tmp_path / "out.anim").exists()
 
 
@@ -206,7 +231,7 @@ def test_by_default_a_thread_runs_ahead_only_when_a_core_looks_free(bvh, tmp_pat
     calls.clear()
     monkeypatch.setattr(check_ahead.os, "getloadavg", lambda: (0.4, 1.0, 1.0))
     write_checked(bvh, tmp_path / "quiet.anim")
-    assert sorted(set(calls)) == _ahead_calls(mode)
+    _assert_used_ahead(calls, mode)
     monkeypatch.setattr(check_ahead.os, "sched_getaffinity", lambda pid: {0})  # one CPU: never
     calls.clear()
     write_checked(bvh, tmp_path / "one.anim")
@@ -221,9 +246,10 @@ check_ahead.FORK_MIN_KEYS = 0
 seen = []
 real = check_ahead.CheckAhead.wait
 def wait(self):
-    seen.append(self.child is not None and self.child.running)
+    child = self.queue.child if self.queue is not None else None
+    seen.append(child is not None and child.running)
     real(self)
-    seen.append(self.child is not None and self.child.peak_rss > 0 and self.result is not None)
+    seen.append(child is not None and child.peak_rss > 0 and self.result is not None)
 check_ahead.CheckAhead.wait = wait
 write_checked(read_clip(sys.argv[1]), sys.argv[2])
 if sys.argv[3] == "thread":
