@@ -58,6 +58,7 @@ from .rotations import (
 __all__ = [
     "reduce_track",
     "reduce_tracks",
+    "kept_key_estimate",
     "rdp_reduce",
     "slerp_pairs",
     "dense_check_grid",
@@ -632,6 +633,42 @@ def reduce_tracks(tracks, max_error_deg, channels: bool = False, map_chunks=None
         out[i] = reduced[js[0]] if len(js) == 1 else _stitch(tracks[i], [reduced[j] for j in js])
     out = _single_keys(tracks, out, bounds)
     return _per_channel(tracks, out, bounds) if channels else out
+
+
+#: Keys :func:`kept_key_estimate` reduces at most; past it, a sample of this size. The convert hint
+#: on a 10-minute 120 fps take (2.2 M keys) reduced every key: 42 s of CPU beside a 45 s write, on a
+#: 2-core machine the write's own second core. On that take (143,884 keys kept) a sample of 2^17 keys
+#: estimated 151,416 in 1.8 s, 2^18 keys 144,536 (+0.5 %) in 3.7 s.
+ESTIMATE_SAMPLE_KEYS = 1 << 18
+
+
+def kept_key_estimate(tracks, max_error_deg: float, sample_keys: int | None = None):
+    """How many keys ``tracks`` hold in all after ``reduce_tracks(tracks, max_error_deg)`` (degrees):
+    ``(keys, share)``, ``share`` the fraction of the reducible keys actually reduced (1.0: exact).
+
+    Tracks with more reducible keys (3 or more keys a track) than ``sample_keys`` are sampled by the
+    units :func:`reduce_tracks` reduces on their own (the :data:`WINDOW_KEYS` windows of long tracks,
+    short tracks whole): every k-th unit in track order, so the sample spreads over the take's time
+    and joints, and the kept fraction measured on it is applied to all reducible keys.
+    ``sample_keys`` defaults to :data:`ESTIMATE_SAMPLE_KEYS`.
+    """
+    sample_keys = ESTIMATE_SAMPLE_KEYS if sample_keys is None else sample_keys
+    tracks = list(tracks)
+    fixed = sum(t.n_keys for t in tracks if t.n_keys < 3)
+    work = [t for t in tracks if t.n_keys >= 3]
+    total = sum(t.n_keys for t in work)
+    if total <= sample_keys:
+        return fixed + sum(t.n_keys for t in reduce_tracks(work, max_error_deg)), 1.0
+    units = [
+        part
+        for t in work
+        for part in (_windows(t) if t.n_keys > WINDOW_KEYS and not np.any(t.curve.weighted_mode) else [t])
+    ]
+    stride = -(-total // sample_keys)
+    sample = units[stride // 2 :: stride] or units[len(units) // 2 : len(units) // 2 + 1]
+    measured = sum(u.n_keys for u in sample)
+    kept = sum(u.n_keys for u in reduce_tracks(sample, max_error_deg))
+    return fixed + round(total * kept / measured), measured / total
 
 
 #: Keys of one lockstep reduction (:func:`_reduce_group`) at most (a track's windows or whole tracks

@@ -73,3 +73,17 @@ def test_window_cuts_at_the_edges(n):
     assert sum(p.n_keys for p in parts) == n + len(parts) - 1  # neighbours share one key
     stitched = reduce_mod._stitch(track, parts)
     assert stitched.curve.equals(track.curve)
+
+
+def test_kept_key_estimate_is_exact_up_to_its_sample_and_close_past_it():
+    """The convert hint's figure: the whole reduction up to ``sample_keys``, past it an even sample of
+    the windows (every k-th, over joints and time) scaled to all keys, near the whole reduction."""
+    from curveeditor.engine.reduce import kept_key_estimate
+
+    tracks = [mocap_track(f"J{i}", 30_000, seed=i) for i in range(4)]
+    tracks.append(RotationTrack("Two", "euler", make_curve([0.0, 1.0], np.zeros((2, 3))), order="zxy"))
+    exact = sum(t.n_keys for t in reduce_tracks(tracks, 0.5))
+    assert kept_key_estimate(tracks, 0.5, sample_keys=200_000) == (exact, 1.0)
+    kept, share = kept_key_estimate(tracks, 0.5, sample_keys=30_000)
+    assert 0.15 < share < 0.35  # 4 of the 16 windows
+    assert abs(kept - exact) <= 0.1 * exact

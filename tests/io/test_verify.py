@@ -184,6 +184,28 @@ def test_convert_reports_read_back_and_reduce_hint(spin_anim, tmp_path):
     assert re.search(r"--reduce 0.5 \(Unity's import default error\) would keep \d+ of 302 keys", r.stdout)
 
 
+def test_reduce_hint_of_a_long_clip_is_an_estimate_that_says_so(monkeypatch):
+    """Past ``reduce.ESTIMATE_SAMPLE_KEYS`` the hint is measured on a sample: rounded to three
+    digits, with the share of the keys it was measured on."""
+    from curveeditor import cli
+    from curveeditor.engine import reduce as reduce_mod
+    from tests.engine.test_reduce_long import mocap_track
+
+    clip = Clip("takes", 120.0, [mocap_track(f"J{i}", 3_000, seed=i) for i in range(6)])
+    exact = cli._reduce_hint(clip, "out.anim")
+    assert re.fullmatch(r".* would keep \d+ of 18000 keys \(\d+% fewer\)", exact)
+    monkeypatch.setattr(reduce_mod, "ESTIMATE_SAMPLE_KEYS", 6_000)
+    line = cli._reduce_hint(clip, "out.anim")
+    m = re.fullmatch(
+        r".* would keep about (\d+) of 18000 keys \(\d+% fewer; estimated on 33% of the keys\)", line
+    )
+    assert m, line
+    kept = int(re.search(r"keep (\d+)", exact).group(1))
+    assert abs(int(m.group(1)) - kept) <= 0.15 * kept
+    estimate, _ = reduce_mod.kept_key_estimate(clip.tracks, 0.5)
+    assert int(m.group(1)) == round(estimate, 3 - len(str(estimate)))
+
+
 def test_unity_plays_the_csv_the_same_at_keys(tmp_path):
     clip = spin_clip(n=31, seconds=3.0, turn=270.0)
     check = write_checked(clip, tmp_path / "o.csv")
