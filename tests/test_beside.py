@@ -157,6 +157,69 @@ def test_fork_map_makes_up_for_a_failed_child():
     assert fork_map(fn, [1, 2, 3, 4]) == [2, 3, 4, 5]
 
 
+def _stream_item(item):
+    import time
+
+    time.sleep(0.02)
+    return item[0] * item[1], os.getpid(), np.arange(50_000)  # (a result larger than a pipe holds)
+
+
+def test_a_fork_stream_computes_items_as_they_are_put():
+    """The child computes each item as the caller puts it, while the caller works on; the caller
+    takes what is still queued when it asks for the results, which come back in order (issue 26:
+    the key blocks of an .anim read back in parts, parsed beside the scan)."""
+    import struct
+    import time
+
+    from curveeditor.io.beside import ForkStream
+
+    parent = os.getpid()
+    stream = ForkStream(_stream_item, struct.Struct("<qq"), fork=True)
+    for i in range(30):
+        stream.put((i, 3))
+        time.sleep(0.01)  # the caller's own work between items
+    out = stream.results()
+    assert [v for v, _, _ in out] == [3 * i for i in range(30)]
+    pids = [p for _, p, _ in out]
+    assert pids[0] != parent and parent in pids  # the child began; the caller took its share
+    assert all(np.array_equal(a, np.arange(50_000)) for _, _, a in out)
+    assert stream.pid is None and stream._spill is None  # reaped, the spill file closed
+
+
+def test_a_fork_stream_makes_up_for_a_failed_child_and_a_full_queue():
+    import struct
+
+    from curveeditor.io.beside import ForkStream
+
+    parent = os.getpid()
+
+    def fn(item):
+        if os.getpid() != parent:
+            os._exit(3)  # the child dies on the first item it takes, without its result
+        return item[0] + 1
+
+    stream = ForkStream(fn, struct.Struct("<q"), fork=True)
+    for i in range(3000):  # (more records than the queue's pipe holds: the rest are the caller's)
+        stream.put((i,))
+    assert stream.results() == list(range(1, 3001))
+    assert ForkStream(fn, struct.Struct("<q"), fork=False).pid is None
+
+
+def test_a_closed_fork_stream_leaves_no_child():
+    import struct
+    import time
+
+    from curveeditor.io.beside import ForkStream
+
+    stream = ForkStream(lambda item: time.sleep(30), struct.Struct("<q"), fork=True)
+    stream.put((1,))
+    pid = stream.pid
+    stream.close()
+    assert stream.pid is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
 def test_reduce_tracks_on_two_cores_gives_the_serial_result():
     from curveeditor.engine.reduce import reduce_tracks
     from curveeditor.io.beside import fork_map

@@ -114,12 +114,14 @@ def _is_frozen(a, shape: tuple[int, ...], dtype) -> bool:
     # A read-only view is shared too when every array it views is read-only (a reader's columns of
     # one frozen block): copying the seven per-key arrays of a 742-key BVH track was a third of a
     # key drag step's edit (``move_keys``).
+    # The memory under it may also be an immutable ``bytes`` (arrays unpickled from another process:
+    # the parts reader's blocks parsed in a child, whose copies were 590 MB of a 2.4 GB read-back).
     base = a.base
     while isinstance(base, np.ndarray):
         if base.flags.writeable:
             return False
         base = base.base
-    return base is None
+    return base is None or isinstance(base, bytes)
 
 
 def _per_key(a, n: int, c: int, default, dtype) -> np.ndarray:

@@ -112,8 +112,25 @@ def atomic_write_bytes(
 
 @contextlib.contextmanager
 def _syncing(fd: int) -> Iterator[None]:
-    """``os.fsync(fd)`` in a thread for the duration of the block; an error of either is raised
-    after both are done (the block's first)."""
+    """``os.fsync(fd)`` beside the block; an error of either is raised after both are done (the
+    block's first). Beside it in a forked child where the process may fork (``io.beside.may_fork``):
+    a thread would make the block's own forks unsafe (the read-back of a large ``.anim`` parses its
+    key blocks in a child, ``io.anim.parts``); else in a thread."""
+    from .beside import Beside, may_fork
+
+    if may_fork():
+        sync = Beside(lambda: _fsync_error(fd))
+        try:
+            yield
+        except BaseException:
+            sync.close()
+            raise
+        ok, err = sync.result()
+        if not ok:  # (the child failed: the caller syncs)
+            os.fsync(fd)
+        elif err is not None:
+            raise OSError(*err)
+        return
     failed: list[OSError] = []
 
     def run() -> None:
@@ -130,6 +147,15 @@ def _syncing(fd: int) -> Iterator[None]:
         sync.join()
     if failed:
         raise failed[0]
+
+
+def _fsync_error(fd: int) -> tuple[int, str] | None:
+    """``os.fsync(fd)``; its error as ``(errno, strerror)`` (what pickles back from a child), or None."""
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        return exc.errno, exc.strerror
+    return None
 
 
 def atomic_write_chunks(

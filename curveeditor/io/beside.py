@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
 import signal
+import struct
 import sys
 import threading
 from collections.abc import Callable
@@ -20,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Beside", "ForkQueue", "may_fork", "fork_map"]
+__all__ = ["Beside", "ForkQueue", "ForkStream", "may_fork", "fork_map"]
 
 
 def may_fork() -> bool:
@@ -202,3 +204,167 @@ class ForkQueue:
 #: Bytes of item numbers :func:`fork_map` queues in a pipe before forking (Linux's default pipe
 #: holds 64 KiB; more items are computed by the caller alone).
 _PIPE_QUEUE_BYTES = 1 << 16
+
+
+class ForkStream:
+    """``fn(item)`` for items the caller finds as it works: each :meth:`put` queues one for a child
+    forked at construction, which computes them as they come; :meth:`results` (once the caller has
+    put the last) has the caller take the items still queued, then returns every result in order.
+
+    For work whose items appear one by one in a longer sequential pass, as the key blocks of an
+    ``.anim`` read back in parts (``io.anim.parts``): the child parses each block while the caller
+    scans for the next. Items are tuples of ints (``record``, a :class:`struct.Struct`), queued in a
+    pipe as fixed records no larger than ``PIPE_BUF`` (a write is whole or not at all; an item the
+    full pipe does not take is the caller's). The child appends each pickled result to an unlinked
+    temporary file and sends its place in a record of its own; the caller loads them in :meth:`poll`
+    (call it between items). (Results through a pipe stalled the child: a 10 MB block's keys are 160
+    pipe-fulls, one per poll.) A result is thus held once in the caller, not twice at the end as
+    one pickle (:class:`Beside`), and the file's pages are the page cache's, not either process's.
+
+    A child that fails in any way, or no fork (``fork`` false, :func:`may_fork` false by default), is
+    made up for by the caller computing what the child did not send back.
+    """
+
+    _PLACE = struct.Struct("<IQQ")  # (item, offset, length) of a result in the spill file
+
+    def __init__(self, fn: Callable[[tuple], Any], record: struct.Struct, fork: bool | None = None):
+        self.fn = fn
+        self._record = struct.Struct("<I" + record.format.lstrip("<=!>@"))
+        self.items: list[tuple] = []
+        self._got: dict[int, Any] = {}
+        self._buf = b""
+        self.pid: int | None = None
+        self._q: tuple[int, int] | None = None  # the queue pipe (read, write); None once closed
+        self._r: int | None = None  # the read end of the pipe of result places
+        self._spill = None
+        if fork is None:
+            fork = may_fork()
+        if not (fork and hasattr(os, "fork")) or self._record.size > select.PIPE_BUF:
+            return
+        import tempfile
+
+        self._spill = tempfile.TemporaryFile()
+        qr, qw = os.pipe()
+        rr, rw = os.pipe()
+        err = np.geterr()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (qr, qw, rr, rw):
+                os.close(fd)
+            self._spill.close()
+            self._spill = None
+            return
+        if pid == 0:
+            status = 1
+            try:
+                os.close(qw)
+                os.close(rr)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                self._serve(fn, qr, rw, err)
+                status = 0
+            except BaseException:  # noqa: BLE001 - any failure: the caller computes the rest
+                pass
+            finally:
+                os._exit(status)
+        os.close(rw)
+        os.set_blocking(qw, False)
+        os.set_blocking(rr, False)
+        self.pid, self._q, self._r = pid, (qr, qw), rr
+
+    def _serve(self, fn, qr: int, rw: int, err: dict) -> None:
+        """The child: compute queued items until the queue ends, each result spilled and placed."""
+        spill = self._spill.fileno()
+        pos = 0
+        with np.errstate(**err):
+            while True:
+                b = os.read(qr, self._record.size)
+                if len(b) < self._record.size:
+                    return
+                i, *item = self._record.unpack(b)
+                view = memoryview(pickle.dumps(fn(tuple(item)), protocol=pickle.HIGHEST_PROTOCOL))
+                n = len(view)
+                while view:
+                    view = view[os.pwrite(spill, view, pos + n - len(view)) :]
+                os.write(rw, self._PLACE.pack(i, pos, n))
+                pos += n
+
+    def put(self, item: tuple) -> None:
+        """Queue ``item`` (a tuple of ints, of ``record``'s format) for the child."""
+        i = len(self.items)
+        self.items.append(tuple(item))
+        if self._q is not None:
+            try:
+                os.write(self._q[1], self._record.pack(i, *item))
+            except BlockingIOError:
+                pass  # (the queue is full: the caller computes it, in results())
+        self.poll()
+
+    def poll(self) -> None:
+        """Load the results the child has finished so far (without waiting, unless the pipe of
+        places is blocking: :meth:`results` reads it to the child's end)."""
+        if self._r is None:
+            return
+        while True:
+            try:
+                b = os.read(self._r, 1 << 16)
+            except BlockingIOError:
+                break
+            if not b:
+                break
+            self._buf += b
+        size = self._PLACE.size
+        whole = len(self._buf) - len(self._buf) % size
+        for i, pos, n in self._PLACE.iter_unpack(self._buf[:whole]):
+            self._got[i] = pickle.loads(os.pread(self._spill.fileno(), n, pos))
+        self._buf = self._buf[whole:]
+
+    def results(self) -> list:
+        """``[fn(item) for item in items]``: the caller takes the items still queued, then waits for
+        the child's results and computes any it did not send."""
+        try:
+            if self._q is not None:
+                qr, qw = self._q
+                os.close(qw)
+                self._q = (qr, -1)
+                while True:  # (records are written whole: a read of one record gets one or none)
+                    b = os.read(qr, self._record.size)
+                    if len(b) < self._record.size:
+                        break
+                    i, *item = self._record.unpack(b)
+                    self._got[i] = self.fn(tuple(item))
+                    self.poll()
+            if self._r is not None:
+                os.set_blocking(self._r, True)
+                self.poll()  # (blocking now: reads to the child's end)
+            if self.pid is not None:
+                os.waitpid(self.pid, 0)
+                self.pid = None
+        finally:
+            self.close()
+        for i, item in enumerate(self.items):
+            if i not in self._got:
+                self._got[i] = self.fn(item)
+        return [self._got.pop(i) for i in range(len(self.items))]
+
+    def close(self) -> None:
+        """End a child still running (its results are no longer wanted) and close the pipes and the
+        spill file."""
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self.pid, 0)
+            self.pid = None
+        if self._q is not None:
+            for fd in self._q:
+                if fd >= 0:
+                    os.close(fd)
+            self._q = None
+        if self._r is not None:
+            os.close(self._r)
+            self._r = None
+        if self._spill is not None:
+            self._spill.close()
+            self._spill = None

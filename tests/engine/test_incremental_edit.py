@@ -275,3 +275,21 @@ def test_spliced_drag_on_the_gangnam_bvh(path):
         assert got is not None
         _assert_same(got, display.sample_track(new, times))
         tr, smp = new, got
+
+
+def test_curve_shares_read_only_arrays_unpickled_over_bytes():
+    """Arrays unpickled from another process view an immutable ``bytes`` (from 100 rows here):
+    read-only, a curve shares them (the parts reader's blocks parsed in a child, issue 26); over a
+    ``bytearray`` it copies them."""
+    import pickle
+
+    value = pickle.loads(pickle.dumps(np.arange(600.0).reshape(200, 3)))
+    assert isinstance(value.base, bytes)
+    value.flags.writeable = False
+    assert np.shares_memory(Curve.make(np.arange(200.0), value).value, value)
+    buf = bytearray(np.arange(600.0).tobytes())
+    over = np.frombuffer(buf, dtype=np.float64).reshape(200, 3)
+    over.flags.writeable = False
+    c = Curve.make(np.arange(200.0), over)
+    buf[:8] = np.float64(99.0).tobytes()  # (the bytearray is still writeable: the curve must not see it)
+    assert c.value[0, 0] == 0.0

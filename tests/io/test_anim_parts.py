@@ -36,6 +36,14 @@ def assert_same_clip(a: Clip, b: Clip) -> None:
         assert x.meta.get("values") == y.meta.get("values") and x.meta.get("events") == y.meta.get("events")
 
 
+@pytest.fixture(autouse=True, params=[False, True], ids=["one process", "blocks parsed beside"])
+def parse_beside(request, monkeypatch):
+    """Every test in both ways: the scan parsing the cut blocks itself, and a forked child parsing
+    them as the scan finds them (``parts.FORK``, ``beside.ForkStream``)."""
+    monkeypatch.setattr(parts, "FORK", request.param)
+    return request.param
+
+
 @pytest.fixture
 def cuts_seen(monkeypatch):
     """The cuts of every :func:`parts.read_in_parts` call, in call order (a list of lists)."""
@@ -204,3 +212,57 @@ def test_the_write_check_reads_a_large_file_back_in_parts(tmp_path, monkeypatch,
     assert (tmp_path / "parts.anim").read_bytes() == (tmp_path / "whole.anim").read_bytes()
     assert [c.as_dict() for c in check.tracks] == [c.as_dict() for c in whole.tracks]
     assert_same_clip(check.clip, whole.clip)
+
+
+@pytest.fixture
+def slow_scan(monkeypatch):
+    """The scan pauses after each cut it finds, so that a child parsing beside it takes some."""
+    import time
+
+    real = parts._head
+
+    def head(*a):
+        cut = real(*a)
+        time.sleep(0.05)
+        return cut
+
+    monkeypatch.setattr(parts, "_head", head)
+
+
+def _parsed_by(monkeypatch, log, fail_in_child=False):
+    """``parts._parse_cut`` logging the pid that parses each cut to ``log`` (a child's memory is its
+    own); with ``fail_in_child`` a child raises instead."""
+    import os
+
+    real = parts._parse_cut
+    me = os.getpid()
+
+    def parse(path, fields):
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        if fail_in_child and os.getpid() != me:
+            raise RuntimeError("a child that fails")
+        return real(path, fields)
+
+    monkeypatch.setattr(parts, "_parse_cut", parse)
+    return me
+
+
+def test_blocks_parsed_beside_come_from_the_child(long_anim, tmp_path, monkeypatch, slow_scan, no_whole_read):
+    monkeypatch.setattr(parts, "FORK", True)
+    log = tmp_path / "pids"
+    me = _parsed_by(monkeypatch, log)
+    got = parts.read_in_parts(long_anim)
+    assert_same_clip(got, read_anim(long_anim))
+    pids = log.read_text().split()
+    assert len(pids) == 14 and str(me) in pids and len(set(pids)) == 2  # (both parsed some)
+
+
+def test_a_child_that_fails_is_made_up_for(long_anim, tmp_path, monkeypatch, slow_scan, no_whole_read):
+    monkeypatch.setattr(parts, "FORK", True)
+    log = tmp_path / "pids"
+    me = _parsed_by(monkeypatch, log, fail_in_child=True)
+    got = parts.read_in_parts(long_anim)
+    assert_same_clip(got, read_anim(long_anim))
+    pids = log.read_text().split()
+    assert pids.count(str(me)) == 14 and len(set(pids)) == 2  # (the child tried one, and died)

@@ -54,16 +54,27 @@ def test_failure_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["out.csv"]
 
 
-def test_fsync_beside_the_check_fails_the_write_as_inline(tmp_path, monkeypatch):
-    """With a read-back check the fsync runs in a thread beside it: its failure still fails the
-    write (target untouched, no temp file), and the check saw the whole file before the rename."""
+@pytest.mark.parametrize("fork", [False, True], ids=["thread", "forked child"])
+def test_fsync_beside_the_check_fails_the_write_as_inline(tmp_path, monkeypatch, fork):
+    """With a read-back check the fsync runs beside it, in a forked child where the process may
+    fork (so that the check itself may fork: no second thread) and else in a thread: its failure
+    still fails the write (target untouched, no temp file), and the check saw the whole file before
+    the rename."""
+    import threading
+
+    from curveeditor.io import beside
+
+    monkeypatch.setattr(beside, "may_fork", lambda: fork)
     target = tmp_path / "out.csv"
     target.write_text("old content")
     seen = []
+    threads = threading.active_count()
 
     def check(tmp, shown):
         with open(tmp, "rb") as f:
             seen.append(f.read())
+        if fork:
+            assert threading.active_count() == threads  # (a thread's fsync may be over already)
 
     def broken_fsync(fd):
         raise OSError(5, "Input/output error")

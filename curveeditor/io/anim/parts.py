@@ -13,7 +13,10 @@ all of those bytes are key lines. :func:`read_in_parts` reads the file in slices
   the same key parser (:func:`~.keys.parse_key_blocks`, with the layout the document asks for).
 
 So the keys are the whole-file parse's, bit for bit (the tests compare every array on the corpus),
-with at most one block's bytes and lines in memory at a time. The clip has no source document: the
+with at most one block's bytes and lines in memory at a time. Where the process may fork (the CLI,
+``io.beside.may_fork``), a child parses each block as soon as the scan has found its end, while the
+scan reads on (:class:`~curveeditor.io.beside.ForkStream`): the 2.4 GB that ``convert`` writes of a
+10-minute take read back in 20.3 s in one process, 13.3 s so. The clip has no source document: the
 skeleton's lines are not the file's, and a writer must not splice them into a new file; reading a
 file to look at what it plays (the write check) needs none. Any error -> the whole file is parsed
 as :func:`~curveeditor.io.anim.read_anim` does, which names the line and reason of the fault.
@@ -22,8 +25,10 @@ as :func:`~curveeditor.io.anim.read_anim` does, which names the line and reason 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +43,9 @@ __all__ = ["read_in_parts", "PARTS_MIN_BYTES"]
 #: Files from this size are read in parts when no source document is wanted; below, whole (the
 #: skeleton costs a second read of the cut bytes, which a small file does not repay).
 PARTS_MIN_BYTES = 32 << 20
+#: Parse the cut blocks in a child beside the scan: None = where ``io.beside.may_fork`` (the CLI, batch
+#: worker processes), True = whenever ``os.fork`` exists (tests), False = never.
+FORK: bool | None = None
 #: Bytes read per slice of the scan (cut at the last line break).
 _SLICE = 32 << 20
 #: Key blocks of fewer lines stay in the skeleton.
@@ -73,9 +81,13 @@ class _Cut:
 def read_in_parts(path: str | os.PathLike):
     """The clip of the ``.anim`` at ``path`` (module docstring), without its source document."""
     path = os.fspath(path)
+    stream = None
     try:
         with open(path, "rb") as f:
-            cuts, parsed = _scan(path, f)
+            stream = _block_stream(path)
+            cuts, parsed = _scan(path, f, stream)
+            if stream is not None:
+                parsed.update((c.k0, _read_only(ka)) for c, ka in zip(cuts, stream.results(), strict=True))
             skeleton = _skeleton(f, cuts)
             parse = _BlockParser(path, f, cuts, parsed)
             doc = parse_document(path, skeleton, parse_blocks=parse)
@@ -86,19 +98,61 @@ def read_in_parts(path: str | os.PathLike):
         from . import read_anim
 
         return read_anim(path)
+    finally:
+        if stream is not None:
+            stream.close()
     from .reader import build_clip
 
     return dataclasses.replace(build_clip(doc), source=None)  # (the skeleton is not the file)
 
 
-def _scan(path: str, f) -> tuple[list[_Cut], dict]:
+#: A cut as :class:`~curveeditor.io.beside.ForkStream` queues it (its six ints).
+_CUT_RECORD = struct.Struct("<6q")
+
+
+def _block_stream(path: str):
+    """A :class:`~curveeditor.io.beside.ForkStream` parsing cuts in a child, or None where the
+    process may not fork (the editor, a Dask worker's threads: the scan parses them itself)."""
+    from ..beside import ForkStream, may_fork
+
+    if not (may_fork() if FORK is None else FORK):
+        return None
+    stream = ForkStream(functools.partial(_parse_cut, path), _CUT_RECORD, fork=True)
+    return stream if stream.pid is not None else None
+
+
+def _parse_cut(path: str, fields: tuple):
+    """The keys of the cut ``_Cut(*fields)``, read from ``path`` by its own handle (a forked child
+    must not move the caller's file offset)."""
+    with open(path, "rb") as f:
+        return _read_cut_keys(f, _Cut(*fields), path)
+
+
+def _read_only(ka):
+    """``ka`` (unpickled from the child) with its arrays read-only, as the parser leaves them: curves
+    then share them instead of copying (``engine.curves``)."""
+    for a in vars(ka).values():
+        if isinstance(a, np.ndarray):
+            a.flags.writeable = False
+    return ka
+
+
+def _read_cut_keys(f, cut: _Cut, path: str):
+    """The keys of ``cut``, its bytes read again from ``f``."""
+    f.seek(cut.b0)
+    data = f.read(cut.b1 - cut.b0 + _PAD)
+    return _block_keys(Lines(data), 0, cut.k1 - cut.k0, cut.k0, path)
+
+
+def _scan(path: str, f, stream=None) -> tuple[list[_Cut], dict]:
     """The key blocks of at least :data:`_CUT_MIN_LINES` lines right after an ``m_Curve:`` line, found
     slice by slice: a block runs from that line to the next line at indentation 6 or less that is
     not a key's ``- `` (what :func:`~.document.parse_document` reads as the curve's next field).
     Every slice passes the whole-file reader's byte checks. Returns the cuts and the keys of those
     whose lines (and the 64 bytes the fast parser reads past them) lie in one slice, parsed from its
     lines (``{k0: KeyArrays}``): a second read and line table of those bytes was 0.4 s of 3 s on
-    the 350 MB that ``clean`` writes of a 10-minute take; the others are read again later."""
+    the 350 MB that ``clean`` writes of a 10-minute take; the others are read again later. With a
+    ``stream`` (:func:`_block_stream`) every cut is put to it instead, and ``parsed`` is empty."""
     cuts: list[_Cut] = []
     parsed: dict = {}
     line0 = 0  # file line of the slice's first line
@@ -132,11 +186,15 @@ def _scan(path: str, f) -> tuple[list[_Cut], dict]:
                 cut = _head(f, prev[0] + 1, k, prev[1], byte0 + int(starts[i]))
                 if cut is not None:
                     cuts.append(cut)
-                    if cut.k0 >= line0 and int(starts[i]) + _PAD <= len(data):
+                    if stream is not None:
+                        stream.put(dataclasses.astuple(cut))
+                    elif cut.k0 >= line0 and int(starts[i]) + _PAD <= len(data):
                         parsed[cut.k0] = _block_keys(lines, cut.k0 - line0, i, line0, path)
             prev = (k, byte0 + int(starts[i + 1]), lines.text(i).strip() == "m_Curve:")
         line0 += lines.n
         del lines, data
+        if stream is not None:
+            stream.poll()
     return cuts, parsed  # (a block running to the end of the file is not cut: the whole parse says so)
 
 
@@ -220,6 +278,4 @@ class _BlockParser:
         return dataclasses.replace(ka, key_lines=ka.key_lines + self.removed[before])
 
     def _cut_keys(self, cut: _Cut):
-        self.f.seek(cut.b0)
-        data = self.f.read(cut.b1 - cut.b0 + _PAD)
-        return _block_keys(Lines(data), 0, cut.k1 - cut.k0, cut.k0, self.path)
+        return _read_cut_keys(self.f, cut, self.path)
