@@ -31,27 +31,11 @@ class Lines:
 
     def __init__(self, data: bytes):
         self.data = data
-        size = len(data)
-        start = _line_starts(data)
+        start = line_starts(data)
         n = start.shape[0] - 1
-        if start[n - 1] == size:  # final newline: no empty last line
-            n -= 1
-        start = start[: n + 1]
-        start[n] = size
         self.n = n
         self.start = start
-        starts = start[:n]
-        ind = _leading_spaces(data, starts)
-        self.indent = ind
-        self.dash = np.empty(n, dtype=bool)
-        self.blank = np.empty(n, dtype=bool)
-        for a in range(0, n, _LINE_CHUNK):  # in slices: bounded temporaries
-            b = min(a + _LINE_CHUNK, n)
-            first = starts[a:b] + ind[a:b]
-            pair = window(data, first, 2)  # the first two bytes after the indentation (first lowest)
-            self.dash[a:b] = (pair == 0x202D) | (pair == 0x0A2D) | (pair == 0x0D2D)  # "- ", "-\n", "-\r"
-            c0 = pair & 0xFF
-            self.blank[a:b] = (c0 == 10) | (c0 == 13) | (first >= size)
+        self.indent, self.dash, self.blank = line_facts(data, start[:n])
 
     def text(self, i: int) -> str:
         """Line ``i`` (0-based) without its line break."""
@@ -66,6 +50,37 @@ _SPACES8 = np.uint64(0x2020202020202020)
 _LINE_CHUNK = 1 << 20  # lines per slice of the per-line passes
 _BYTE_CHUNK = 1 << 22  # bytes per slice of the newline search
 _DTYPES = {2: np.dtype("<u2"), 8: np.dtype("<u8")}
+
+
+def line_starts(data: bytes) -> np.ndarray:
+    """``(n + 1,)``: where each of the ``n`` lines of ``data`` starts, then ``len(data)`` (a final
+    line break opens no empty last line)."""
+    size = len(data)
+    start = _line_starts(data)
+    n = start.shape[0] - 1
+    if start[n - 1] == size:  # final newline: no empty last line
+        n -= 1
+    start = start[: n + 1]
+    start[n] = size
+    return start
+
+
+def line_facts(data: bytes, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(indent, dash, blank)`` of the lines of ``data`` that start at ``starts`` (any of them, in
+    any order): :class:`Lines`' ``indent``, ``dash`` and ``blank``."""
+    size = len(data)
+    n = starts.shape[0]
+    ind = _leading_spaces(data, starts)
+    dash = np.empty(n, dtype=bool)
+    blank = np.empty(n, dtype=bool)
+    for a in range(0, n, _LINE_CHUNK):  # in slices: bounded temporaries
+        b = min(a + _LINE_CHUNK, n)
+        first = starts[a:b] + ind[a:b]
+        pair = window(data, first, 2)  # the first two bytes after the indentation (first lowest)
+        dash[a:b] = (pair == 0x202D) | (pair == 0x0A2D) | (pair == 0x0D2D)  # "- ", "-\n", "-\r"
+        c0 = pair & 0xFF
+        blank[a:b] = (c0 == 10) | (c0 == 13) | (first >= size)
+    return ind, dash, blank
 
 
 def window(data: bytes, pos: np.ndarray, width: int) -> np.ndarray:
