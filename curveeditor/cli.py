@@ -1061,14 +1061,20 @@ def cmd_convert(args) -> int:
     # not needed past the figures, and a hint computed here would otherwise add to it.
     check = dataclasses.replace(check, clip=None)
     keys = sum(t.n_keys for t in clip.tracks)
-    print(f"{args.file} -> {args.output}: {len(clip.tracks)} rotation track(s), {keys} keys")
-    print(_convert_figures(check))
+    from .console.style import Out
+    from .console.tables import file_lines
+
+    out = Out.for_stream(wide=getattr(args, "wide", False))
+    for line in file_lines(
+        out, f"{args.file} -> {args.output}", f"{len(clip.tracks)} rotation track(s), {keys} keys"
+    ):
+        out.print(line)
+    _print_fitted(args, [_convert_figures(check)], check)
     _print_check_notes(args, check)
     done, hint = hinting.result() if hinting is not None else (False, None)
     if not done:
         hint = _reduce_hint(clip, args.output)
-    if hint:
-        print(hint)
+    _print_fitted(args, [hint], check)
     _warn(losses + [w for w in check.warnings if w not in losses])
     _print_write_verdict(args, check)
     return 0
@@ -1104,16 +1110,21 @@ def _print_write_verdict(args, check, failed=()) -> None:
 
 def _print_check_notes(args, check) -> None:
     """The written file's format-precision line (``WriteCheck.precision_line``) and its non-rotation
-    curves line (``WriteCheck.curves_line``), those it has, fitted to the terminal with track paths
-    and curve names whole (one line each in a pipe)."""
+    curves line (``WriteCheck.curves_line``), those it has (:func:`_print_fitted`)."""
+    _print_fitted(args, [check.precision_line(), check.curves_line()], check)
+
+
+def _print_fitted(args, lines, check) -> None:
+    """``lines`` (None: skipped) fitted to the terminal with the write ``check``'s track paths and
+    curve names whole; one line each in a pipe."""
     from .console.style import Out
     from .console.tables import wrap_text
 
     out = Out.for_stream(wide=getattr(args, "wide", False))
-    keep = [t.path for t in check.tracks] + [c.name for c in check.curves]
-    for line in (check.precision_line(), check.curves_line()):
+    whole = [*(t.path for t in check.tracks), *(c.name for c in check.curves)]
+    for line in lines:
         if line is not None:
-            for part in wrap_text(out, line, keep=keep):
+            for part in wrap_text(out, line, keep=whole):
                 out.print(part)
 
 

@@ -166,3 +166,20 @@ def test_progress_line_on_a_terminal_only(tmp_path):
     assert quiet.returncode == 0 and "%" not in quiet.stderr
     piped = run_pipe(args)
     assert "\x1b[K" not in piped.stderr
+
+
+@pytest.mark.parametrize("cols", [80, 100, 200])
+def test_convert_output_fits_with_paths_whole(rigs, tmp_path, cols):
+    """Every line ``convert`` prints fits the terminal (its first line named two corpus paths on 118
+    columns at 80: now elided as ``clean``'s), track paths whole; in a pipe, one line each."""
+    rig = next((r for r in rigs if "CMU_Sample" in r.name), rigs[0])
+    out = tmp_path / "written out.anim"
+    status, shown, err = run_pty(["convert", rig, out], cols)
+    assert status == 0, err
+    lines = [ANSI.sub("", line) for line in shown.splitlines()]
+    assert max(len(line) for line in lines) <= cols, max(lines, key=len)
+    assert "written out.anim" in lines[0]  # (the output's name is what an elided line keeps)
+    assert re.search(r"written out\.anim: ok \(", lines[-1]), lines[-1]
+    piped = run_pipe(["convert", rig, tmp_path / "again.anim"]).stdout.splitlines()
+    assert piped[0] == f"{rig} -> {tmp_path / 'again.anim'}: " + piped[0].split(": ", 1)[1]
+    assert piped[1].startswith("written file read back: ")

@@ -73,7 +73,12 @@ def test_verdict_fits_one_line():
     line = verdict_line(out(100), "/some/long/folder/Biped.anim", False, reason, DEEP)
     assert len(line) <= 100 and "FAILED" in line and "…/Bip001 L ForeTwist7: 12 wraps)" in line
     line = verdict_line(out(80), "/some/long/folder/Biped.anim", False, reason, DEEP)
-    assert line == "…/Biped.anim: FAILED (5 of 99 tracks with problems)"  # the details go last
+    # The details go last, and the room they leave goes back to the file's folders.
+    assert line == "/some/long/folder/Biped.anim: FAILED (5 of 99 tracks with problems)"
+    long_file = "/tmp/pytest-of-root/pytest-7/test_convert0/written out.anim"
+    reason = "165 tracks read back; worst {path}: 0.0000 deg at the frames, bound 0.012 deg"
+    line = verdict_line(out(80), long_file, True, reason, DEEP)
+    assert line.endswith("/written out.anim: ok (165 tracks read back)") and 76 <= len(line) <= 80
     assert verdict_line(out(None), "a.anim", True, "fine") == "a.anim: ok (fine)"
     tight = verdict_line(
         out(40), "/x/y/z/a_very_long_name_of_a_clip.anim", False, "3 of 9 bad; worst {path}: 1", DEEP

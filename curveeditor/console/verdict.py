@@ -43,6 +43,9 @@ def verdict_line(out: Out, file: str, ok: bool, reason: str, path: str | None = 
     while len(text) > out.width and "; " in reason:
         reason = reason.rsplit("; ", 1)[0]  # the details last: the verdict and its count stay
         text, shown = build(f, p)
+    if f != file and len(text) < out.width:  # the room the dropped details leave: the file's again
+        f = elide_file(file, max(len(f), out.width - (len(text) - len(f))), out.ellipsis)
+        text, shown = build(f, p)
     if len(text) > out.width and path is None:
         # one clause too long (an error message, whole on stderr): its end gives way
         keep = max(8, len(reason) - (len(text) - out.width) - len(out.ellipsis))
