@@ -230,3 +230,21 @@ def test_reduce_tracks_on_two_cores_gives_the_serial_result():
     forked = reduce_tracks(tracks, 0.5, map_chunks=fork_map)
     for a, b in zip(serial, forked, strict=True):
         assert a.curve.equals(b.curve)
+
+
+def test_a_fork_stream_without_a_spill_file_is_computed_by_the_caller(monkeypatch):
+    """No room for the spill file (or no descriptors, no fork): no child, and no error either."""
+    import struct
+    import tempfile
+
+    from curveeditor.io.beside import ForkStream
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    stream = ForkStream(lambda item: item[0] * 2, struct.Struct("<q"), fork=True)
+    assert stream.pid is None
+    for i in range(5):
+        stream.put((i,))
+    assert stream.results() == [0, 2, 4, 6, 8]

@@ -243,17 +243,20 @@ class ForkStream:
             return
         import tempfile
 
-        self._spill = tempfile.TemporaryFile()
-        qr, qw = os.pipe()
-        rr, rw = os.pipe()
-        err = np.geterr()
-        try:
+        fds: list[int] = []
+        try:  # (no room for the spill file, no descriptors, no memory for a fork: the caller computes)
+            self._spill = tempfile.TemporaryFile()
+            fds += os.pipe()
+            fds += os.pipe()
+            qr, qw, rr, rw = fds
+            err = np.geterr()
             pid = os.fork()
         except OSError:
-            for fd in (qr, qw, rr, rw):
+            for fd in fds:
                 os.close(fd)
-            self._spill.close()
-            self._spill = None
+            if self._spill is not None:
+                self._spill.close()
+                self._spill = None
             return
         if pid == 0:
             status = 1
