@@ -199,3 +199,31 @@ def test_cli_on_the_fuzzed_frame_time_prints_one_line(tmp_path):
         f"curveeditor-cli: error: {p}:{FRAME_TIME_LINE}: "
     )
     assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("fork", [False, True], ids=["one process", "halves side by side"])
+def test_a_long_motion_read_in_halves_is_the_whole_read(tmp_path, monkeypatch, fork):
+    """From ``bvh.SPLIT_MIN_ROWS`` frame lines the motion is parsed as two halves (one in a forked
+    child where the process may fork): the same values bit for bit, and a bad value in either half
+    is named at its line as the one-piece read names it."""
+    from curveeditor.io import beside
+    from tests.io.test_frame_samples import wavy_rows, write_bvh
+
+    monkeypatch.setattr(beside, "may_fork", lambda: fork)
+    src = tmp_path / "long.bvh"
+    write_bvh(src, wavy_rows(3001))
+    monkeypatch.setattr(bvh, "SPLIT_MIN_ROWS", 10**9)
+    whole = read_bvh(src)
+    monkeypatch.setattr(bvh, "SPLIT_MIN_ROWS", 1000)
+    halves = read_bvh(src)
+    for a, b in zip(whole.tracks, halves.tracks, strict=True):
+        assert a.curve.equals(b.curve)
+    lines = src.read_text().splitlines()
+    first = lines.index("MOTION") + 3
+    for frame in (10, 2900):  # one in each half
+        bad = list(lines)
+        bad[first + frame] = bad[first + frame].replace("0 0 0", "0 zero 0", 1)
+        (tmp_path / "bad.bvh").write_text("\n".join(bad) + "\n")
+        with pytest.raises(bvh.ClipReadError) as info:
+            read_bvh(tmp_path / "bad.bvh")
+        assert info.value.line == first + frame + 1 and "'zero' is not a number" in str(info.value)
