@@ -87,3 +87,20 @@ def test_kept_key_estimate_is_exact_up_to_its_sample_and_close_past_it():
     kept, share = kept_key_estimate(tracks, 0.5, sample_keys=30_000)
     assert 0.15 < share < 0.35  # 4 of the 16 windows
     assert abs(kept - exact) <= 0.1 * exact
+
+
+def test_chunks_go_to_map_chunks_largest_first(monkeypatch):
+    """``map_chunks`` gets the chunks largest first (a side that takes the next one as it frees up
+    then ends on a small one), and the results are those of the serial run."""
+    tracks = [mocap_track(f"J{i}", n, seed=i) for i, n in enumerate([900, 3_000, 400, 3_000, 1_500])]
+    monkeypatch.setattr(reduce_mod, "CHUNK_KEYS", 3_500)  # chunks [900], [3000, 400], [3000], [1500]
+    seen = []
+
+    def record(fn, jobs):
+        seen.extend(sum(tracks[j].n_keys for j in chunk) for _, chunk in jobs)  # (a piece = a track)
+        return [fn(job) for job in jobs]
+
+    serial = reduce_tracks(tracks, 0.5)
+    got = reduce_tracks(tracks, 0.5, map_chunks=record)
+    assert seen == [3_400, 3_000, 1_500, 900]
+    assert all(a.curve.equals(b.curve) for a, b in zip(serial, got, strict=True))
