@@ -255,7 +255,8 @@ def test_blocks_parsed_beside_come_from_the_child(long_anim, tmp_path, monkeypat
     got = parts.read_in_parts(long_anim)
     assert_same_clip(got, read_anim(long_anim))
     pids = log.read_text().split()
-    assert len(pids) == 14 and str(me) in pids and len(set(pids)) == 2  # (both parsed some)
+    # The child parsed some (under load it may parse all: the scan pauses after each cut).
+    assert len(pids) == 14 and any(p != str(me) for p in pids)
 
 
 def test_a_child_that_fails_is_made_up_for(long_anim, tmp_path, monkeypatch, slow_scan, no_whole_read):
