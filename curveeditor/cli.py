@@ -1531,8 +1531,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--per-channel",
         action="store_true",
-        help="with --reduce: key the X, Y, Z channels of Euler tracks independently where that keeps "
-        "fewer keys per channel (.anim editor curves hold each channel's own keys; slower)",
+        help="with --reduce: key the X, Y, Z channels of Euler tracks (x, y, z, w of quaternion "
+        "tracks) independently where that keeps fewer keys per channel (.anim editor curves hold each "
+        "channel's own keys; slower)",
     )
     p.add_argument(
         "--smooth",

@@ -230,8 +230,9 @@ _SPECS = (
                 "per_channel",
                 "bool",
                 False,
-                doc="key the three channels of Euler tracks independently where that keeps fewer keys per "
-                "channel (the .anim editor curves hold each channel's own keys); slower",
+                doc="key the channels of Euler tracks (and the components of quaternion tracks) "
+                "independently where that keeps fewer keys per channel (the .anim editor curves hold each "
+                "channel's own keys; a track without editor curves keeps one key list); slower",
             ),
         ),
         "reduce",

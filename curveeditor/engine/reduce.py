@@ -567,10 +567,10 @@ def reduce_tracks(tracks, max_error_deg, channels: bool = False, map_chunks=None
 
     ``max_error_deg``: one bound (degrees) for all, or one per track (e.g. from a joint-position bound,
     :mod:`.tip_error`); per-track bounds are rounded down to :data:`BOUND_LEVEL_STEP` levels, so a track
-    may be held a little tighter than asked, never looser. ``channels=True``: Euler tracks may key
-    their three channels independently where that needs fewer keys per channel (:func:`_per_channel`;
-    the curve holds the union of the key times and ``channel_keys``): 14-35 % fewer channel keys on
-    mocap, 2-6x the time (each channel is reduced alone).
+    may be held a little tighter than asked, never looser. ``channels=True``: Euler and quaternion
+    tracks may key their channels (components) independently where that needs fewer keys per channel
+    (:func:`_per_channel`; the curve holds the union of the key times and ``channel_keys``): 14-35 %
+    fewer channel keys on mocap, 2-6x the time (each channel is reduced alone).
     ``map_chunks(fn, items) -> [fn(item), ...]``, if given, runs the independent chunks of work
     (:func:`_chunks`); it may run some in other processes (``io.beside.fork_map``: the CLI's
     ``clean`` on a free core), so ``fn`` returns only what pickles back small.
@@ -786,30 +786,33 @@ def _hermite_slopes(curve: Curve, t: np.ndarray) -> np.ndarray:
     return (d00 * v0 - d00 * v1) / dt[:, None] + d10 * m0 + d11 * m1
 
 
-def _assemble(source: RotationTrack, chans: list[RotationTrack]) -> RotationTrack:
-    """One Euler track from per-channel reductions (``chans[c]`` holds channel ``c`` alone): keys at
-    the union of the channels' key times (and the source's ends), each channel's own keys where it
-    has one and a split point of its own cubic elsewhere (value and slope of the cubic: the same
-    curve), ``channel_keys`` saying which is which."""
+def _assemble(source: RotationTrack, chans: list[RotationTrack], scale: float = 1.0) -> RotationTrack:
+    """One track from per-channel reductions (``chans[c]`` holds channel ``c`` alone, in its own
+    column ``c`` for an Euler source, in column 0 times ``scale`` for a quaternion one; see
+    :func:`_channel_singles`): keys at the union of the channels' key times (and the source's
+    ends), each channel's own keys where it has one and a split point of its own cubic elsewhere
+    (value and slope of the cubic: the same curve), ``channel_keys`` saying which is which."""
     t = np.asarray(source.times)
     times = np.union1d(np.concatenate([ch.times for ch in chans]), t[[0, -1]])
     n = times.shape[0]
-    value = np.empty((n, 3))
-    ins = np.empty((n, 3))
-    outs = np.empty((n, 3))
-    mode = np.zeros((n, 3), dtype=np.int64)
-    own = np.zeros((n, 3), dtype=bool)
+    width = len(chans)
+    value = np.empty((n, width))
+    ins = np.empty((n, width))
+    outs = np.empty((n, width))
+    mode = np.zeros((n, width), dtype=np.int64)
+    own = np.zeros((n, width), dtype=bool)
     for c, ch in enumerate(chans):
         cv = ch.curve
-        value[:, c] = evaluate(cv, times)[:, c]
-        d = _hermite_slopes(cv, times)[:, c]
+        col = c if source.kind == EULER else 0
+        value[:, c] = evaluate(cv, times)[:, col] / scale
+        d = _hermite_slopes(cv, times)[:, col] / scale
         ins[:, c] = d
         outs[:, c] = d
         pos = np.searchsorted(times, cv.time)
         own[pos, c] = True
-        ins[pos, c] = cv.in_slope[:, c] if cv.n_keys > 1 else 0.0
-        outs[pos, c] = cv.out_slope[:, c] if cv.n_keys > 1 else 0.0
-        mode[pos, c] = cv.tangent_mode[:, c]
+        ins[pos, c] = cv.in_slope[:, col] / scale if cv.n_keys > 1 else 0.0
+        outs[pos, c] = cv.out_slope[:, col] / scale if cv.n_keys > 1 else 0.0
+        mode[pos, c] = cv.tangent_mode[:, col]
         if cv.n_keys == 1:  # a constant channel: one key, flat
             ins[:, c] = 0.0
             outs[:, c] = 0.0
@@ -825,6 +828,51 @@ def _assemble(source: RotationTrack, chans: list[RotationTrack]) -> RotationTrac
     return replace(source, curve=replace(curve, channel_keys=_frozen_bool(own)))
 
 
+#: A quaternion component alone is reduced as a one-axis Euler rotation of this many degrees per
+#: unit of the component (:func:`_channel_singles`): a change d of one component of a unit
+#: quaternion turns the rotation by at most 2 d radians (its part orthogonal to q, normalized), so
+#: a bound of B degrees on the one-axis angle bounds that component's own share of the error by B.
+QUAT_COMPONENT_DEG = 360.0 / np.pi
+
+
+def _channel_singles(track: RotationTrack, name: str) -> tuple[list[RotationTrack], float]:
+    """Each channel of ``track`` alone as a one-axis rotation track (the geodesic error of one of
+    them is that channel's own angle error), and the scale its values carry: an Euler channel in its
+    own column (the others 0, degrees as they are); a quaternion component as the first Euler
+    channel, times :data:`QUAT_COMPONENT_DEG`."""
+    c = track.curve
+    if track.kind == EULER:
+        return [
+            RotationTrack(
+                f"{name}:{ch}",
+                EULER,
+                c.with_keys(
+                    value=_only(c.value, ch), in_slope=_only(c.in_slope, ch), out_slope=_only(c.out_slope, ch)
+                ),
+                "zxy",
+            )
+            for ch in range(3)
+        ], 1.0
+    k = QUAT_COMPONENT_DEG
+    out = []
+    for ch in range(4):
+
+        def axis(a, ch=ch):
+            z = np.zeros((a.shape[0], 3))
+            z[:, 0] = a[:, ch] * k
+            return z
+
+        cc = Curve.make(
+            c.time,
+            axis(c.value),
+            axis(c.in_slope),
+            axis(c.out_slope),
+            tangent_mode=np.repeat(c.tangent_mode[:, ch : ch + 1], 3, axis=1),
+        )
+        out.append(RotationTrack(f"{name}:{ch}", EULER, cc, "zxy"))
+    return out, k
+
+
 def _frozen_bool(a: np.ndarray) -> np.ndarray:
     a = np.array(a, dtype=bool)
     a.flags.writeable = False
@@ -832,19 +880,22 @@ def _frozen_bool(a: np.ndarray) -> np.ndarray:
 
 
 def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) -> list[RotationTrack]:
-    """``out`` with Euler tracks whose channels keyed independently need fewer keys per channel
-    (:meth:`Curve.channel_key_count`) replaced by that version (:func:`_assemble`), when it is proven
-    within the track's bound (the segment proof, one segment per track, all tracks at once).
+    """``out`` with tracks whose channels (Euler channels, quaternion components) keyed
+    independently need fewer keys per channel (:meth:`Curve.channel_key_count`) replaced by that
+    version (:func:`_assemble`), when it is proven within the track's bound (the segment proof, one
+    segment per track, all tracks at once).
 
-    Each channel is reduced alone (the others held at 0, one-axis rotations: the geodesic error is
-    the channel's own angle error) at ``share x bound`` for the shares of :data:`CHANNEL_SHARES`;
+    Each channel is reduced alone as a one-axis rotation (:func:`_channel_singles`: the geodesic
+    error is the channel's own angle error) at ``share x bound`` for the shares of :data:`CHANNEL_SHARES`;
     tracks not proven at one share try the next. Unweighted tracks with finite slopes only (the
-    split points use the Hermite cubic)."""
+    split points use the Hermite cubic), and not tracks whose file keeps one key list for all
+    channels (``meta["separate_channel_keys"] is False``: an ``.anim`` track without editor curves,
+    which would store the union of the channels' keys for every channel)."""
     todo = [
         i
         for i, (s, r) in enumerate(zip(tracks, out, strict=True))
-        if s.kind == EULER
-        and r.n_keys >= 3
+        if r.n_keys >= 3
+        and s.meta.get("separate_channel_keys", True)
         and not np.any(s.curve.weighted_mode)
         and np.all(np.isfinite(s.curve.in_slope))
         and np.all(np.isfinite(s.curve.out_slope))
@@ -853,18 +904,20 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
         if not todo:
             break
         singles = []
+        scales = []
+        widths = []
         for i in todo:
-            c = tracks[i].curve
-            for ch in range(3):
-                cc = c.with_keys(
-                    value=_only(c.value, ch), in_slope=_only(c.in_slope, ch), out_slope=_only(c.out_slope, ch)
-                )
-                singles.append(RotationTrack(f"{i}:{ch}", EULER, cc, "zxy"))
-        chan_bounds = np.repeat([float(bounds[i]) * share for i in todo], 3)
+            chans, scale = _channel_singles(tracks[i], str(i))
+            singles += chans
+            scales.append(scale)
+            widths.append(len(chans))
+        chan_bounds = np.repeat([float(bounds[i]) * share for i in todo], widths)
         red = reduce_tracks(singles, chan_bounds, channels=False)
         cands = {}
-        for k, i in enumerate(todo):
-            cand = _assemble(tracks[i], red[3 * k : 3 * k + 3])
+        at = 0
+        for i, scale, w in zip(todo, scales, widths, strict=True):
+            cand = _assemble(tracks[i], red[at : at + w], scale)
+            at += w
             if cand.curve.channel_key_count() < out[i].curve.channel_key_count():
                 cands[i] = cand
         if not cands:

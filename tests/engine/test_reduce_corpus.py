@@ -3,6 +3,8 @@ memory and in the written ``.anim`` read back."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -144,3 +146,96 @@ def test_channels_keyed_independently_within_the_bound(path, tmp_path):
     for s in clip.tracks:
         err = geodesic_angle(played(back.track(s.path), s.times), key_quaternions(s)).max()
         assert err <= BOUND + FLOAT32_SLACK_DEG, s.path
+
+
+#: The corpus quaternion clips with editor curves m_LocalRotation.x/y/z/w (one track each).
+QUAT_EDITOR_ANIMS = [
+    p for p in corpus_files("anim", "*.anim") if any(k in p.name for k in ("CurveFitTest", "SpaceShipAnim"))
+]
+
+
+def _quaternion_clip_from(bvh_path):
+    """A corpus BVH's joints as quaternion tracks (their key poses, hemisphere-continuous, Unity's
+    auto slopes), as a quaternion clip made in code would hold them."""
+    from dataclasses import replace
+
+    from curveeditor.engine.clip import RotationTrack
+    from curveeditor.engine.curves import Curve
+    from curveeditor.engine.rotations import hemisphere_continuous
+
+    clip = read_clip(bvh_path)
+    tracks = []
+    for t in clip.tracks:
+        q = hemisphere_continuous(key_quaternions(t))
+        slope = np.gradient(q, t.times, axis=0)
+        tracks.append(RotationTrack(t.path, "quaternion", Curve.make(t.times, q, slope, slope)))
+    return replace(clip, tracks=tuple(tracks))
+
+
+def _check_quaternion_split(clip, tmp_path, name: str):
+    from curveeditor.engine.clip import EULER
+    from curveeditor.engine.curves import evaluate
+
+    quats = [t for t in clip.tracks if t.kind != EULER]
+    shared = reduce_tracks(list(clip.tracks), BOUND)
+    split = reduce_tracks(list(clip.tracks), BOUND, channels=True)
+    q_shared = sum(r.curve.channel_key_count() for r in shared if r.kind != EULER)
+    q_split = sum(r.curve.channel_key_count() for r in split if r.kind != EULER)
+    assert q_split < 0.9 * q_shared
+    keyed = [r for r in split if r.kind != EULER and r.curve.channel_keys is not None]
+    assert keyed
+    for r in keyed:  # the split points lie on their component's cubic: the component alone plays the same
+        t = np.linspace(r.times[0], r.times[-1], 400)
+        for c in range(4):
+            assert np.abs(evaluate(r.curve.channel(c), t)[:, 0] - evaluate(r.curve, t)[:, c]).max() < 1e-9
+    _check_in_memory(clip, split)
+    res = run_recipe(clip, Recipe.of({"op": "reduce", "max_error": BOUND, "per_channel": True}), diffs=False)
+    out = tmp_path / name
+    write_checked(res.clip, out)
+    back = read_clip(out)
+    for r in res.clip.tracks:
+        assert back.track(r.path).curve.channel_key_count() == r.curve.channel_key_count(), r.path
+    text = out.read_text()
+    editor = text[text.index("m_EditorCurves:") : text.index("m_EulerEditorCurves:")]
+    blocks = editor.split("  - curve:")[1:]
+    q_keys = sum(
+        len(re.findall(r"^ +(?:- )?time: ", b, re.M)) for b in blocks if "attribute: m_LocalRotation." in b
+    )
+    assert q_keys == sum(r.curve.channel_key_count() for r in res.clip.tracks if r.kind != EULER)
+    frames = _frames(clip)
+    for s in quats:
+        w = back.track(s.path)
+        t = np.union1d(frames[(frames >= s.times[0]) & (frames <= s.times[-1])], _between(s, w, 8))
+        assert geodesic_angle(played(w, t), played(s, t)).max() <= BOUND + FLOAT32_SLACK_DEG, s.path
+
+
+@pytest.mark.parametrize("path", QUAT_EDITOR_ANIMS, ids=lambda p: p.name[:48])
+def test_quaternion_components_keyed_independently_within_the_bound(path, tmp_path):
+    """``per_channel`` on a quaternion track with editor curves: each component keeps its own keys
+    in its editor curve ``m_LocalRotation.x/y/z/w`` (the runtime ``m_RotationCurves`` curve holds
+    their union, each component's split points on its own cubic); fewer keys per channel than
+    shared keys, the bound held in memory (at every frame, between keys, proven) and in the file
+    read back."""
+    _check_quaternion_split(read_clip(path), tmp_path, "r.anim")
+
+
+@pytest.mark.parametrize("path", PER_CHANNEL[:1], ids=lambda p: p.name[:48])
+def test_quaternion_clip_made_in_code_keyed_per_component(path, tmp_path):
+    """A whole rig of quaternion tracks (a corpus BVH's poses) written to a new ``.anim``, which has
+    editor curves: every joint may key its components apart."""
+    _check_quaternion_split(_quaternion_clip_from(path), tmp_path, "q.anim")
+
+
+@pytest.mark.parametrize("path", [p for p in ANIMS if "Malmaars" in p.name], ids=lambda p: p.name[:48])
+def test_per_channel_leaves_tracks_without_editor_curves_shared(path, tmp_path):
+    """A quaternion clip saved without editor curves (made in code) keeps one key list per track:
+    the runtime curve alone would hold the union of per-component keys for every component, more
+    keys than shared ones. ``per_channel`` then writes the same file as without it."""
+    clip = read_clip(path)
+    assert all(t.meta.get("separate_channel_keys") is False for t in clip.tracks)
+    split = reduce_tracks(list(clip.tracks), BOUND, channels=True)
+    assert all(r.curve.channel_keys is None for r in split)
+    for per in (False, True):
+        recipe = Recipe.of({"op": "reduce", "max_error": BOUND, "per_channel": per})
+        write_checked(run_recipe(clip, recipe, diffs=False).clip, tmp_path / f"{per}.anim")
+    assert (tmp_path / "True.anim").read_bytes() == (tmp_path / "False.anim").read_bytes()

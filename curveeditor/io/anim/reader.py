@@ -123,13 +123,15 @@ def _mirror_modes(curve: Curve, editors: list[Entry]) -> Curve:
 
 
 def _channel_keys(curve: Curve, editors: list[Entry]) -> Curve:
-    """An Euler track whose editor curves ``localEulerAnglesRaw.x/y/z`` key the channels at different
-    times, each a subset of the runtime curve's (issue 23: channels keyed independently): the runtime
-    curve with ``channel_keys`` (and the editor curves' tangent modes at their own keys)."""
+    """A rotation track whose editor curves (``localEulerAnglesRaw.x/y/z`` of an Euler track,
+    ``m_LocalRotation.x/y/z/w`` of a quaternion one) key the channels at different times, each a
+    subset of the runtime curve's (issue 23: channels keyed independently): the runtime curve with
+    ``channel_keys`` (and the editor curves' tangent modes at their own keys)."""
     n = curve.n_keys
-    if len(editors) != 3 or n == 0:
+    width = curve.n_components
+    if len(editors) != width or n == 0:
         return curve
-    own = np.zeros((n, 3), dtype=bool)
+    own = np.zeros((n, width), dtype=bool)
     tm = np.array(curve.tangent_mode)
     for c, e in enumerate(editors):
         if e.keys is None or e.keys.n == 0:
@@ -144,6 +146,16 @@ def _channel_keys(curve: Curve, editors: list[Entry]) -> Curve:
     own.flags.writeable = False
     tm.flags.writeable = False
     return replace(curve, tangent_mode=tm, channel_keys=own)
+
+
+def _rotation_meta(list_name: str, editors: list[Entry], width: int) -> dict:
+    """A rotation track's meta: its list, and ``separate_channel_keys: False`` when it has no editor
+    curve per channel (states Unity itself saves: clips built in code): the runtime curve alone keys
+    every channel at the same times, so the reducer's ``per_channel`` leaves it shared."""
+    meta = {"format": "anim", "list": list_name}
+    if len(editors) != width:
+        meta["separate_channel_keys"] = False
+    return meta
 
 
 def _hermite_at(e: Entry, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -312,17 +324,17 @@ def build_clip(doc: AnimDocument) -> Clip:
                 "euler",
                 curve,
                 order=UNITY_ROTATION_ORDERS[order_i],
-                meta={"format": "anim", "list": "m_EulerCurves"},
+                meta=_rotation_meta("m_EulerCurves", ed, 3),
             ),
             src,
         )
     for e in E["m_RotationCurves"]:
         ed = [editors.get((e.path, f"{QUAT_EDITOR}.{c}")) for c in "xyzw"]
         ed = [x for x in ed if x is not None]
-        curve = _mirror_modes(entry_curve(e), ed)
+        curve = _channel_keys(_mirror_modes(entry_curve(e), ed), ed)
         src = TrackSource("quaternion", [e], ed, displays.get(e.path, []), path=e.path)
         add(
-            RotationTrack(e.path, "quaternion", curve, meta={"format": "anim", "list": "m_RotationCurves"}),
+            RotationTrack(e.path, "quaternion", curve, meta=_rotation_meta("m_RotationCurves", ed, 4)),
             src,
         )
 

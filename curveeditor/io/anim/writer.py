@@ -682,6 +682,12 @@ def _render_doc(
         new, w, order_idx = _prepare(t, kind, keep_order, original_order, fix_hemisphere)
         warnings += w
         warnings += _layout_warnings(new, orig[0] if orig else None, fmt, src)
+        if new.curve.channel_keys is not None and src is not None and src.kind == new.kind and not src.editor:
+            warnings.append(
+                f"{t.path or '(root)'}: each channel's own keys written at the union of their times "
+                f"({new.n_keys} keys, {new.curve.channel_key_count()} of them a channel's own): this "
+                "track has no editor curves, and a runtime key holds every channel"
+            )
         _apply_track(ed, fmt, new, src, order_idx, uses, single_rule, humanoid, orig[0] if orig else None)
     for p, (ot, src) in doc.original_tracks.items():
         if p not in seen:
@@ -842,7 +848,7 @@ def _apply_track(
         ed.replace[id(e)] = text
         for ee in src.editor:
             c = _COMP.index(ee.attribute[-1])
-            ec, comp = _editor_curve(t.curve, c) if t.kind == EULER else (t.curve, c)
+            ec, comp = _editor_curve(t.curve, c)
             etext = rewrite_entry(doc, ee, ec, fmt, comp)
             if t.kind == EULER and ee.rotation_order is not None and ee.rotation_order != order_idx:
                 etext = etext.replace(
@@ -893,8 +899,9 @@ def _track_entries(t: RotationTrack, fmt: Fmt, order_idx: int, editor: bool = Tr
 
 
 def _editor_curve(curve: Curve, c: int) -> tuple[Curve, int]:
-    """(curve, component) an Euler editor curve ``localEulerAnglesRaw.xyz[c]`` is written from: the
-    track's curve, or channel ``c``'s own keys when its channels are keyed independently."""
+    """(curve, component) an editor curve (``localEulerAnglesRaw.xyz[c]``, ``m_LocalRotation.xyzw[c]``)
+    is written from: the track's curve, or channel ``c``'s own keys when its channels are keyed
+    independently."""
     if curve.channel_keys is None:
         return curve, c
     return curve.channel(c), 0
@@ -928,7 +935,11 @@ def _track_entry_args(
         return out
     out = [("m_RotationCurves", (t.curve, fmt, t.path))]
     if editor:
-        out += [("m_EditorCurves", (t.curve, fmt, t.path, c, f"{QUAT_EDITOR}.{_COMP[c]}")) for c in range(4)]
+        out += [
+            ("m_EditorCurves", (ec, fmt, t.path, comp, f"{QUAT_EDITOR}.{_COMP[c]}"))
+            for c in range(4)
+            for ec, comp in (_editor_curve(t.curve, c),)
+        ]
     return out
 
 
