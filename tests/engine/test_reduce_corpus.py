@@ -239,3 +239,28 @@ def test_per_channel_leaves_tracks_without_editor_curves_shared(path, tmp_path):
         recipe = Recipe.of({"op": "reduce", "max_error": BOUND, "per_channel": per})
         write_checked(run_recipe(clip, recipe, diffs=False).clip, tmp_path / f"{per}.anim")
     assert (tmp_path / "True.anim").read_bytes() == (tmp_path / "False.anim").read_bytes()
+
+
+@pytest.mark.parametrize("path", [p for p in ANIMS if "Malmaars" in p.name], ids=lambda p: p.name[:48])
+def test_writer_names_channel_keys_it_cannot_keep(path, tmp_path):
+    """Per-component keys given to a track whose file has no editor curves (the reducer leaves such
+    tracks alone; an engine caller need not): the runtime curve holds their union, within the bound,
+    and the writer says so, naming the track."""
+    from dataclasses import replace
+
+    clip = read_clip(path)
+    free = [
+        replace(t, meta={k: v for k, v in t.meta.items() if k != "separate_channel_keys"})
+        for t in clip.tracks
+    ]
+    split = reduce_tracks(free, BOUND, channels=True)
+    keyed = [r for r in split if r.curve.channel_keys is not None]
+    assert keyed
+    check = write_checked(replace(clip, tracks=tuple(split)), tmp_path / "u.anim")
+    said = [w for w in check.warnings if "union of their times" in w]
+    assert len(said) == len(keyed) and keyed[0].path in said[0]
+    back = read_clip(tmp_path / "u.anim")
+    r = keyed[0]
+    assert back.track(r.path).n_keys == r.n_keys and back.track(r.path).curve.channel_keys is None
+    t = _between(clip.track(r.path), r, 8)
+    assert geodesic_angle(played(back.track(r.path), t), played(clip.track(r.path), t)).max() <= BOUND + FLOAT32_SLACK_DEG
