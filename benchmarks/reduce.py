@@ -325,7 +325,7 @@ def blender_anim_decimate(anim: Path, cache: Path, bounds) -> dict | None:
 
 
 def quaternion_anim(bvh: Path, cache: Path) -> Path:
-    """``curveeditor-cli convert BVH X.anim --to-kind quaternion`` (cached): the rig's poses as
+    """``curveeditor-cli clean BVH -o X.anim --to-kind quaternion`` (cached): the rig's poses as
     quaternion tracks with editor curves ``m_LocalRotation.x/y/z/w``, as Unity's editor saves them."""
     import subprocess
 
@@ -335,8 +335,9 @@ def quaternion_anim(bvh: Path, cache: Path) -> Path:
             sys.executable,
             "-m",
             "curveeditor.cli",
-            "convert",
+            "clean",
             str(bvh),
+            "-o",
             str(out),
             "--to-kind",
             "quaternion",

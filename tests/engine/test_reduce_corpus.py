@@ -263,4 +263,7 @@ def test_writer_names_channel_keys_it_cannot_keep(path, tmp_path):
     r = keyed[0]
     assert back.track(r.path).n_keys == r.n_keys and back.track(r.path).curve.channel_keys is None
     t = _between(clip.track(r.path), r, 8)
-    assert geodesic_angle(played(back.track(r.path), t), played(clip.track(r.path), t)).max() <= BOUND + FLOAT32_SLACK_DEG
+    assert (
+        geodesic_angle(played(back.track(r.path), t), played(clip.track(r.path), t)).max()
+        <= BOUND + FLOAT32_SLACK_DEG
+    )
