@@ -1533,7 +1533,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --reduce: key the X, Y, Z channels of Euler tracks (x, y, z, w of quaternion "
         "tracks) independently where that keeps fewer keys per channel (.anim editor curves hold each "
-        "channel's own keys; slower)",
+        "channel's own keys), and refit near misses for the smallest largest error: the fewest keys, slower",
     )
     p.add_argument(
         "--smooth",

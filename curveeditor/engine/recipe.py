@@ -232,7 +232,8 @@ _SPECS = (
                 False,
                 doc="key the channels of Euler tracks (and the components of quaternion tracks) "
                 "independently where that keeps fewer keys per channel (the .anim editor curves hold each "
-                "channel's own keys; a track without editor curves keeps one key list); slower",
+                "channel's own keys; a track without editor curves keeps one key list), and refit near "
+                "misses for the smallest largest error: the fewest keys, slower",
             ),
         ),
         "reduce",
