@@ -546,12 +546,13 @@ def _verify(fitter: _Fitter, verifier: _Fitter, segs, bound: float):
     return segs
 
 
-def _segment_error(fitter: _Fitter, a, b, m0, m1) -> np.ndarray:
-    """Max error (deg) of Hermite segments with given slopes on ``fitter``'s grid (exact copies: 0)."""
+def _segment_error(fitter: _Fitter, a, b, m0, m1, lo=None, hi=None) -> np.ndarray:
+    """Max error (deg) of Hermite segments with given slopes on ``fitter``'s grid (exact copies: 0);
+    with ``lo``/``hi`` (keys ``a <= lo < hi <= b``), on the part of each segment between them only."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    g0 = fitter.start[a]
-    lengths = fitter.start[b] - g0 + 1
+    g0 = fitter.start[a if lo is None else np.asarray(lo, dtype=np.int64)]
+    lengths = fitter.start[b if hi is None else np.asarray(hi, dtype=np.int64)] - g0 + 1
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     seg = np.repeat(np.arange(a.shape[0]), lengths)
     g = g0[seg] + np.arange(int(lengths.sum())) - offsets[seg]
@@ -872,6 +873,10 @@ def _stitch(track: RotationTrack, parts: list[RotationTrack]) -> RotationTrack:
 #: 0.75 first (issue 23, at Blender decimate's achieved error on the corpus BVH clips) kept 2-5 %
 #: fewer channel keys than (0.6, 1/3) (Elephant idle 546 -> 536 at 0.7 deg, CMU 12_01 walk 3,450 ->
 #: 3,370 at 0.36 deg) for 40 % more time on the per-channel path; 0.9 before it, 0.3-1 % more.
+#: A track not proven at a share is mended where its channels stray together (:func:`_repair`) and
+#: still tries the next share, the fewer channel keys kept: corpus BVH clips at 0.5 deg 28,839 ->
+#: 27,655 (CMU 12_01 walk 2,516 -> 2,342), in about the same time; 0.9 first then gained 0.2 % for
+#: 50 % more time.
 CHANNEL_SHARES = (0.75, 0.6, 1.0 / 3.0)
 
 
@@ -1000,10 +1005,10 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
 
     Each channel is reduced alone as a one-axis rotation (:func:`_channel_singles`: the geodesic
     error is the channel's own angle error) at ``share x bound`` for the shares of :data:`CHANNEL_SHARES`;
-    tracks not proven at one share try the next. Unweighted tracks with finite slopes only (the
-    split points use the Hermite cubic), and not tracks whose file keeps one key list for all
-    channels (``meta["separate_channel_keys"] is False``: an ``.anim`` track without editor curves,
-    which would store the union of the channels' keys for every channel)."""
+    tracks not proven at one share are mended (:func:`_repair`) and try the next. Unweighted tracks
+    with finite slopes only (the split points use the Hermite cubic), and not tracks whose file keeps
+    one key list for all channels (``meta["separate_channel_keys"] is False``: an ``.anim`` track
+    without editor curves, which would store the union of the channels' keys for every channel)."""
     todo = [
         i
         for i, (s, r) in enumerate(zip(tracks, out, strict=True))
@@ -1016,21 +1021,18 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
     for share in CHANNEL_SHARES:
         if not todo:
             break
-        singles = []
-        scales = []
-        widths = []
-        for i in todo:
-            chans, scale = _channel_singles(tracks[i], str(i))
-            singles += chans
-            scales.append(scale)
-            widths.append(len(chans))
+        chans = {i: _channel_singles(tracks[i], str(i)) for i in todo}
+        singles = [c for i in todo for c in chans[i][0]]
+        widths = [len(chans[i][0]) for i in todo]
         chan_bounds = np.repeat([float(bounds[i]) * share for i in todo], widths)
         red = reduce_tracks(singles, chan_bounds, channels=False, refit=True)
         cands = {}
+        reds = {}
         at = 0
-        for i, scale, w in zip(todo, scales, widths, strict=True):
-            cand = _assemble(tracks[i], red[at : at + w], scale)
+        for i, w in zip(todo, widths, strict=True):
+            reds[i] = red[at : at + w]
             at += w
+            cand = _assemble(tracks[i], reds[i], chans[i][1])
             if cand.curve.channel_key_count() < out[i].curve.channel_key_count():
                 cands[i] = cand
         if not cands:
@@ -1039,14 +1041,144 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
         for i, ok in proven.items():
             if ok:
                 out[i] = cands[i]
-        todo = [i for i, ok in proven.items() if not ok]
+        failed = [i for i, ok in proven.items() if not ok]
+        limit = {i: out[i].curve.channel_key_count() for i in failed}
+        fixed = _repair(tracks, failed, chans, reds, bounds, limit)
+        for i, cand in fixed.items():
+            out[i] = cand
+        todo = failed
     return out
+
+
+#: Rounds of :func:`_repair` at most: each bisects, in every key interval of an assembled track that
+#: is not proven, the segment of the channel that strays most there.
+REPAIR_ROUNDS = 24
+
+
+def _repair(tracks, todo: list[int], chans: dict, reds: dict, bounds, limit: dict) -> dict:
+    """Track index -> the proven per-channel version of ``tracks[i]`` for the tracks ``todo`` whose
+    channels, reduced apart (``reds[i]`` from the one-axis ``chans[i] = (singles, scale)``,
+    :func:`_channel_singles`), are not proven together: in each key interval of the assembled track
+    that is not proven (:func:`_unproven`), the segment of the channel with the largest error there
+    is bisected and refitted (:func:`_split`), until the track is proven, or holds ``limit[i]``
+    channel keys, or has an interval no split can mend (then it is left out).
+
+    The channels' errors add up only where they peak together: mending those few places keeps the
+    share's keys everywhere else, where a whole-track fallback to the next share re-keys all of it
+    (CMU 12_01 walk at 0.5 deg: 23 of 27 tracks failed at 0.75 of the bound)."""
+    if not todo:
+        return {}
+    lanes = _ChannelLanes([c for i in todo for c in chans[i][0]], [r for i in todo for r in reds[i]])
+    if lanes.segs[0].size == 0:
+        return {}
+    width = np.array([len(chans[i][0]) for i in todo])
+    base = np.cumsum(width) - width  # each track's first lane
+    pos = {i: p for p, i in enumerate(todo)}
+    active = list(range(len(todo)))
+    done: dict = {}
+    for _ in range(REPAIR_ROUNDS):
+        reduced = lanes.reduced()
+        cands = {}
+        for p in active:
+            i = todo[p]
+            cand = _assemble(tracks[i], reduced[base[p] : base[p] + width[p]], chans[i][1])
+            if cand.curve.channel_key_count() < limit[i]:
+                cands[todo[p]] = cand
+        open_ = _unproven(tracks, cands, bounds)
+        done.update({i: cands[i] for i, (ka, _) in open_.items() if not ka.size})
+        failing = [pos[i] for i, (ka, _) in open_.items() if ka.size]
+        if not failing:
+            break
+        p = np.concatenate([np.full(open_[todo[q]][0].shape[0], q) for q in failing])
+        ka = np.concatenate([open_[todo[q]][0] for q in failing])
+        kb = np.concatenate([open_[todo[q]][1] for q in failing])
+        seg = lanes.worst_segments(base[p], width[p], ka, kb)
+        # A track with an interval no split can mend is left out.
+        stuck = set(p[seg < 0].tolist())
+        active = [q for q in failing if q not in stuck]
+        if not active:
+            break
+        lanes.split(np.unique(seg[np.isin(p, active) & (seg >= 0)]))
+    return done
+
+
+class _ChannelLanes:
+    """The one-axis channel tracks of :func:`_repair` joined (``singles``, each with its reduced
+    version in ``reds``), their reduced segments on the joined track, and splits of them. A channel
+    reduced to one key (a constant) has no segments and is never split: the others can always be
+    brought down to its own error."""
+
+    def __init__(self, singles: list[RotationTrack], reds: list[RotationTrack]):
+        self.singles, self.reds = singles, reds
+        self.joined, self.first, _ = _join(singles)
+        self.last = self.first + np.array([t.n_keys for t in singles]) - 1
+        self.fitter = _Fitter(self.joined)
+        self.const = np.array([r.n_keys < 2 for r in reds])
+        keys = [
+            (np.searchsorted(src.times, r.times) + f, r.curve)
+            for src, r, f, c in zip(singles, reds, self.first, self.const, strict=True)
+            if not c
+        ]
+        width = self.joined.curve.value.shape[1]
+        self.segs = (
+            np.concatenate([k[:-1] for k, _ in keys] or [np.zeros(0, np.int64)]),
+            np.concatenate([k[1:] for k, _ in keys] or [np.zeros(0, np.int64)]),
+            np.concatenate([c.out_slope[:-1] for _, c in keys] or [np.zeros((0, width))]),
+            np.concatenate([c.in_slope[1:] for _, c in keys] or [np.zeros((0, width))]),
+        )
+
+    def reduced(self) -> list[RotationTrack]:
+        """Each channel track as its segments now play it (its own key times)."""
+        curve = _build(self.joined.curve, self.segs)
+        kept = np.unique(np.concatenate([self.segs[0], self.segs[1]]))
+        out = []
+        for s, src in enumerate(self.singles):
+            if self.const[s]:
+                out.append(self.reds[s])
+                continue
+            k0, k1 = np.searchsorted(kept, self.first[s]), np.searchsorted(kept, self.last[s], side="right")
+            part = curve.select(slice(int(k0), int(k1)))
+            out.append(replace(src, curve=replace(part, time=src.times[kept[k0:k1] - self.first[s]])))
+        return out
+
+    def worst_segments(self, lane0, width, ka, kb) -> np.ndarray:
+        """For each interval ``ka[j] .. kb[j]`` (source keys of the track whose channels are lanes
+        ``lane0[j] ..`` ``+ width[j]``): the segment of the channel that strays most there among those
+        that can be split, or -1 when none can."""
+        j = np.repeat(np.arange(ka.shape[0]), width)
+        ch = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
+        s = lane0[j] + ch
+        lo, hi = self.first[s] + ka[j], self.first[s] + kb[j]
+        a, b, m0, m1 = self.segs
+        seg = np.clip(np.searchsorted(a, lo, side="right") - 1, 0, max(a.shape[0] - 1, 0))
+        ok = ~self.const[s] & (b[seg] >= hi) & (b[seg] - a[seg] > 1)
+        err = np.full(s.shape[0], -1.0)
+        q = np.nonzero(ok)[0]
+        if q.size:
+            err[q] = _segment_error(self.fitter, a[seg[q]], b[seg[q]], m0[seg[q]], m1[seg[q]], lo[q], hi[q])
+        table = np.full((ka.shape[0], int(width.max())), -1.0)
+        table[j, ch] = err
+        pick = table.argmax(axis=1)
+        best = (np.cumsum(width) - width) + pick
+        return np.where(table[np.arange(ka.shape[0]), pick] >= 0, seg[best], -1)
+
+    def split(self, segments: np.ndarray) -> None:
+        """Bisect and refit ``segments`` (indices into ``segs``)."""
+        self.segs, _ = _split(self.fitter, self.segs, segments)
 
 
 def _proven_whole(tracks, cands: dict, bounds) -> dict:
     """Track index -> True when ``cands[i]`` is proven within ``bounds[i]`` of ``tracks[i]`` over the
-    whole track (:func:`._reduce_certify.failing_segments`; tracks of one kind, order and bound
-    joined). ``cands[i]`` holds keys at the track's first and last key times."""
+    whole track (one segment from its first to its last key). ``cands[i]`` holds keys at the track's
+    first and last key times."""
+    return {i: not ka.size for i, (ka, _) in _unproven(tracks, cands, bounds, whole=True).items()}
+
+
+def _unproven(tracks, cands: dict, bounds, whole: bool = False) -> dict:
+    """Track index -> ``(ka, kb)``: the key intervals of ``cands[i]`` (source key indices of
+    ``tracks[i]``, between consecutive keys of the candidate; ``whole``: one from the first key to
+    the last) that :func:`._reduce_certify.failing_segments` does not prove within ``bounds[i]``.
+    Tracks of one kind, order and bound are joined and proven together."""
     groups: dict = {}
     for i in cands:
         t = tracks[i]
@@ -1055,9 +1187,19 @@ def _proven_whole(tracks, cands: dict, bounds) -> dict:
     for (_kind, _order, bound), idx in groups.items():
         src, first, _ = _join([tracks[i] for i in idx])
         red, _, _ = _join([cands[i] for i in idx])
-        counts = np.array([tracks[i].n_keys for i in idx])
-        fail = failing_segments(src, red, _Piecewise(src), first, first + counts - 1, bound)
-        result.update({i: not f for i, f in zip(idx, fail, strict=True)})
+        if whole:
+            ends = [np.array([0, tracks[i].n_keys - 1]) for i in idx]
+        else:
+            ends = [np.searchsorted(tracks[i].times, cands[i].times) for i in idx]
+        n = np.array([k.shape[0] - 1 for k in ends])
+        off = np.repeat(first, n)
+        a = np.concatenate([k[:-1] for k in ends]) + off
+        b = np.concatenate([k[1:] for k in ends]) + off
+        fail = failing_segments(src, red, _Piecewise(src), a, b, bound)
+        at = np.cumsum(n) - n
+        for i, k0, k in zip(idx, at, n, strict=True):
+            f = fail[k0 : k0 + k]
+            result[i] = ((a[k0 : k0 + k] - off[k0 : k0 + k])[f], (b[k0 : k0 + k] - off[k0 : k0 + k])[f])
     return result
 
 
