@@ -876,7 +876,9 @@ def _stitch(track: RotationTrack, parts: list[RotationTrack]) -> RotationTrack:
 #: A track not proven at a share is mended where its channels stray together (:func:`_repair`) and
 #: still tries the next share, the fewer channel keys kept: corpus BVH clips at 0.5 deg 28,839 ->
 #: 27,655 (CMU 12_01 walk 2,516 -> 2,342), in about the same time; 0.9 first then gained 0.2 % for
-#: 50 % more time.
+#: 50 % more time. Joints whose shared keys are 2 (near still) are keyed per channel too, each
+#: channel that one key holds within the whole bound starting as that key: 27,641 (bvh_test2 at
+#: 0.6 deg 97 -> 93).
 CHANNEL_SHARES = (0.75, 0.6, 1.0 / 3.0)
 
 
@@ -1012,7 +1014,8 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
     todo = [
         i
         for i, (s, r) in enumerate(zip(tracks, out, strict=True))
-        if r.n_keys >= 3
+        if r.n_keys >= 2
+        and s.n_keys >= 3
         and s.meta.get("separate_channel_keys", True)
         and not np.any(s.curve.weighted_mode)
         and np.all(np.isfinite(s.curve.in_slope))
@@ -1026,6 +1029,9 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
         widths = [len(chans[i][0]) for i in todo]
         chan_bounds = np.repeat([float(bounds[i]) * share for i in todo], widths)
         red = reduce_tracks(singles, chan_bounds, channels=False, refit=True)
+        # A channel that one key holds within the whole bound starts as that key: where the others
+        # then stray with it, the mend gives it its segment back.
+        red = _single_keys(singles, red, np.repeat([float(bounds[i]) for i in todo], widths))
         cands = {}
         reds = {}
         at = 0
@@ -1060,8 +1066,9 @@ def _repair(tracks, todo: list[int], chans: dict, reds: dict, bounds, limit: dic
     channels, reduced apart (``reds[i]`` from the one-axis ``chans[i] = (singles, scale)``,
     :func:`_channel_singles`), are not proven together: in each key interval of the assembled track
     that is not proven (:func:`_unproven`), the segment of the channel with the largest error there
-    is bisected and refitted (:func:`_split`), until the track is proven, or holds ``limit[i]``
-    channel keys, or has an interval no split can mend (then it is left out).
+    is bisected and refitted (:func:`_split`; a constant channel gets one fitted segment instead),
+    until the track is proven, or holds ``limit[i]`` channel keys, or has an interval no split can
+    mend (then it is left out).
 
     The channels' errors add up only where they peak together: mending those few places keeps the
     share's keys everywhere else, where a whole-track fallback to the next share re-keys all of it
@@ -1069,8 +1076,6 @@ def _repair(tracks, todo: list[int], chans: dict, reds: dict, bounds, limit: dic
     if not todo:
         return {}
     lanes = _ChannelLanes([c for i in todo for c in chans[i][0]], [r for i in todo for r in reds[i]])
-    if lanes.segs[0].size == 0:
-        return {}
     width = np.array([len(chans[i][0]) for i in todo])
     base = np.cumsum(width) - width  # each track's first lane
     pos = {i: p for p, i in enumerate(todo)}
@@ -1092,21 +1097,22 @@ def _repair(tracks, todo: list[int], chans: dict, reds: dict, bounds, limit: dic
         p = np.concatenate([np.full(open_[todo[q]][0].shape[0], q) for q in failing])
         ka = np.concatenate([open_[todo[q]][0] for q in failing])
         kb = np.concatenate([open_[todo[q]][1] for q in failing])
-        seg = lanes.worst_segments(base[p], width[p], ka, kb)
+        lane, seg = lanes.worst(base[p], width[p], ka, kb)
         # A track with an interval no split can mend is left out.
-        stuck = set(p[seg < 0].tolist())
+        stuck = set(p[lane < 0].tolist())
         active = [q for q in failing if q not in stuck]
         if not active:
             break
-        lanes.split(np.unique(seg[np.isin(p, active) & (seg >= 0)]))
+        go = np.isin(p, active)
+        lanes.split(np.unique(seg[go & (seg >= 0)]), np.unique(lane[go & (lane >= 0) & (seg < 0)]))
     return done
 
 
 class _ChannelLanes:
     """The one-axis channel tracks of :func:`_repair` joined (``singles``, each with its reduced
     version in ``reds``), their reduced segments on the joined track, and splits of them. A channel
-    reduced to one key (a constant) has no segments and is never split: the others can always be
-    brought down to its own error."""
+    reduced to one key (a constant) has no segments until it is split: then it is one segment from
+    its first key to its last (2 keys), fitted."""
 
     def __init__(self, singles: list[RotationTrack], reds: list[RotationTrack]):
         self.singles, self.reds = singles, reds
@@ -1141,30 +1147,60 @@ class _ChannelLanes:
             out.append(replace(src, curve=replace(part, time=src.times[kept[k0:k1] - self.first[s]])))
         return out
 
-    def worst_segments(self, lane0, width, ka, kb) -> np.ndarray:
+    def worst(self, lane0, width, ka, kb) -> tuple[np.ndarray, np.ndarray]:
         """For each interval ``ka[j] .. kb[j]`` (source keys of the track whose channels are lanes
-        ``lane0[j] ..`` ``+ width[j]``): the segment of the channel that strays most there among those
-        that can be split, or -1 when none can."""
+        ``lane0[j] ..`` ``+ width[j]``), the channel that strays most there among those that can be
+        split: ``(lane, segment)``, the segment over the interval (-1 for a constant channel);
+        ``lane`` -1 when none can be split (every channel exact there, or constant and 2 keys long)."""
         j = np.repeat(np.arange(ka.shape[0]), width)
         ch = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
         s = lane0[j] + ch
         lo, hi = self.first[s] + ka[j], self.first[s] + kb[j]
         a, b, m0, m1 = self.segs
         seg = np.clip(np.searchsorted(a, lo, side="right") - 1, 0, max(a.shape[0] - 1, 0))
-        ok = ~self.const[s] & (b[seg] >= hi) & (b[seg] - a[seg] > 1)
+        cst = self.const[s]
+        ok = ~cst & (b[seg] >= hi) & (b[seg] - a[seg] > 1) if a.size else np.zeros(s.shape[0], bool)
         err = np.full(s.shape[0], -1.0)
         q = np.nonzero(ok)[0]
         if q.size:
             err[q] = _segment_error(self.fitter, a[seg[q]], b[seg[q]], m0[seg[q]], m1[seg[q]], lo[q], hi[q])
+        q = np.nonzero(cst & (self.last[s] - self.first[s] > 1))[0]
+        if q.size:
+            err[q] = self._constant_error(s[q], lo[q], hi[q])
         table = np.full((ka.shape[0], int(width.max())), -1.0)
         table[j, ch] = err
         pick = table.argmax(axis=1)
         best = (np.cumsum(width) - width) + pick
-        return np.where(table[np.arange(ka.shape[0]), pick] >= 0, seg[best], -1)
+        none = table[np.arange(ka.shape[0]), pick] < 0
+        lane = np.where(none, -1, s[best])
+        return lane, np.where(none | cst[best], -1, seg[best])
 
-    def split(self, segments: np.ndarray) -> None:
-        """Bisect and refit ``segments`` (indices into ``segs``)."""
-        self.segs, _ = _split(self.fitter, self.segs, segments)
+    def _constant_error(self, lanes, lo, hi) -> np.ndarray:
+        """Largest error (deg) of constant channels ``lanes`` between keys ``lo`` and ``hi`` on the
+        fitter's grid (one axis: the sum of the columns' differences, all but one 0)."""
+        f = self.fitter
+        g0 = f.start[lo]
+        lengths = f.start[hi] - g0 + 1
+        offsets = np.cumsum(lengths) - lengths
+        rep = np.repeat(np.arange(lanes.shape[0]), lengths)
+        g = g0[rep] + np.arange(int(lengths.sum())) - offsets[rep]
+        value = np.stack([self.reds[k].curve.value[0] for k in lanes.tolist()])
+        return np.maximum.reduceat(np.abs(f.y[g] - value[rep]).sum(axis=1), offsets)
+
+    def split(self, segments: np.ndarray, constants: np.ndarray) -> None:
+        """Bisect and refit ``segments`` (indices into ``segs``); give the constant channels
+        ``constants`` (lanes) their one fitted segment."""
+        if constants.size:
+            a, b = self.first[constants], self.last[constants]
+            _, m0, m1 = self.fitter.fit(a, b)
+            self.const[constants] = False
+        if segments.size:  # on the old indices, before the new segments are merged in
+            self.segs, _ = _split(self.fitter, self.segs, segments)
+        if constants.size:
+            order = np.argsort(np.concatenate([self.segs[0], a]), kind="stable")
+            self.segs = tuple(
+                np.concatenate([x, y])[order] for x, y in zip(self.segs, (a, b, m0, m1), strict=True)
+            )
 
 
 def _proven_whole(tracks, cands: dict, bounds) -> dict:

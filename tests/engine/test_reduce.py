@@ -415,3 +415,20 @@ def test_per_channel_mends_where_channel_errors_add_up(monkeypatch):
     for src, red in zip(tracks, split, strict=True):
         assert red.curve.channel_keys is not None
         assert geodesic_angle(played(red, t), played(src, t)).max() <= 0.5 + 1e-6
+
+
+def test_per_channel_keys_near_still_joints_below_two_keys_each():
+    """A joint that barely moves (shared keys: 2, six channel keys) may still key some channels
+    once: each channel one key holds within the whole bound starts as that key, and the mend gives
+    a channel its segment back where the others stray with it. Fewer than six channel keys, and what
+    Unity plays stays within the bound."""
+    t = np.arange(61) / 120.0
+    e = np.stack([0.4 * np.sin(9 * t), 0.41 * np.cos(7 * t), 0.0 + 0.9 * t / t[-1]], axis=1)
+    src = euler_track(e, rate=120.0, order="yxz")
+    bound = 0.6
+    shared = reduce_track(src, bound)
+    split = reduce_track(src, bound, channels=True)
+    assert shared.curve.channel_key_count() == 6
+    assert split.curve.channel_key_count() < 6
+    grid = np.linspace(0.0, t[-1], 5000)
+    assert geodesic_angle(played(split, grid), played(src, grid)).max() <= bound + 1e-6
