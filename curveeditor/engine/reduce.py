@@ -1072,9 +1072,19 @@ def _repair(tracks, todo: list[int], chans: dict, reds: dict, bounds, limit: dic
 
     The channels' errors add up only where they peak together: mending those few places keeps the
     share's keys everywhere else, where a whole-track fallback to the next share re-keys all of it
-    (CMU 12_01 walk at 0.5 deg: 23 of 27 tracks failed at 0.75 of the bound)."""
-    if not todo:
-        return {}
+    (CMU 12_01 walk at 0.5 deg: 23 of 27 tracks failed at 0.75 of the bound).
+
+    Tracks are mended in chunks of about :data:`CHUNK_KEYS` channel keys (:func:`_chunks`): the lanes
+    of all of them at once held a 1-minute 120 fps take's peak at 686 MB against 385 MB without."""
+    done: dict = {}
+    widths = [len(chans[i][0]) * tracks[i].n_keys for i in todo]
+    for chunk in _chunks(list(todo), widths) if todo else []:
+        done.update(_repair_chunk(tracks, chunk, chans, reds, bounds, limit))
+    return done
+
+
+def _repair_chunk(tracks, todo: list[int], chans: dict, reds: dict, bounds, limit: dict) -> dict:
+    """:func:`_repair` of the tracks ``todo`` together."""
     lanes = _ChannelLanes([c for i in todo for c in chans[i][0]], [r for i in todo for r in reds[i]])
     width = np.array([len(chans[i][0]) for i in todo])
     base = np.cumsum(width) - width  # each track's first lane
