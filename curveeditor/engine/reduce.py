@@ -152,8 +152,11 @@ def dense_check_grid(
 class _Fitter:
     """The source sampled on a checker grid, and batched Hermite fits of candidate segments."""
 
-    def __init__(self, track: RotationTrack, density: int = 1):
+    def __init__(self, track: RotationTrack, density: int = 1, one_axis: bool = False):
         self.track = track
+        # Every key turns about one axis (one nonzero channel: _per_channel's channel tracks): the
+        # geodesic error is that channel's own, wrapped, and no fit needs a quaternion.
+        self.one_axis = one_axis
         curve = track.curve
         self.t = np.asarray(curve.time)
         self.v = np.asarray(curve.value)
@@ -232,6 +235,13 @@ class _Fitter:
         # below (their copied source slopes may be infinite: stepped keys).
         delta = h10[:, None] * m0.take(seg, axis=0) + h11[:, None] * m1.take(seg, axis=0) - r  # fit - source
         single = (b - a) == 1
+        if np.any(single):
+            m0[single] = self.track.curve.out_slope[a[single]]
+            m1[single] = self.track.curve.in_slope[b[single]]
+        if self.one_axis:
+            e = _one_axis_deg(delta)
+            e[single[seg]] = 0.0
+            return np.maximum.reduceat(e, offsets), m0, m1
         rows = slice(None)  # the samples whose quaternions are needed
         l1 = None
         if target is not None and self.track.kind == EULER:
@@ -250,8 +260,6 @@ class _Fitter:
             d2[rows] = np.einsum("ij,ij->i", diff, diff)
         if np.any(single):
             d2[single[seg]] = 0.0
-            m0[single] = self.track.curve.out_slope[a[single]]
-            m1[single] = self.track.curve.in_slope[b[single]]
         d2 = np.maximum.reduceat(d2, offsets)
         max_err = _chord_deg(d2)
         if l1 is not None:
@@ -317,6 +325,8 @@ class _Fitter:
                 e = np.sqrt(np.einsum("ij,ij->i", delta, delta)) + 1e-12
                 w = e if w is None else w * e
                 w *= 1.0 / w.max()
+        if self.one_axis:
+            return np.maximum.reduceat(_one_axis_deg(delta), offsets), m0, m1
         # As fit(target=): an Euler sample within ``target`` in L1 is within it geodesically, so
         # only the others need their quaternions (the max is then an upper bound deciding the same).
         rows = slice(None)
@@ -330,6 +340,13 @@ class _Fitter:
             diff = qa - np.copysign(1.0, np.einsum("ij,ij->i", qa, qb))[:, None] * qb
             ang[rows] = _chord_deg(np.einsum("ij,ij->i", diff, diff))
         return np.maximum.reduceat(ang, offsets), m0, m1
+
+
+def _one_axis_deg(delta: np.ndarray) -> np.ndarray:
+    """Geodesic angle (degrees) of ``(M, 3)`` Euler differences with one nonzero channel, between
+    rotations about that one axis: the difference itself, wrapped to [0, 180]."""
+    d = np.abs(delta).sum(axis=1) % 360.0
+    return np.minimum(d, 360.0 - d)
 
 
 def _chord_deg(d2: np.ndarray) -> np.ndarray:
@@ -569,7 +586,10 @@ def _segment_error(fitter: _Fitter, a, b, m0, m1, lo=None, hi=None) -> np.ndarra
             + (s3 - s2) * dt * m1[seg]
         )
         pred = np.where(np.isfinite(pred), pred, fitter.y[g])
-    err = geodesic_angle(fitter._to_quat(pred), fitter.q_at(g))
+    if fitter.one_axis:
+        err = _one_axis_deg(pred - fitter.y[g])
+    else:
+        err = geodesic_angle(fitter._to_quat(pred), fitter.q_at(g))
     err[((b - a) == 1)[seg]] = 0.0
     return np.maximum.reduceat(err, offsets)
 
@@ -671,7 +691,13 @@ def _bound_levels(bounds: np.ndarray) -> np.ndarray:
 
 
 def reduce_tracks(
-    tracks, max_error_deg, channels: bool = False, map_chunks=None, *, refit: bool | None = None
+    tracks,
+    max_error_deg,
+    channels: bool = False,
+    map_chunks=None,
+    *,
+    refit: bool | None = None,
+    one_axis: bool = False,
 ) -> list[RotationTrack]:
     """:func:`reduce_track` of every track of ``tracks``, in order (same results), computed together.
 
@@ -682,7 +708,9 @@ def reduce_tracks(
     (:func:`_per_channel`; the curve holds the union of the key times and ``channel_keys``): 14-35 %
     fewer channel keys on mocap, 2-6x the time (each channel is reduced alone).
     ``refit`` (default: ``channels``): the greedy refits its near misses towards the smallest largest
-    error (:data:`MINIMAX_REACH`): 5-9 % fewer keys, 17 % more time.
+    error (:data:`MINIMAX_REACH`): 5-9 % fewer keys, 17 % more time. ``one_axis``: every track is
+    an Euler track with one nonzero channel (:func:`_channel_singles`), so the error is that
+    channel's own and the fits need no quaternions.
     ``map_chunks(fn, items) -> [fn(item), ...]``, if given, runs the independent chunks of work
     (:func:`_chunks`); it may run some in other processes (``io.beside.fork_map``: the CLI's
     ``clean`` on a free core), so ``fn`` returns only what pickles back small.
@@ -730,7 +758,7 @@ def reduce_tracks(
         bound, chunk = job
         group = [pieces[j] for j in chunk]
         # None where nothing was removed: the piece itself, which need not travel back.
-        reds = _reduce_group(group, bound, refit)
+        reds = _reduce_group(group, bound, refit, one_axis)
         return [None if r is p else r for r, p in zip(reds, group, strict=True)]
 
     # Largest first: ``map_chunks`` may share the jobs out as they come (``io.beside.fork_map``), and
@@ -1028,7 +1056,7 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
         singles = [c for i in todo for c in chans[i][0]]
         widths = [len(chans[i][0]) for i in todo]
         chan_bounds = np.repeat([float(bounds[i]) * share for i in todo], widths)
-        red = reduce_tracks(singles, chan_bounds, channels=False, refit=True)
+        red = reduce_tracks(singles, chan_bounds, channels=False, refit=True, one_axis=True)
         # A channel that one key holds within the whole bound starts as that key: where the others
         # then stray with it, the mend gives it its segment back.
         red = _single_keys(singles, red, np.repeat([float(bounds[i]) for i in todo], widths))
@@ -1128,7 +1156,7 @@ class _ChannelLanes:
         self.singles, self.reds = singles, reds
         self.joined, self.first, _ = _join(singles)
         self.last = self.first + np.array([t.n_keys for t in singles]) - 1
-        self.fitter = _Fitter(self.joined)
+        self.fitter = _Fitter(self.joined, one_axis=True)
         self.const = np.array([r.n_keys < 2 for r in reds])
         keys = [
             (np.searchsorted(src.times, r.times) + f, r.curve)
@@ -1372,11 +1400,13 @@ def _shared_end_cuts(a: int, b: int, size: int) -> np.ndarray:
     return np.append(np.arange(a, b, size - 1, dtype=np.int64), np.int64(b))
 
 
-def _reduce_group(tracks: list[RotationTrack], bound: float, refit: bool = False) -> list[RotationTrack]:
+def _reduce_group(
+    tracks: list[RotationTrack], bound: float, refit: bool = False, one_axis: bool = False
+) -> list[RotationTrack]:
     joined, first, time = _join(tracks)
     counts = np.array([t.n_keys for t in tracks])
     last = first + counts - 1
-    fitter = _Fitter(joined)
+    fitter = _Fitter(joined, one_axis=one_axis)
     forced = np.concatenate([_extrema(t, bound) for t in tracks])
     forced[first] = True
     forced[last] = True
@@ -1385,7 +1415,7 @@ def _reduce_group(tracks: list[RotationTrack], bound: float, refit: bool = False
     segs = _greedy(fitter, forced, lane_first, lane_last, SAFETY * bound, refit)
     if np.any(joined.curve.weighted_mode):
         # Weighted tangents: the segment proof does not cover them; a finer grid, then the diff.
-        verifier = _Fitter(joined, density=VERIFY_DENSITY)
+        verifier = _Fitter(joined, density=VERIFY_DENSITY, one_axis=one_axis)
         segs = _verify(fitter, verifier, segs, bound)
         segs = _certify(joined, fitter, segs, bound)
     else:

@@ -432,3 +432,31 @@ def test_per_channel_keys_near_still_joints_below_two_keys_each():
     assert split.curve.channel_key_count() < 6
     grid = np.linspace(0.0, t[-1], 5000)
     assert geodesic_angle(played(split, grid), played(src, grid)).max() <= bound + 1e-6
+
+
+def test_one_axis_fitter_scores_as_the_quaternions_do():
+    """_Fitter(one_axis=True) on a track turning about one axis (a per-channel channel track, wraps
+    past 180 deg included): the same slopes and the same geodesic errors as the quaternion path, on
+    fit, on the minimax refit and on _segment_error."""
+    from curveeditor.engine.reduce import _Fitter, _segment_error
+
+    rng = np.random.default_rng(8)
+    e = np.zeros((300, 3))
+    e[:, 1] = np.cumsum(rng.normal(0, 6.0, 300))  # spans several turns
+    tr = euler_track(e, order="zxy")
+    fast, slow = _Fitter(tr, one_axis=True), _Fitter(tr)
+    a = rng.integers(0, 250, 300)
+    b = a + rng.integers(1, 40, 300)
+    e1, m0, m1 = fast.fit(a, b)
+    e0, n0, n1 = slow.fit(a, b)
+    assert np.allclose(e1, e0, atol=1e-7) and np.array_equal(m0, n0) and np.array_equal(m1, n1)
+    long = b - a > 1
+    assert np.allclose(
+        _segment_error(fast, a[long], b[long], m0[long], m1[long]),
+        _segment_error(slow, a[long], b[long], m0[long], m1[long]),
+        atol=1e-7,
+    )
+    f1, _, _ = fast._minimax(a[long], b[long], 0.5)
+    f0, _, _ = slow._minimax(a[long], b[long], 0.5)
+    assert np.array_equal(f1 <= 0.5, f0 <= 0.5)
+    assert np.allclose(f1[f0 > 0.5], f0[f0 > 0.5], atol=1e-7)
