@@ -705,8 +705,9 @@ def reduce_tracks(
     :mod:`.tip_error`); per-track bounds are rounded down to :data:`BOUND_LEVEL_STEP` levels, so a track
     may be held a little tighter than asked, never looser. ``channels=True``: Euler and quaternion
     tracks may key their channels (components) independently where that needs fewer keys per channel
-    (:func:`_per_channel`; the curve holds the union of the key times and ``channel_keys``): 14-35 %
-    fewer channel keys on mocap, 2-6x the time (each channel is reduced alone).
+    (:func:`_per_channel`; the curve holds the union of the key times and ``channel_keys``): 19-30 %
+    fewer channel keys on most corpus mocap at 0.5 deg (1-4 % on near-still clips), 7-11x the time
+    (each channel is reduced alone, then mended).
     ``refit`` (default: ``channels``): the greedy refits its near misses towards the smallest largest
     error (:data:`MINIMAX_REACH`): 5-9 % fewer keys, 17 % more time. ``one_axis``: every track is
     an Euler track with one nonzero channel (:func:`_channel_singles`), so the error is that
