@@ -313,15 +313,21 @@ def test_static_clip_keeps_its_span():
     assert [r.n_keys for r in alone].count(2) == 1
 
 
-def test_fit_target_shortcut_decides_the_same():
-    """Fitter.fit(target=): segments settled by the L1 bound get the same slopes and the same
-    pass/fail against the target as with every sample's quaternion."""
+@pytest.mark.parametrize("kind", ["euler", "quaternion"])
+def test_fit_target_shortcut_decides_the_same(kind):
+    """Fitter.fit(target=): the same slopes and the same pass/fail against the target as with every
+    sample's quaternion; a passing segment settled by the Euler bound reports an upper bound of its
+    error, a failing one settled by its first probe a lower bound still above the target, and
+    segments the shortcuts leave open their exact error."""
     from curveeditor.engine.reduce import _Fitter
 
     rng = np.random.default_rng(2)
     e = np.cumsum(rng.normal(0, 1.5, (400, 3)), axis=0)
     e[100:200] = e[100]  # a still stretch: settled without quaternions
     tr = euler_track(e, order="ZYX")
+    if kind == "quaternion":
+        q = key_quaternions(tr)
+        tr = RotationTrack("q", "quaternion", Curve.make(tr.times, q, np.gradient(q, tr.times, axis=0)))
     f = _Fitter(tr)
     a = rng.integers(0, 350, 300)
     b = a + rng.integers(1, 50, 300)
@@ -330,7 +336,28 @@ def test_fit_target_shortcut_decides_the_same():
         err1, n0, n1 = f.fit(a, b, target)
         assert np.array_equal(err0 <= target, err1 <= target)
         assert np.array_equal(m0, n0) and np.array_equal(m1, n1)
-        assert np.all(err1 >= err0 - 1e-9)  # an upper bound where settled early
+        ok = err0 <= target
+        assert np.all(err1[ok] >= err0[ok] - 1e-9)
+        assert np.all((err1[~ok] > target) & (err1[~ok] <= err0[~ok] + 1e-9))
+        if kind == "quaternion":
+            assert np.allclose(err1[ok], err0[ok], atol=1e-9)
+
+
+def test_euler_bound_holds_for_every_order():
+    """_Fitter._euler_bound: never below the geodesic angle between Euler triples y and y + d, for
+    every Tait-Bryan order, small to large differences, and near gimbal lock (middle angle +-90)."""
+    from curveeditor.engine.reduce import _Fitter
+
+    rng = np.random.default_rng(4)
+    for order in ("xyz", "xzy", "yzx", "yxz", "zxy", "ZYX"):
+        f = _Fitter(euler_track(np.zeros((3, 3)), order=order))
+        y = rng.uniform(-180, 180, (60000, 3))
+        y[:20000, "xyz".index(order[1].lower())] = rng.choice([-90.0, 90.0], 20000)
+        d = rng.normal(0, 1, (60000, 3)) * rng.choice([0.01, 0.5, 5.0, 40.0], (60000, 1))
+        geo = geodesic_angle(euler_to_quat(y, order), euler_to_quat(y + d, order))
+        bound = f._euler_bound(d)
+        assert np.all(geo <= bound + 1e-9)
+        assert np.median(bound / np.abs(d).sum(axis=1)) < 0.85  # tighter than the sum of the three
 
 
 @pytest.mark.parametrize("kind", ["euler", "quaternion"])
