@@ -199,6 +199,31 @@ class _Fitter:
             return euler_to_quat(values, self.track.order)
         return quat_normalize(values)
 
+    def _samples(self, a: np.ndarray, b: np.ndarray):
+        """The grid samples of segments ``a -> b`` (key indices) and what a fit of their two slopes
+        needs: ``(offsets (K,), seg (M,), g (M,), h10 (M,), h11 (M,), y (M, C), r (M, C))``, each
+        segment's first sample, each sample's segment and grid index, the slope basis (seconds),
+        the source and the source less the value part of the Hermite cubic."""
+        g0 = self.start[a]
+        lengths = self.start[b] - g0 + 1
+        offsets = np.cumsum(lengths) - lengths
+        seg = np.repeat(np.arange(a.shape[0]), lengths)
+        g = np.arange(int(lengths.sum())) + (g0 - offsets)[seg]
+        ta = self.t[a]
+        dt = self.t[b] - ta
+        s = (self.grid[g] - ta[seg]) * (1.0 / dt)[seg]
+        s2 = s * s
+        s3 = s2 * s
+        h01 = 3 * s2 - 2 * s3
+        h00 = 1 - h01
+        dts = dt[seg]
+        h11 = (s3 - s2) * dts
+        h10 = (s - s2) * dts + h11
+        # Row gathers by take (3-6x faster than fancy indexing of (K, 3) rows; same values).
+        y = self.y.take(g, axis=0)
+        va, vb = self.v.take(a, axis=0).take(seg, axis=0), self.v.take(b, axis=0).take(seg, axis=0)
+        return offsets, seg, g, h10, h11, y, y - h00[:, None] * va - h01[:, None] * vb
+
     def fit(
         self, a: np.ndarray, b: np.ndarray, target: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -218,25 +243,7 @@ class _Fitter:
         a = np.asarray(a, dtype=np.int64)
         b = np.asarray(b, dtype=np.int64)
         kcount = a.shape[0]
-        g0 = self.start[a]
-        lengths = self.start[b] - g0 + 1
-        offsets = np.cumsum(lengths) - lengths
-        seg = np.repeat(np.arange(kcount), lengths)
-        g = np.arange(int(lengths.sum())) + (g0 - offsets)[seg]
-        ta = self.t[a]
-        dt = self.t[b] - ta
-        s = (self.grid[g] - ta[seg]) * (1.0 / dt)[seg]
-        s2 = s * s
-        s3 = s2 * s
-        h01 = 3 * s2 - 2 * s3
-        h00 = 1 - h01
-        dts = dt[seg]
-        h11 = (s3 - s2) * dts
-        h10 = (s - s2) * dts + h11
-        # Row gathers by take (3-6x faster than fancy indexing of (K, 3) rows; same values).
-        y = self.y.take(g, axis=0)
-        va, vb = self.v.take(a, axis=0).take(seg, axis=0), self.v.take(b, axis=0).take(seg, axis=0)
-        r = y - h00[:, None] * va - h01[:, None] * vb
+        offsets, seg, g, h10, h11, y, r = self._samples(a, b)
 
         def ssum(x: np.ndarray) -> np.ndarray:
             return np.add.reduceat(x, offsets, axis=0)
@@ -318,21 +325,7 @@ class _Fitter:
         (Lawson's reweighted least squares, :data:`MINIMAX_ROUNDS` rounds: each sample's weight
         times its distance from the source), and their geodesic max error (degrees; on Euler
         tracks an upper bound of it that decides ``<= target`` the same, as :meth:`fit`'s)."""
-        lengths = self.start[b] - self.start[a] + 1
-        offsets = np.cumsum(lengths) - lengths
-        seg = np.repeat(np.arange(a.shape[0]), lengths)
-        g = np.arange(int(lengths.sum())) + (self.start[a] - offsets)[seg]
-        ta = self.t[a]
-        dt = self.t[b] - ta
-        s = (self.grid[g] - ta[seg]) * (1.0 / dt)[seg]
-        s2 = s * s
-        s3 = s2 * s
-        h01 = 3 * s2 - 2 * s3
-        dts = dt[seg]
-        h11 = (s3 - s2) * dts
-        h10 = (s - s2) * dts + h11
-        y = self.y.take(g, axis=0)
-        r = y - (1 - h01)[:, None] * self.v[a][seg] - h01[:, None] * self.v[b][seg]
+        offsets, seg, g, h10, h11, y, r = self._samples(a, b)
         # One (M, 3 + 2C) table per round, summed per segment by one reduceat: the normal equations'
         # three products and the two right-hand sides (small batches: numpy calls are the cost).
         c = r.shape[1]

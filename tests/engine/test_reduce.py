@@ -30,6 +30,12 @@ def euler_track(values, rate=30.0, mode="clamped_auto", order="zxy") -> Rotation
     return RotationTrack("j", "euler", make_curve(t, values, mode=mode), order=order)
 
 
+def as_quaternion_track(track: RotationTrack) -> RotationTrack:
+    """``track``'s key poses as a quaternion track (slopes by finite differences)."""
+    q = key_quaternions(track)
+    return RotationTrack("q", "quaternion", Curve.make(track.times, q, np.gradient(q, track.times, axis=0)))
+
+
 def quat_track(quats, rate=30.0) -> RotationTrack:
     t = np.arange(len(quats)) / rate
     return RotationTrack("q", "quaternion", make_curve(t, quats, mode="auto"))
@@ -326,8 +332,7 @@ def test_fit_target_shortcut_decides_the_same(kind):
     e[100:200] = e[100]  # a still stretch: settled without quaternions
     tr = euler_track(e, order="ZYX")
     if kind == "quaternion":
-        q = key_quaternions(tr)
-        tr = RotationTrack("q", "quaternion", Curve.make(tr.times, q, np.gradient(q, tr.times, axis=0)))
+        tr = as_quaternion_track(tr)
     f = _Fitter(tr)
     a = rng.integers(0, 350, 300)
     b = a + rng.integers(1, 50, 300)
@@ -372,8 +377,7 @@ def test_rescue_lowers_the_peak_of_near_misses(kind):
     e = np.cumsum(rng.normal(0, 1.5, (400, 3)), axis=0)
     tr = euler_track(e, order="zyx")
     if kind == "quaternion":
-        q = key_quaternions(tr)
-        tr = RotationTrack("q", "quaternion", Curve.make(tr.times, q, np.gradient(q, tr.times, axis=0)))
+        tr = as_quaternion_track(tr)
     f = _Fitter(tr)
     a = rng.integers(0, 350, 400)
     b = a + rng.integers(2, 40, 400)
@@ -405,8 +409,7 @@ def test_refit_keeps_fewer_keys_within_the_bound():
         e = np.cumsum(rng.normal(0, 1.2, (600, 3)), axis=0)
         tr = euler_track(e, order=("zxy", "zyx", "xyz")[i % 3])
         if i >= 4:
-            q = key_quaternions(tr)
-            tr = RotationTrack("q", "quaternion", Curve.make(tr.times, q, np.gradient(q, tr.times, axis=0)))
+            tr = as_quaternion_track(tr)
         tracks.append(replace(tr, path=f"t{i}"))
     plain = reduce_tracks(tracks, 0.5)
     refit = reduce_tracks(tracks, 0.5, refit=True)
