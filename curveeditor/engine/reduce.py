@@ -199,16 +199,22 @@ class _Fitter:
             return euler_to_quat(values, self.track.order)
         return quat_normalize(values)
 
+    def rows(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The grid samples from key ``lo[k]`` to key ``hi[k]`` (both included), all spans one after
+        another: ``(offsets (K,), seg (M,), g (M,))``, each span's first sample, each sample's span
+        and its grid index."""
+        g0 = self.start[lo]
+        lengths = self.start[hi] - g0 + 1
+        offsets = np.cumsum(lengths) - lengths
+        seg = np.repeat(np.arange(lo.shape[0]), lengths)
+        return offsets, seg, np.arange(int(lengths.sum())) + (g0 - offsets)[seg]
+
     def _samples(self, a: np.ndarray, b: np.ndarray):
         """The grid samples of segments ``a -> b`` (key indices) and what a fit of their two slopes
         needs: ``(offsets (K,), seg (M,), g (M,), h10 (M,), h11 (M,), y (M, C), r (M, C))``, each
         segment's first sample, each sample's segment and grid index, the slope basis (seconds),
         the source and the source less the value part of the Hermite cubic."""
-        g0 = self.start[a]
-        lengths = self.start[b] - g0 + 1
-        offsets = np.cumsum(lengths) - lengths
-        seg = np.repeat(np.arange(a.shape[0]), lengths)
-        g = np.arange(int(lengths.sum())) + (g0 - offsets)[seg]
+        offsets, seg, g = self.rows(a, b)
         ta = self.t[a]
         dt = self.t[b] - ta
         s = (self.grid[g] - ta[seg]) * (1.0 / dt)[seg]
@@ -356,16 +362,15 @@ class _Fitter:
         # As fit(target=): an Euler sample whose bound is within ``target`` is within it
         # geodesically, so only the others need their quaternions (the max is then an upper bound
         # deciding the same).
-        rows = slice(None)
-        l1 = None
         if self.track.kind == EULER:
-            l1 = self._euler_bound(delta)
-            rows = np.nonzero(l1 > target)[0]
-        ang = np.zeros(seg.shape[0]) if l1 is None else np.minimum(l1, target)
-        if isinstance(rows, slice) or rows.size:
-            qa, qb = self._to_quat(y[rows] + delta[rows]), self.q_at(g[rows])
-            diff = qa - np.copysign(1.0, np.einsum("ij,ij->i", qa, qb))[:, None] * qb
-            ang[rows] = _chord_deg(np.einsum("ij,ij->i", diff, diff))
+            bound = self._euler_bound(delta)
+            ang = np.minimum(bound, target)
+            rows = np.nonzero(bound > target)[0]
+        else:
+            ang = np.zeros(seg.shape[0])
+            rows = np.arange(seg.shape[0])
+        if rows.size:
+            ang[rows] = _chord_deg(self._chord2(y[rows], delta[rows], g[rows]))
         return np.maximum.reduceat(ang, offsets), m0, m1
 
 
@@ -478,35 +483,24 @@ def _greedy(
         n_l = int(valid_l.sum())
         # Each track's first candidate past its last passing one, refitted towards the smallest
         # largest error: where that passes, the segment grows by it and the search goes on from there.
-        firsts = []
-        for cand, valid, start in ((cand_l, valid_l, 0), (cand_r, valid_r, n_l)) if refit else ():
-            if cand.shape[0] == 0:
-                continue
-            nvalid = valid.sum(axis=1)
-            e2 = np.full(cand.shape, np.inf)
-            e2[valid] = err[start : start + int(nvalid.sum())]
-            ok = e2 <= target
-            last_ok = cand.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1)
-            nxt_j = np.where(ok.any(axis=1), last_ok + 1, 0)
-            has = nxt_j < nvalid
-            flat = np.cumsum(nvalid) - nvalid
-            firsts.append(start + flat[has] + nxt_j[has])
-        if firsts:
-            fitter.rescue(anchors, ends, err, m0, m1, target, np.concatenate(firsts))
-        for rows, cand, valid, sl, is_lad in (
+        tables = (
             (lad, cand_l, valid_l, slice(0, n_l), True),
             (ref, cand_r, valid_r, slice(n_l, None), False),
-        ):
+        )
+        if refit:
+            firsts = []
+            for rows, _, valid, sl, _ in tables:
+                if rows.size:
+                    any_ok, j, nvalid, flat = _last_passing(err[sl], valid, target)
+                    nxt_j = np.where(any_ok, j + 1, 0)
+                    has = nxt_j < nvalid
+                    firsts.append(sl.start + flat[has] + nxt_j[has])
+            if firsts:
+                fitter.rescue(anchors, ends, err, m0, m1, target, np.concatenate(firsts))
+        for rows, cand, valid, sl, is_lad in tables:
             if rows.size == 0:
                 continue
-            e2 = np.full(cand.shape, np.inf)
-            e2[valid] = err[sl]
-            ok = e2 <= target
-            any_ok = ok.any(axis=1)
-            width = cand.shape[1]
-            j = width - 1 - np.argmax(ok[:, ::-1], axis=1)  # last passing candidate
-            nvalid = valid.sum(axis=1)
-            flat = np.cumsum(nvalid) - nvalid  # row starts in the flat (valid) order
+            any_ok, j, nvalid, flat = _last_passing(err[sl], valid, target)
             pick = np.nonzero(any_ok)[0]
             tr = rows[pick]
             best[tr] = cand[pick, j[pick]]
@@ -590,16 +584,32 @@ def _verify(fitter: _Fitter, verifier: _Fitter, segs, bound: float):
     return segs
 
 
+def _last_passing(err: np.ndarray, valid: np.ndarray, target: float):
+    """A greedy step's candidate table (``valid (R, W)``: which columns hold a candidate; ``err`` their
+    errors in row-major order of the valid ones) read per row: ``(any_ok (R,), j (R,), nvalid (R,),
+    flat (R,))``, whether a candidate passes ``target``, the last passing column, the row's count of
+    candidates and its first one's place in the flat order."""
+    e2 = np.full(valid.shape, np.inf)
+    e2[valid] = err
+    ok = e2 <= target
+    nvalid = valid.sum(axis=1)
+    return (
+        ok.any(axis=1),
+        valid.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1),
+        nvalid,
+        np.cumsum(nvalid) - nvalid,
+    )
+
+
 def _segment_error(fitter: _Fitter, a, b, m0, m1, lo=None, hi=None) -> np.ndarray:
     """Max error (deg) of Hermite segments with given slopes on ``fitter``'s grid (exact copies: 0);
     with ``lo``/``hi`` (keys ``a <= lo < hi <= b``), on the part of each segment between them only."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    g0 = fitter.start[a if lo is None else np.asarray(lo, dtype=np.int64)]
-    lengths = fitter.start[b if hi is None else np.asarray(hi, dtype=np.int64)] - g0 + 1
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    seg = np.repeat(np.arange(a.shape[0]), lengths)
-    g = g0[seg] + np.arange(int(lengths.sum())) - offsets[seg]
+    offsets, seg, g = fitter.rows(
+        a if lo is None else np.asarray(lo, dtype=np.int64),
+        b if hi is None else np.asarray(hi, dtype=np.int64),
+    )
     ta, tb = fitter.t[a], fitter.t[b]
     dt = (tb - ta)[seg, None]
     s = ((fitter.grid[g] - ta[seg]) / (tb - ta)[seg])[:, None]
@@ -1154,7 +1164,7 @@ def _repair_chunk(tracks, todo: list[int], chans: dict, reds: dict, bounds, limi
             i = todo[p]
             cand = _assemble(tracks[i], reduced[base[p] : base[p] + width[p]], chans[i][1])
             if cand.curve.channel_key_count() < limit[i]:
-                cands[todo[p]] = cand
+                cands[i] = cand
         open_ = _unproven(tracks, cands, bounds)
         done.update({i: cands[i] for i, (ka, _) in open_.items() if not ka.size})
         failing = [pos[i] for i, (ka, _) in open_.items() if ka.size]
@@ -1244,14 +1254,9 @@ class _ChannelLanes:
     def _constant_error(self, lanes, lo, hi) -> np.ndarray:
         """Largest error (deg) of constant channels ``lanes`` between keys ``lo`` and ``hi`` on the
         fitter's grid (one axis: the sum of the columns' differences, all but one 0)."""
-        f = self.fitter
-        g0 = f.start[lo]
-        lengths = f.start[hi] - g0 + 1
-        offsets = np.cumsum(lengths) - lengths
-        rep = np.repeat(np.arange(lanes.shape[0]), lengths)
-        g = g0[rep] + np.arange(int(lengths.sum())) - offsets[rep]
+        offsets, rep, g = self.fitter.rows(lo, hi)
         value = np.stack([self.reds[k].curve.value[0] for k in lanes.tolist()])
-        return np.maximum.reduceat(np.abs(f.y[g] - value[rep]).sum(axis=1), offsets)
+        return np.maximum.reduceat(np.abs(self.fitter.y[g] - value[rep]).sum(axis=1), offsets)
 
     def split(self, segments: np.ndarray, constants: np.ndarray) -> None:
         """Bisect and refit ``segments`` (indices into ``segs``); give the constant channels
@@ -1298,10 +1303,10 @@ def _unproven(tracks, cands: dict, bounds, whole: bool = False) -> dict:
         a = np.concatenate([k[:-1] for k in ends]) + off
         b = np.concatenate([k[1:] for k in ends]) + off
         fail = failing_segments(src, red, _Piecewise(src), a, b, bound)
-        at = np.cumsum(n) - n
-        for i, k0, k in zip(idx, at, n, strict=True):
-            f = fail[k0 : k0 + k]
-            result[i] = ((a[k0 : k0 + k] - off[k0 : k0 + k])[f], (b[k0 : k0 + k] - off[k0 : k0 + k])[f])
+        la, lb = a - off, b - off  # each track's own key indices
+        for i, k0, k in zip(idx, np.cumsum(n) - n, n, strict=True):
+            part = slice(k0, k0 + k)
+            result[i] = (la[part][fail[part]], lb[part][fail[part]])
     return result
 
 
