@@ -40,6 +40,10 @@ Rows:
   rotation and scale curves with their editor curves), read, written, and ``inspect`` (the whole CLI
   run) against ``yaml.load(..., CSafeLoader)`` alone on the same text (tags stripped, not timed).
 
+A BVH is also written with ``--no-editor-curves`` (only the curves Unity plays), and the generated
+CMU-style BVH's sizes are held to issue 21's 35 MB for CMU 01_01 (with editor curves it is about
+three times that: FAIL, printed as measured).
+
 Goals (issue 8 section 2, issue 10): write >= 30 MB/s with peak RSS < 300 MB (the checked write is
 the one users run; the write alone is printed beside it so a miss caused by the read-back shows);
 no keys added to a per-frame clip, within 0.01 deg at the frames; read a 100 MB .anim in < 3 s with
@@ -90,7 +94,7 @@ out = {{}}
 # the timed step (0.1-0.15 s; an installed package loads its .pyc in ~30 ms).
 import curveeditor.engine.diff, curveeditor.engine.frame_errors, curveeditor.engine.reorder
 import curveeditor.io.anim.reader, curveeditor.io.anim.writer, curveeditor.io.verify
-if step in ("write", "ahead", "sequential", "render"):
+if step in ("write", "ahead", "sequential", "render", "played"):
     if src == "GENERATED":
         from benchmarks.anim_io import cmu_style_clip
         clip = cmu_style_clip()
@@ -110,7 +114,7 @@ if step in ("write", "ahead", "sequential", "render"):
         # thread; "sequential": after the read-back only.
         import threading
         from curveeditor.io import check_ahead, verify
-        check_ahead.CHECK_AHEAD = {{"write": None, "ahead": True, "sequential": False}}[step]
+        check_ahead.CHECK_AHEAD = {{"write": None, "played": None, "ahead": True, "sequential": False}}[step]
         check_ahead.AHEAD_IN_PROCESS = False if step == "ahead" else None
         split = {{"read_back": 0.0, "compare": 0.0, "wait": 0.0, "thread": 0.0,
                   "peak_before_read_back": 0, "read_back_peak": 0, "child_rss": 0,
@@ -163,7 +167,8 @@ if step in ("write", "ahead", "sequential", "render"):
         verify._read_back, verify.check_written = timed_read, timed_check
         ahead.wait, ahead._compare, ahead.result_for = timed_wait, timed_run, timed_result
         t = time.perf_counter()
-        check = write_checked(clip, dst)
+        # "played": --no-editor-curves (only the curves Unity plays; issue 21's compact .anim)
+        check = write_checked(clip, dst, **({{"editor_curves": False}} if step == "played" else {{}}))
         dt = time.perf_counter() - t
         warnings = list(check.warnings)
         out.update(split)
@@ -400,6 +405,17 @@ def main() -> None:
                 goals.append((f"{label[:28]} max error at frames, deg", w["at"], 0.01, "<="))
             else:
                 goals.append((f"{label[:28]} max error (keys and between), deg", w["between"], 0.012, "<="))
+            if w["frames"]:
+                # Issue 21: a BVH as .anim with only the curves Unity plays (--no-editor-curves).
+                played = d / ("played_" + out.name)
+                pw = child("played", src, played)
+                psize = played.stat().st_size
+                played.unlink()
+                pfigs = (pw["added"], pw["at"], pw["between"])
+                rows.append((label, "--no-editor-curves", psize / MB, pw["seconds"], pw["rss"], pfigs))
+                if "generated" in label:
+                    goals.append((f"{label[:28]} .anim MB, editor curves", size / MB, 35.0, "<"))
+                    goals.append((f"{label[:28]} .anim MB, --no-editor-curves", psize / MB, 35.0, "<"))
             r = child("read", out)
             rows.append((label + " .anim", "read", size / MB, r["seconds"], r["rss"], None))
             if size > 50 * MB:

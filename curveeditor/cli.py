@@ -4,14 +4,14 @@ Commands (``curveeditor-cli COMMAND --help`` for details)::
 
     inspect FILE [--json] [--order ORDER] [--take NAME|INDEX]
     clean   FILE -o OUT [--order ORDER] [--take NAME|INDEX] [--track PATH]... [operation flags |
-            --recipe R.json] [--report R.json]
+            --recipe R.json] [--report R.json] [--no-editor-curves]
     sample  FILE --rate HZ -o OUT.csv [--track PATH]... [--take NAME|INDEX]
-    convert FILE OUT [--tolerance DEG] [--take NAME|INDEX]
+    convert FILE OUT [--tolerance DEG] [--take NAME|INDEX] [--no-editor-curves]
     turn    --from DEG --to DEG [--axis x|y|z|X,Y,Z] [--direction ...] --speed DEG_PER_S [--rate HZ]
             [--tolerance DEG] [--path NAME] -o OUT
     batch   INPUT_DIR_OR_GLOB... -o OUT_DIR --recipe R.json [--jobs N | --scheduler ADDRESS|local[:N]
             [--ship auto|shared|ship]] [--report R.json] [--format anim|csv|bvh|gltf|glb]
-            [--json]
+            [--json] [--no-editor-curves]
             [--progress auto|bar|lines|none]
 
 Rules every command follows: outputs never overwrite the input (error), writes are atomic (nothing is
@@ -626,6 +626,15 @@ def _clean_recipe(args):
         raise CliError(str(exc)) from None
 
 
+def _writer_flags(args) -> dict:
+    """The writer options of ``convert``'s flags (``--no-editor-curves``: ``.anim`` only)."""
+    if args.editor_curves:
+        return {}
+    if not args.output.lower().endswith(".anim"):
+        raise CliError(f"{args.output}: --no-editor-curves applies to .anim outputs only")
+    return {"editor_curves": False}
+
+
 def cmd_clean(args) -> int:
     from .engine.recipe import RecipeError, run_recipe, write_options
     from .io import write_checked
@@ -634,6 +643,7 @@ def cmd_clean(args) -> int:
 
     protect = [args.file]
     _check_output(args.output, protect)
+    _writer_flags(args)  # a flag the output's format has no use for fails before any work
     if args.report:
         _check_report(args.report, args.file, args.output)
     recipe = _clean_recipe(args)
@@ -672,7 +682,7 @@ def cmd_clean(args) -> int:
             protect=protect,
             promise=recipe_promise(clip, recipe, margin),
             phase=progress.phase,
-            **write_options(recipe, args.output, paths, result),
+            **write_options(recipe, args.output, paths, result, args.editor_curves),
         )
     warnings = []
     for path, log in result.changes.items():
@@ -1036,6 +1046,7 @@ def cmd_convert(args) -> int:
     from .io import write_checked
 
     _check_output(args.output, [args.file])
+    flags = _writer_flags(args)
     from .io.beside import Beside, may_fork
     from .io.losses import write_losses
 
@@ -1051,7 +1062,12 @@ def cmd_convert(args) -> int:
         hinting = Beside(lambda: _reduce_hint(clip, args.output)) if hint_beside else None
         try:
             check = write_checked(
-                clip, args.output, protect=[args.file], tolerance=args.tolerance, phase=progress.phase
+                clip,
+                args.output,
+                protect=[args.file],
+                tolerance=args.tolerance,
+                phase=progress.phase,
+                **flags,
             )
         except BaseException:
             if hinting is not None:
@@ -1282,6 +1298,7 @@ def cmd_batch(args) -> int:
             scheduler=args.scheduler,
             ship=args.ship or "auto",
             review=args.html is not None,
+            editor_curves=args.editor_curves,
         )
     except BatchError as exc:
         close_progress()
@@ -1449,6 +1466,16 @@ def build_parser() -> argparse.ArgumentParser:
             help="no progress line on stderr (it shows on a terminal when the work takes over 0.5 s)",
         )
 
+    def editor_curves_arg(p):
+        p.add_argument(
+            "--no-editor-curves",
+            dest="editor_curves",
+            action="store_false",
+            help=".anim outputs: write only the curves Unity plays, not the Animation window's editor "
+            "curves (a third of the size of a dense Euler clip, as an FBX import's copy or a clip made in "
+            "code; the Animation window then has no curves to show or edit)",
+        )
+
     def wide_arg(p):
         p.add_argument(
             "--wide",
@@ -1572,6 +1599,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"{CLEAN_WORST_SHOWN} of largest change)",
     )
     p.add_argument("--html", metavar="REPORT_DIR", help="also write a review page, REPORT_DIR/index.html")
+    editor_curves_arg(p)
     quiet_arg(p)
     wide_arg(p)
     p.set_defaults(func=cmd_clean)
@@ -1601,6 +1629,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="per-frame (BVH) clips: add keys where the written curves leave the Slerp between frames by "
         "more than DEG (default: keys at the frames only; the deviation is reported)",
     )
+    editor_curves_arg(p)
     quiet_arg(p)
     wide_arg(p)
     p.set_defaults(func=cmd_convert)
@@ -1655,6 +1684,7 @@ def build_parser() -> argparse.ArgumentParser:
         "needs BVH inputs)",
     )
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout (schema: README)")
+    editor_curves_arg(p)
     p.add_argument(
         "--html",
         metavar="REPORT_DIR",

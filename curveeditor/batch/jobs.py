@@ -68,7 +68,9 @@ def process_file(job: dict[str, Any]) -> dict[str, Any]:
             # bytes that passed.
             promise = recipe_promise(clip, recipe, margin)
             release_freed_memory()
-            data, check = render_output(result.clip, recipe, job["output"], tmp, promise, result)
+            data, check = render_output(
+                result.clip, recipe, job["output"], tmp, promise, result, job.get("editor_curves", True)
+            )
         except (ClipError, RecipeError) as e:
             res["error"] = _renamed(str(e), renames)
             return res
@@ -118,7 +120,7 @@ def _rendered_path(tmp: str, output: str) -> str:
     return os.path.join(tmp, "out", os.path.basename(output))
 
 
-def render_output(clip, recipe, output: str, tmp: str, promise=None, result=None):
+def render_output(clip, recipe, output: str, tmp: str, promise=None, result=None, editor_curves=True):
     """The output file's bytes for ``output``, written by the regular checked writer
     (``io.write_checked``, chosen by the extension: read back and compared with ``promise`` before it
     is put in place) into the private folder ``tmp`` under the output's own name, then read.
@@ -129,7 +131,8 @@ def render_output(clip, recipe, output: str, tmp: str, promise=None, result=None
 
     rendered = _rendered_path(tmp, output)
     os.makedirs(os.path.dirname(rendered), exist_ok=True)
-    check = write_checked(clip, rendered, promise=promise, **write_options(recipe, output, None, result))
+    opts = write_options(recipe, output, None, result, editor_curves)
+    check = write_checked(clip, rendered, promise=promise, **opts)
     if check.clip is not None and check.clip.source is not None:
         # The read-back clip's document holds the whole file's bytes (for minimal-diff rewrites):
         # kept with the packed bytes it was a second copy of the output (issue 26).

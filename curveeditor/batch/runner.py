@@ -503,6 +503,7 @@ def run_batch(
     ship: str = "auto",
     log: Callable[[str], None] | None = None,
     review: bool = False,
+    editor_curves: bool = True,
 ) -> BatchReport:
     """Apply ``recipe`` (a :class:`~curveeditor.engine.recipe.Recipe`, a recipe dict, or a path to a
     recipe JSON file) to every clip named by ``inputs`` and write the results into ``out_dir``.
@@ -514,6 +515,7 @@ def run_batch(
     ``lambda *a: None`` for silence); ``log(line)`` gets one-line notes on the engine (default stderr).
     The JSON report is written to ``report_path`` when given. ``review=True`` also fills each ok
     file's :attr:`FileResult.review` (the review page's plots, computed by the workers).
+    ``editor_curves=False``: ``.anim`` outputs hold only the curves Unity plays (the writer's option).
     Raises :class:`BatchError` (before any work) for bad arguments, an ``out_dir`` that contains an
     input, a missing Dask or an unreachable cluster, ``RecipeError`` for an invalid recipe,
     :class:`BatchCancelled` on Ctrl+C; per-file problems are reported, not raised.
@@ -544,6 +546,8 @@ def run_batch(
     results, jobs_todo = _plan(inputs, out_s, ext, rec, report_path)
     for _i, job in jobs_todo:
         job["review"] = review
+        if not editor_curves:
+            job["editor_curves"] = False
     with contextlib.ExitStack() as stack:
         # Connect (or start the local cluster) before writing anything: an unreachable scheduler
         # fails the batch with nothing written.

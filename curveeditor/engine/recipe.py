@@ -1104,18 +1104,21 @@ def _diff_function() -> Callable:
     return diff_tracks
 
 
-def write_options(recipe, output: str, paths=None, result: RecipeResult | None = None) -> dict:
+def write_options(
+    recipe, output: str, paths=None, result: RecipeResult | None = None, editor_curves: bool = True
+) -> dict:
     """Writer options a recipe implies for ``output``: an unwrap (or unflip) also rewrites the Euler
     display curves of a ``.anim`` (``m_EulerEditorCurves``, what Unity's Animation window shows) of
     the tracks it changed, so the editor stops showing the old wraps. With ``result`` (the run's
     :class:`RecipeResult` with figures) only the tracks an unwrap or unflip step changed: a track it
     left as it was keeps its display curves byte for byte (issue 20: 16 "display curves made
     continuous" warnings on a clip with no wrap to remove); without it, the tracks it ran on
-    (``paths``; None = all)."""
-    if not (
-        str(output).lower().endswith(".anim") and any(s.op in ("unwrap", "unflip") for s in recipe.steps)
-    ):
-        return {}
+    (``paths``; None = all). ``editor_curves=False`` (a ``.anim`` of only the curves Unity plays)
+    is handed on as the writer's option."""
+    anim = str(output).lower().endswith(".anim")
+    opts = {} if editor_curves or not anim else {"editor_curves": False}
+    if not (anim and editor_curves and any(s.op in ("unwrap", "unflip") for s in recipe.steps)):
+        return opts
     if result is not None and result.figures:
         changed = {
             p for p, figs in result.figures.items() if any(f.changed and f.role == "lossless" for f in figs)

@@ -102,3 +102,43 @@ def test_drop_fbx_then_export_gltf_and_drop_it_back(qapp, qtbot, tmp_path, monke
         assert why == "" and skel.n_joints == 8 and np.all(np.isfinite(skel.offsets))
     finally:
         _close(w)
+
+
+def test_export_of_played_curves_only_writes_a_compact_anim_of_a_real_rig(qapp, qtbot, tmp_path, monkeypatch):
+    """File > Export > .anim (played curves only): each track in its own kind and order, no editor
+    curves, the dialog's warnings naming what the Animation window loses (issue 21)."""
+    from tests.conftest import corpus_files
+
+    rigs = corpus_files("bvh", "*Malcolm_Gangnam-Style.bvh") or corpus_files("bvh", "*.bvh")
+    if not rigs:
+        pytest.skip("../shared/corpus is not present")
+    from PySide6.QtWidgets import QMenu
+
+    from curveeditor.engine.rotations import extrinsic_order
+    from curveeditor.io import read_clip
+    from curveeditor.io.anim.writer import NO_EDITOR_CURVES
+
+    w = _window(tmp_path)
+    try:
+        _drop(w, qtbot, rigs[0])
+        menus = w.menuBar().findChildren(QMenu)
+        assert any(a is w.act_exp_played for m in menus for a in m.actions())
+        out = tmp_path / "played.anim"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+        shown = []
+        monkeypatch.setattr(
+            w.files, "_confirm_warnings", lambda path, ws, check=None: shown.extend(ws) or True
+        )
+        assert w.files.export_dialog("anim-played")
+        assert NO_EDITOR_CURVES in shown
+        data = out.read_bytes()
+        assert b"  m_EditorCurves: []\n" in data and b"  m_EulerEditorCurves: []\n" in data
+        again = read_clip(out)
+        clip = w.doc.clip
+        assert [t.path for t in again.tracks] == [t.path for t in clip.tracks]
+        # the BVH's own orders (intrinsic, written as their extrinsic equivalent)
+        assert [t.order for t in again.tracks] == [extrinsic_order(t.order) for t in clip.tracks]
+        assert [t.n_keys for t in again.tracks] == [t.n_keys for t in clip.tracks]  # its frames, no more
+        assert max(t.writer.key_error for t in w.files.last_check.tracks) < 0.012
+    finally:
+        _close(w)

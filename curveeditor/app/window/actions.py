@@ -8,6 +8,7 @@ A mixin of :class:`~curveeditor.app.window.main_window.MainWindow`: actions call
 from __future__ import annotations
 
 import platform
+from functools import partial
 
 import numpy as np
 from PySide6.QtCore import Qt
@@ -19,6 +20,37 @@ from curveeditor.engine import edit as ed
 from .files import can_export_bvh
 
 __all__ = ["WindowActions", "versions_text"]
+
+#: File > Export: (action name, files.EXPORT_KINDS kind, menu label, tooltip), in menu order.
+EXPORT_ACTIONS = (
+    ("euler", "anim-euler", "Export .anim (&Euler)…", "Write every rotation as Euler curves (m_EulerCurves)"),
+    (
+        "quat",
+        "anim-quaternion",
+        "Export .anim (&Quaternion)…",
+        "Write every rotation as quaternion curves (m_RotationCurves)",
+    ),
+    (
+        "played",
+        "anim-played",
+        "Export .anim (&played curves only)…",
+        "Write only the curves Unity plays, each track in its own kind and rotation order, without the "
+        "Animation window's editor curves (a third of the size; the Animation window cannot edit it)",
+    ),
+    ("csv", "csv", "Export &CSV…", "Write CSV"),
+    (
+        "bvh",
+        "bvh",
+        "Export &BVH…",
+        "Write the clip back as BVH motion capture (clips read from a .bvh: same skeleton and channels)",
+    ),
+    (
+        "gltf",
+        "gltf",
+        "Export g&lTF…",
+        "Write glTF 2.0 (.glb or .gltf): node rotation animation, checked as a glTF viewer plays it",
+    ),
+)
 
 
 def versions_text() -> str:
@@ -81,33 +113,11 @@ class WindowActions:
         )
         self.act_save = self._act("&Save", self.files.save, S.Save, "Save back to the .anim (minimal diff)")
         self.act_save_as = self._act("Save &As…", self.files.save_as, "Ctrl+Shift+S", "Save to a new .anim")
-        self.act_exp_euler = self._act(
-            "Export .anim (&Euler)…",
-            lambda: self.files.export_dialog("anim-euler"),
-            None,
-            "Write every rotation as Euler curves (m_EulerCurves)",
-        )
-        self.act_exp_quat = self._act(
-            "Export .anim (&Quaternion)…",
-            lambda: self.files.export_dialog("anim-quaternion"),
-            None,
-            "Write every rotation as quaternion curves (m_RotationCurves)",
-        )
-        self.act_exp_csv = self._act(
-            "Export &CSV…", lambda: self.files.export_dialog("csv"), None, "Write CSV"
-        )
-        self.act_exp_bvh = self._act(
-            "Export &BVH…",
-            lambda: self.files.export_dialog("bvh"),
-            None,
-            "Write the clip back as BVH motion capture (clips read from a .bvh: same skeleton and channels)",
-        )
-        self.act_exp_gltf = self._act(
-            "Export g&lTF…",
-            lambda: self.files.export_dialog("gltf"),
-            None,
-            "Write glTF 2.0 (.glb or .gltf): node rotation animation, checked as a glTF viewer plays it",
-        )
+        # File > Export: one action per export kind (files.EXPORT_KINDS), named act_exp_<name>.
+        for name, kind, label, tip in EXPORT_ACTIONS:
+            setattr(
+                self, f"act_exp_{name}", self._act(label, partial(self.files.export_dialog, kind), None, tip)
+            )
         self.act_exp_graph = self._act(
             "Export &graphs (PNG/SVG)…",
             lambda: self.files.export_graphs(self.graphs),
@@ -283,11 +293,7 @@ class WindowActions:
         m.addAction(self.act_save_as)
         exp = m.addMenu("&Export")
         for a in (
-            self.act_exp_euler,
-            self.act_exp_quat,
-            self.act_exp_csv,
-            self.act_exp_bvh,
-            self.act_exp_gltf,
+            *(getattr(self, f"act_exp_{name}") for name, *_ in EXPORT_ACTIONS),
             self.act_exp_graph,
         ):
             exp.addAction(a)

@@ -67,14 +67,17 @@ def read_clip_file(path: str) -> Clip:
     return read_clip(path)
 
 
-#: Export kind -> (extension, file-name suffix, dialog filter, .anim mode). A BVH needs the skeleton
-#: of a clip read from a .bvh (``clip.meta["hierarchy"]``; :func:`can_export_bvh`).
+#: Export kind -> (extension, file-name suffix, dialog filter, .anim mode, .anim editor curves). A BVH
+#: needs the skeleton of a clip read from a .bvh (``clip.meta["hierarchy"]``; :func:`can_export_bvh`).
+#: ``anim-played``: only the curves Unity plays, in each track's own kind and order (the writer's
+#: ``editor_curves=False``: a third of the size of a dense Euler clip).
 EXPORT_KINDS = {
-    "anim-euler": (".anim", "_euler", "Unity animation (*.anim)", "euler"),
-    "anim-quaternion": (".anim", "_quat", "Unity animation (*.anim)", "quaternion"),
-    "csv": (".csv", "", "CSV (*.csv)", None),
-    "bvh": (".bvh", "_clean", "BVH motion capture (*.bvh)", None),
-    "gltf": (".glb", "", "glTF 2.0 binary (*.glb);;glTF 2.0 JSON (*.gltf)", None),
+    "anim-euler": (".anim", "_euler", "Unity animation (*.anim)", "euler", True),
+    "anim-quaternion": (".anim", "_quat", "Unity animation (*.anim)", "quaternion", True),
+    "anim-played": (".anim", "_played", "Unity animation (*.anim)", None, False),
+    "csv": (".csv", "", "CSV (*.csv)", None, True),
+    "bvh": (".bvh", "_clean", "BVH motion capture (*.bvh)", None, True),
+    "gltf": (".glb", "", "glTF 2.0 binary (*.glb);;glTF 2.0 JSON (*.gltf)", None, True),
 }
 #: Other extensions an export kind accepts as typed (the first of :data:`EXPORT_KINDS` is the default).
 EXPORT_ALSO = {"gltf": (".gltf",)}
@@ -85,15 +88,24 @@ def can_export_bvh(clip) -> bool:
     return isinstance(clip.meta, dict) and bool(clip.meta.get("hierarchy"))
 
 
-def write_clip_file(clip: Clip, path: str, mode: str | None = None, confirm=None):
-    """Write ``clip`` atomically by extension (``mode``: ``"euler"``/``"quaternion"``/None for .anim),
-    read back and checked before the rename; returns the ``io.verify.WriteCheck`` (its ``warnings``
-    are the writer's). ``confirm(check) -> bool`` may decline the checked file (nothing written:
-    ``io.verify.WriteCancelled``). Raises ``ClipError``."""
+def write_clip_file(clip: Clip, path: str, mode: str | None = None, confirm=None, editor_curves: bool = True):
+    """Write ``clip`` atomically by extension (``mode``: ``"euler"``/``"quaternion"``/None and
+    ``editor_curves`` for .anim), read back and checked before the rename; returns the
+    ``io.verify.WriteCheck`` (its ``warnings`` are the writer's). ``confirm(check) -> bool`` may
+    decline the checked file (nothing written: ``io.verify.WriteCancelled``). Raises ``ClipError``."""
     from curveeditor.io import write_checked
 
-    opts = {"mode": mode} if (mode is not None and path.lower().endswith(".anim")) else {}
-    return write_checked(clip, path, confirm=confirm, **opts)
+    return write_checked(clip, path, confirm=confirm, **_anim_options(path, mode, editor_curves))
+
+
+def _anim_options(path: str, mode: str | None, editor_curves: bool) -> dict:
+    """The ``.anim`` writer's options of an export (none for other formats)."""
+    if not path.lower().endswith(".anim"):
+        return {}
+    return {
+        **({"mode": mode} if mode is not None else {}),
+        **({} if editor_curves else {"editor_curves": False}),
+    }
 
 
 def check_lines(check) -> list[str]:
@@ -111,7 +123,7 @@ def check_lines(check) -> list[str]:
     return lines
 
 
-def export_warnings(clip: Clip, path: str, mode: str | None = None) -> list[str]:
+def export_warnings(clip: Clip, path: str, mode: str | None = None, editor_curves: bool = True) -> list[str]:
     """The export checks for writing ``clip`` to ``path`` (nothing is written): the ``.anim`` writer's
     warnings; glTF: what the file cannot hold (``io.gltf.gltf_document``); else what the format cannot
     hold (``io.losses.write_losses``: a CSV's non-rotation curves and quaternion tracks)."""
@@ -128,7 +140,8 @@ def export_warnings(clip: Clip, path: str, mode: str | None = None) -> list[str]
 
     # The clip as write_checked hands it to the writer (per-frame BVH tracks keyed at their frames),
     # so the dialog's words are those of the write.
-    _text, warnings = anim_text(prepare_samples(clip, ".anim", mode), mode=mode, path=path)
+    opts = _anim_options(path, mode, editor_curves)
+    _text, warnings = anim_text(prepare_samples(clip, ".anim", mode), path=path, **{"mode": mode, **opts})
     return list(warnings or [])
 
 
@@ -269,7 +282,7 @@ class FileController(QObject):
     def export_dialog(self, kind: str) -> bool:
         """``kind``: one of :data:`EXPORT_KINDS` (``"anim-euler"``, ``"anim-quaternion"``, ``"csv"``,
         ``"bvh"``, ``"gltf"``)."""
-        ext, suffix, filt, mode = EXPORT_KINDS[kind]
+        ext, suffix, filt, mode, editor_curves = EXPORT_KINDS[kind]
         # the folder of the last export (else the clip's own folder, else the last folder used)
         name = os.path.splitext(os.path.basename(self.doc.path or self.doc.clip.name))[0]
         folder = self.settings.get_str("files/last_export_dir", "") or (
@@ -281,16 +294,19 @@ class FileController(QObject):
             return False
         if not path.lower().endswith((ext, *EXPORT_ALSO.get(kind, ()))):
             path += ".gltf" if kind == "gltf" and "(*.gltf)" in (chosen or "") else ext
-        ok = self.write(path, mode, mark_saved=False)
+        ok = self.write(path, mode, mark_saved=False, editor_curves=editor_curves)
         if ok:
             self.settings.set("files/last_export_dir", os.path.dirname(os.path.abspath(path)))
         return ok
 
-    def write(self, path: str, mode: str | None, *, mark_saved: bool, confirm=None) -> bool:
-        """Check, confirm warnings, write. ``confirm(warnings) -> bool`` overrides the dialog (tests)."""
+    def write(
+        self, path: str, mode: str | None, *, mark_saved: bool, confirm=None, editor_curves: bool = True
+    ) -> bool:
+        """Check, confirm warnings, write. ``confirm(warnings) -> bool`` overrides the dialog (tests).
+        ``mode`` and ``editor_curves``: the ``.anim`` writer's options."""
         clip = self.doc.clip
         try:
-            warnings = export_warnings(clip, path, mode)
+            warnings = export_warnings(clip, path, mode, editor_curves)
         except Exception as exc:  # noqa: BLE001 - a failing check must not block saving silently
             warnings = [f"export checks could not run: {exc}"]
         self.last_warnings = warnings
@@ -308,7 +324,7 @@ class FileController(QObject):
         from curveeditor.io.verify import WriteCancelled
 
         try:
-            check = write_clip_file(clip, path, mode, confirm=ask)
+            check = write_clip_file(clip, path, mode, confirm=ask, editor_curves=editor_curves)
         except WriteCancelled:
             return False
         except Exception as exc:  # noqa: BLE001 - ClipError or anything the writer let through

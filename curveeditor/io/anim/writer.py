@@ -401,11 +401,12 @@ def new_entry(
     class_id: int = 4,
     rotation_order: int = 4,
     script: str = "{fileID: 0}",
+    modes_in_runtime: bool = False,
 ) -> str:
     """A whole curve-list item (runtime vector entry when ``attribute`` is None, else a scalar entry)."""
-    return entry_bytes(curve, fmt, path, comp, attribute, class_id, rotation_order, script).decode(
-        "utf-8", "surrogateescape"
-    )
+    return entry_bytes(
+        curve, fmt, path, comp, attribute, class_id, rotation_order, script, modes_in_runtime
+    ).decode("utf-8", "surrogateescape")
 
 
 def entry_bytes(
@@ -417,11 +418,15 @@ def entry_bytes(
     class_id: int = 4,
     rotation_order: int = 4,
     script: str = "{fileID: 0}",
+    modes_in_runtime: bool = False,
 ) -> bytes:
-    """:func:`new_entry` as UTF-8 bytes (what the streaming render writes)."""
+    """:func:`new_entry` as UTF-8 bytes (what the streaming render writes). ``modes_in_runtime``: a
+    runtime vector entry with no editor curves beside it carries the keys' tangent modes itself
+    (:func:`_common_tangent_modes`)."""
     scalar = attribute is not None
     head = "  - serializedVersion: 2\n    curve:\n" if (fmt.sv7 and scalar) else "  - curve:\n"
-    keys = key_bytes(curve, fmt, comp) if curve is not None and curve.n_keys else b""
+    tm = _common_tangent_modes(curve) if modes_in_runtime and curve is not None else None
+    keys = key_bytes(curve, fmt, comp, runtime_tm=tm) if curve is not None and curve.n_keys else b""
     pre = curve.pre_infinity if curve is not None else 2
     post = curve.post_infinity if curve is not None else 2
     s = [head, "      serializedVersion: 2\n", "      m_Curve:\n" if keys else "      m_Curve: []\n"]
@@ -641,7 +646,13 @@ def _wrapped_display(src: TrackSource) -> bool:
 
 
 def _render_doc(
-    clip: Clip, doc: AnimDocument, mode, keep_order, fix_hemisphere, refresh_display=False
+    clip: Clip,
+    doc: AnimDocument,
+    mode,
+    keep_order,
+    fix_hemisphere,
+    refresh_display=False,
+    editor_curves: bool = True,
 ) -> tuple[Iterator[bytes], list[str]]:
     fmt = _doc_fmt(doc)
     ed = _Edits(doc)
@@ -682,13 +693,22 @@ def _render_doc(
         new, w, order_idx = _prepare(t, kind, keep_order, original_order, fix_hemisphere)
         warnings += w
         warnings += _layout_warnings(new, orig[0] if orig else None, fmt, src)
-        if new.curve.channel_keys is not None and src is not None and src.kind == new.kind and not src.editor:
-            warnings.append(
-                f"{t.path or '(root)'}: each channel's own keys written at the union of their times "
-                f"({new.n_keys} keys, {new.curve.channel_key_count()} of them a channel's own): this "
-                "track has no editor curves, and a runtime key holds every channel"
-            )
-        _apply_track(ed, fmt, new, src, order_idx, uses, single_rule, humanoid, orig[0] if orig else None)
+        if new.curve.channel_keys is not None and (
+            not editor_curves or (src is not None and src.kind == new.kind and not src.editor)
+        ):
+            warnings.append(_union_keys_warning(new))
+        _apply_track(
+            ed,
+            fmt,
+            new,
+            src,
+            order_idx,
+            uses,
+            single_rule,
+            humanoid,
+            orig[0] if orig else None,
+            editor_curves,
+        )
     for p, (ot, src) in doc.original_tracks.items():
         if p not in seen:
             changed_any = True
@@ -705,6 +725,9 @@ def _render_doc(
     changed_any |= _apply_floats(clip, doc, ed, fmt, uses, single_rule)
     if clip.name != doc.name or np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
         changed_any = True
+    if not editor_curves and _drop_editor_curves(clip, doc, ed, fmt):
+        changed_any = True
+        warnings.append(NO_EDITOR_CURVES)  # (a clip that had none keeps its bytes, unwarned)
     comp = doc.entries["m_CompressedRotationCurves"]
     n_edit = sum(1 for e in comp if id(e) in ed.replace)
     if n_edit:
@@ -717,6 +740,31 @@ def _render_doc(
     if not changed_any:
         return iter([doc.data]), warnings
     return _assemble(clip, doc, ed, fmt), warnings
+
+
+def _drop_editor_curves(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt) -> bool:
+    """Empty the document's ``m_EditorCurves`` and ``m_EulerEditorCurves`` (edits made to them above
+    included); True when there was anything to drop. The runtime curve of a rotation track kept
+    verbatim gets the keys' tangent modes its editor curves held (:func:`_common_tangent_modes`)."""
+    dropped = False
+    for t in clip.tracks:
+        orig = doc.original_tracks.get(t.path)
+        if orig is None or orig[1].kind != t.kind or not orig[1].editor:
+            continue
+        e = orig[1].runtime[0]
+        if id(e) in ed.replace or e.keys is None or e.keys.n != t.n_keys:
+            continue
+        modes = _common_tangent_modes(t.curve)
+        if fmt.key_version is None:
+            modes = _old_tangent_mode(modes)
+        if not np.array_equal(modes, e.keys.tangent_mode):
+            ed.replace[id(e)] = rewrite_entry(doc, e, t.curve, fmt, None, modes)
+    for lname in ("m_EditorCurves", "m_EulerEditorCurves"):
+        dropped |= bool(ed.append.pop(lname, None))
+        for e in doc.entries[lname]:
+            ed.replace[id(e)] = ""
+            dropped = True
+    return dropped
 
 
 def _apply_floats(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt, uses, single_rule) -> bool:
@@ -768,12 +816,18 @@ def _runtime_tangent_modes(
     if fmt.key_version == 3 and has_editor:
         # Modern editor-made clips: the editor curves hold the modes (as before this change).
         return e.keys.tangent_mode if same_times else None
-    tm = np.asarray(t.curve.tangent_mode, dtype=np.int64)
-    uniform = np.all(tm == tm[:, :1], axis=1)
-    out = np.where(uniform, tm[:, 0], 0)
+    out = _common_tangent_modes(t.curve)
     if fmt.key_version is None:
         out = _old_tangent_mode(out)
     return out
+
+
+def _common_tangent_modes(curve: Curve) -> np.ndarray:
+    """``(n,)`` the ``tangentMode`` Unity writes on a runtime vector key: the components' common
+    mode, Free (0) where they differ (their own modes live in the editor curves, when there are any)."""
+    tm = np.asarray(curve.tangent_mode, dtype=np.int64)
+    uniform = np.all(tm == tm[:, :1], axis=1)
+    return np.where(uniform, tm[:, 0], 0)
 
 
 def _layout_warnings(t: RotationTrack, original: RotationTrack | None, fmt: Fmt, src) -> list[str]:
@@ -827,6 +881,7 @@ def _apply_track(
     single_rule,
     humanoid,
     original: RotationTrack | None = None,
+    editor_curves: bool = True,
 ) -> None:
     doc = ed.doc
     new_b = _track_bindings(t.path, t.kind, _hq(t) if humanoid else None)
@@ -841,7 +896,7 @@ def _apply_track(
         return
     if src is not None and src.kind == t.kind:
         e = src.runtime[0]
-        tm = _runtime_tangent_modes(t, e, original, fmt, bool(src.editor))
+        tm = _runtime_tangent_modes(t, e, original, fmt, editor_curves and bool(src.editor))
         text = rewrite_entry(doc, e, t.curve, fmt, None, tm)
         if t.kind == EULER and e.rotation_order is not None and e.rotation_order != order_idx:
             text = text.replace(f"m_RotationOrder: {e.rotation_order}", f"m_RotationOrder: {order_idx}", 1)
@@ -888,7 +943,7 @@ def _apply_track(
                 "m_FloatCurves",
             )
         )
-    for lname, text in _track_entries(t, fmt, order_idx, has_editor):
+    for lname, text in _track_entries(t, fmt, order_idx, editor_curves and has_editor):
         ed.add(lname, text)
     _update_bindings(ed, uses, single_rule, old_b, old_n, new_b, t.n_keys)
 
@@ -918,8 +973,9 @@ def _track_entry_args(
         if editor:
             out += [("m_EditorCurves", (t.curve, fmt, p, c, f"{prefix}.{_COMP[c]}", 95)) for c in range(4)]
         return out
+    modes = not editor  # no editor curves to hold the tangent modes: the runtime keys do
     if t.kind == EULER:
-        out = [("m_EulerCurves", (t.curve, fmt, t.path, None, None, 4, order_idx))]
+        out = [("m_EulerCurves", (t.curve, fmt, t.path, None, None, 4, order_idx, "{fileID: 0}", modes))]
         if editor:
             out += [
                 # The editor curves carry the track's order too (Unity rebuilds the runtime curve
@@ -933,7 +989,7 @@ def _track_entry_args(
                 for c in range(3)
             ]
         return out
-    out = [("m_RotationCurves", (t.curve, fmt, t.path))]
+    out = [("m_RotationCurves", (t.curve, fmt, t.path, None, None, 4, 4, "{fileID: 0}", modes))]
     if editor:
         out += [
             ("m_EditorCurves", (ec, fmt, t.path, comp, f"{QUAT_EDITOR}.{_COMP[c]}"))
@@ -1107,7 +1163,25 @@ def _bindings_text(doc: AnimDocument, ed: _Edits, a: int, b: int, fmt: Fmt) -> s
 # New clip
 
 
-def _render_new(clip: Clip, mode, keep_order, fix_hemisphere) -> tuple[Iterator[bytes], list[str]]:
+#: The export warning of ``editor_curves=False`` (domain notes, unity-anim-format section 6).
+NO_EDITOR_CURVES = (
+    "editor curves not written (m_EditorCurves and m_EulerEditorCurves empty, as in a clip made in code "
+    "or copied from an FBX import): Unity plays the clip, but its Animation window has no curves to "
+    "show or edit, and an edit there rebuilds the played curves from the empty editor curves"
+)
+
+
+def _union_keys_warning(t: RotationTrack) -> str:
+    return (
+        f"{t.path or '(root)'}: each channel's own keys written at the union of their times "
+        f"({t.n_keys} keys, {t.curve.channel_key_count()} of them a channel's own): this "
+        "track has no editor curves, and a runtime key holds every channel"
+    )
+
+
+def _render_new(
+    clip: Clip, mode, keep_order, fix_hemisphere, editor_curves: bool = True
+) -> tuple[Iterator[bytes], list[str]]:
     """The new-clip text as a stream of byte chunks (one per entry) and the warnings.
 
     Every track is prepared (and every warning known) before the first chunk; each entry is spelled
@@ -1136,8 +1210,10 @@ def _render_new(clip: Clip, mode, keep_order, fix_hemisphere) -> tuple[Iterator[
         kind = QUATERNION if humanoid else (mode or t.kind)
         new, w, idx = _prepare(t, kind, keep_order, None, fix_hemisphere)
         warnings += w
+        if not editor_curves and new.curve.channel_keys is not None:
+            warnings.append(_union_keys_warning(new))
         written.append(new)
-        for lname, args in _track_entry_args(new, fmt, idx):
+        for lname, args in _track_entry_args(new, fmt, idx, editor_curves):
             lists[lname].append(args)
         if new.n_keys >= 2:
             for bnd in _track_bindings(new.path, new.kind, _hq(new) if humanoid else None):
@@ -1158,8 +1234,9 @@ def _render_new(clip: Clip, mode, keep_order, fix_hemisphere) -> tuple[Iterator[
                 if o.kind == "position"
                 else ("m_ScaleCurves", "m_LocalScale")
             )
-            lists[lname].append((c, fmt, o.path))
-            lists["m_EditorCurves"].extend((c, fmt, o.path, k, f"{attr}.{_COMP[k]}") for k in range(3))
+            lists[lname].append((c, fmt, o.path, None, None, 4, 4, "{fileID: 0}", not editor_curves))
+            if editor_curves:
+                lists["m_EditorCurves"].extend((c, fmt, o.path, k, f"{attr}.{_COMP[k]}") for k in range(3))
             if c.n_keys >= 2:
                 bnd = transform_binding(o.path, o.kind)
                 binds.append((bnd.attribute, bnd))
@@ -1170,12 +1247,15 @@ def _render_new(clip: Clip, mode, keep_order, fix_hemisphere) -> tuple[Iterator[
                 warnings.append(f"{o.name}: float curve needs 1 component and a class_id; not written")
                 continue
             lists["m_FloatCurves"].append((c, fmt, o.path, 0, o.attribute, cid))
-            lists["m_EditorCurves"].append((c, fmt, o.path, 0, o.attribute, cid))
+            if editor_curves:
+                lists["m_EditorCurves"].append((c, fmt, o.path, 0, o.attribute, cid))
             if c.n_keys >= 2:
                 binds.append((100, float_binding(o.path, o.attribute, cid)))
         if c.n_keys:
             end = max(end, float(c.time[-1]))
     binds.sort(key=lambda x: x[0])  # positions, rotations, scales, Euler, then the rest (stable)
+    if not editor_curves:
+        warnings.append(NO_EDITOR_CURVES)
     announce_written(lambda tracks=written: tracks)
     del written
 
@@ -1254,6 +1334,7 @@ def render(
     keep_order: bool = True,
     fix_hemisphere: bool = True,
     refresh_display=False,
+    editor_curves: bool = True,
 ) -> tuple[str, list[str]]:
     """The ``.anim`` text for ``clip`` and the export warnings.
 
@@ -1264,9 +1345,12 @@ def render(
     of track paths) also rewrites the
     Euler display curves (``localEulerAngles*`` in ``m_EulerEditorCurves``) of unedited quaternion
     tracks whose display jumps by more than 180 deg, as continuous curves (what ``clean --unwrap``
-    wants); edited tracks always get fresh display curves.
+    wants); edited tracks always get fresh display curves. ``editor_curves=False`` writes only the
+    curves Unity plays: ``m_EditorCurves`` and ``m_EulerEditorCurves`` are empty, as in a clip made
+    in code or copied from an FBX import (about a third of the bytes of a dense Euler clip; the
+    warnings say what the Animation window then lacks).
     """
-    chunks, warnings = render_chunks(clip, mode, keep_order, fix_hemisphere, refresh_display)
+    chunks, warnings = render_chunks(clip, mode, keep_order, fix_hemisphere, refresh_display, editor_curves)
     return b"".join(chunks).decode("utf-8", "surrogateescape"), warnings
 
 
@@ -1276,6 +1360,7 @@ def render_chunks(
     keep_order: bool = True,
     fix_hemisphere: bool = True,
     refresh_display=False,
+    editor_curves: bool = True,
 ) -> tuple[Iterator[bytes], list[str]]:
     """:func:`render` as a stream: ``(chunks, warnings)``, the file's bytes in order (an entry or a
     verbatim span each) and the export warnings (all known before the first chunk).
@@ -1286,9 +1371,11 @@ def render_chunks(
         raise ValueError(f"mode must be None, 'euler' or 'quaternion', got {mode!r}")
     doc = clip.source if isinstance(clip.source, AnimDocument) else None
     if doc is not None:
-        chunks, warnings = _render_doc(clip, doc, mode, keep_order, fix_hemisphere, refresh_display)
+        chunks, warnings = _render_doc(
+            clip, doc, mode, keep_order, fix_hemisphere, refresh_display, editor_curves
+        )
     else:
-        chunks, warnings = _render_new(clip, mode, keep_order, fix_hemisphere)
+        chunks, warnings = _render_new(clip, mode, keep_order, fix_hemisphere, editor_curves)
     return chunks, _group_order_warnings(warnings)
 
 
@@ -1349,6 +1436,7 @@ def write_anim(
     keep_order: bool = True,
     fix_hemisphere: bool = True,
     refresh_display=False,
+    editor_curves: bool = True,
 ) -> list[str]:
     """Write ``clip`` as a Unity ``.anim`` to ``path`` atomically; returns the export warnings.
 
@@ -1358,7 +1446,9 @@ def write_anim(
     the clip cannot be expressed (e.g. non-finite values); nothing is written then.
     """
     try:
-        chunks, warnings = render_chunks(clip, mode, keep_order, fix_hemisphere, refresh_display)
+        chunks, warnings = render_chunks(
+            clip, mode, keep_order, fix_hemisphere, refresh_display, editor_curves
+        )
         atomic_write_chunks(path, chunks, protect=protect)
     except ValueError as exc:
         raise ClipWriteError(os.fspath(path), None, str(exc)) from exc
