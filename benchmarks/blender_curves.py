@@ -82,6 +82,15 @@ def key_counts():
     return {name: [len(fc.keyframe_points) for fc in curves(ob)] for name, ob in objs.items()}
 
 
+def union_counts():
+    """Per track, the distinct key frames of its F-curves: the keys a curve that holds every
+    channel in one key (a Unity runtime curve without editor curves) needs for Blender's result."""
+    return {
+        name: len({round(k.co[0], 6) for fc in curves(ob) for k in fc.keyframe_points})
+        for name, ob in objs.items()
+    }
+
+
 saved = {
     (name, fc.array_index): [
         (tuple(k.co), tuple(k.handle_left), tuple(k.handle_right)) for k in fc.keyframe_points
@@ -114,7 +123,9 @@ for m in margins:
     with bpy.context.temp_override(window=win, area=area, region=area.regions[-1]):
         bpy.ops.graph.decimate(mode="ERROR", remove_error_margin=math.radians(m))
     cpu = time.process_time() - t0
-    result["runs"].append({"margin_deg": m, "cpu_s": cpu, "keys": key_counts(), "after": quats()})
+    result["runs"].append(
+        {"margin_deg": m, "cpu_s": cpu, "keys": key_counts(), "union": union_counts(), "after": quats()}
+    )
 with open(out, "w") as f:
     json.dump(result, f)
 print("DECIMATE_DONE")
