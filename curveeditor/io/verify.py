@@ -614,6 +614,76 @@ def check_curves(clip, written, ext: str) -> tuple[tuple[CurveCheck, ...], str |
     return tuple(checks), failure
 
 
+#: Fields of a key an editor curve repeats from its runtime curve's channel (``.anim``).
+_MIRRORED_FIELDS = ("value", "in_slope", "out_slope", "in_weight", "out_weight")
+
+
+def _mirror_mismatches(tracks, others) -> dict[str, str]:
+    """Track path -> what differs, for the rotation ``tracks`` of a ``.anim`` as read (``others``:
+    its other tracks, the editor curves among them) whose
+    editor curves (``localEulerAnglesRaw.*`` / ``m_LocalRotation.*``, the curves Unity's Animation
+    window edits and rebuilds the played ones from) do not hold the played curve's channel: a
+    missing channel, a key time the runtime curve lacks, or a key's numbers not bit for bit the
+    runtime key's (the writer spells both from the same numbers). Tracks without editor curves
+    (clips made in code, ``--no-editor-curves``) and humanoid quartets are not mirrors."""
+    from .anim.reader import EULER_EDITOR, QUAT_EDITOR
+
+    editors = {(o.path, o.attribute): o.curve for o in others if o.kind == "editor"}
+    out: dict[str, str] = {}
+    for t in tracks:
+        if t.meta.get("humanoid") or t.kind not in ("euler", "quaternion"):
+            continue
+        prefix, comps = (EULER_EDITOR, "xyz") if t.kind == "euler" else (QUAT_EDITOR, "xyzw")
+        curves = [editors.get((t.path, f"{prefix}.{c}")) for c in comps]
+        if all(c is None for c in curves):
+            continue
+        for k, ec in enumerate(curves):
+            what = _mirror_mismatch(t.curve, k, ec)
+            if what is not None:
+                out[t.path] = f"{prefix}.{comps[k]} {what}"
+                break
+    return out
+
+
+def _mirror_mismatch(curve, k: int, ec) -> str | None:
+    """What editor curve ``ec`` gets wrong of channel ``k`` of the runtime ``curve``, or None."""
+    if ec is None or ec.n_keys == 0:
+        return "is missing"
+    pos = np.searchsorted(curve.time, ec.time)
+    if pos.max() >= curve.n_keys or not np.array_equal(curve.time[pos], ec.time):
+        return "has a key the played curve does not"
+    for f in _MIRRORED_FIELDS:
+        a, b = getattr(curve, f)[pos, k], getattr(ec, f)[:, 0]
+        bad = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            return (
+                f"{f} at {float(ec.time[i]):.3f} s is {float(b[i]):.9g}, the played key's {float(a[i]):.9g}"
+            )
+    return None
+
+
+def editor_mirror_failure(clip, written, ext: str) -> str | None:
+    """The write check's reason to refuse a ``.anim`` whose editor curves do not hold what it plays
+    (:func:`_mirror_mismatches` of the file read back), or None. A track whose editor curves already
+    differed from its played curve in the file ``clip`` was read from (``clip.source``, its tracks
+    as read) is that file's own state, not the writer's: left alone."""
+    if ext != ".anim":
+        return None
+    bad = _mirror_mismatches(written.tracks, written.other_tracks)
+    if not bad:
+        return None
+    original = getattr(clip.source, "original_tracks", None) or {}
+    known = _mirror_mismatches([t for t, _src in original.values()], clip.other_tracks) if original else {}
+    for p, what in bad.items():
+        if p not in known:
+            return (
+                f"track {p or '(root)'!r}: its editor curve {what} (Unity's Animation window would "
+                "rebuild another motion from it); nothing written"
+            )
+    return None
+
+
 def check_one_track(clip, track, written, promise: Promise | None, ext: str, path: str) -> WriteCheck:
     """:func:`check_written` of ``track`` (one track of ``clip``) against ``written`` (the track handed
     to the writer, None if it wrote none) as the file stores it (:func:`as_format_stores`): one part
@@ -854,7 +924,8 @@ def write_checked(
                 fname, None, f"cannot compare the written file: {exc}; nothing written"
             ) from None
         curves, curve_failure = check_curves(to_write, written, ext)
-        result = replace(result, curves=curves, failure=result.failure or curve_failure)
+        mirror_failure = editor_mirror_failure(clip, written, ext)
+        result = replace(result, curves=curves, failure=result.failure or curve_failure or mirror_failure)
         if result.failure:
             raise ClipWriteError(fname, None, result.failure)
         box["check"] = replace(result, clip=written)
