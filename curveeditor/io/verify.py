@@ -614,33 +614,45 @@ def check_curves(clip, written, ext: str) -> tuple[tuple[CurveCheck, ...], str |
     return tuple(checks), failure
 
 
-#: Fields of a key an editor curve repeats from its runtime curve's channel (``.anim``).
-_MIRRORED_FIELDS = ("value", "in_slope", "out_slope", "in_weight", "out_weight")
+#: Fields of a key an editor curve repeats from its runtime curve's channel (``.anim``), and the
+#: ``weightedMode`` bit that makes each weight count (Unity ignores an unweighted side's weight, and
+#: writes 0 or 1/3 there alike: corpus ``TransformLookthrough_test``).
+_MIRRORED_FIELDS = (("value", 0), ("in_slope", 0), ("out_slope", 0), ("in_weight", 1), ("out_weight", 2))
 
 
 def _mirror_mismatches(tracks, others) -> dict[str, str]:
-    """Track path -> what differs, for the rotation ``tracks`` of a ``.anim`` as read (``others``:
-    its other tracks, the editor curves among them) whose
-    editor curves (``localEulerAnglesRaw.*`` / ``m_LocalRotation.*``, the curves Unity's Animation
-    window edits and rebuilds the played ones from) do not hold the played curve's channel: a
-    missing channel, a key time the runtime curve lacks, or a key's numbers not bit for bit the
-    runtime key's (the writer spells both from the same numbers). Tracks without editor curves
-    (clips made in code, ``--no-editor-curves``) and humanoid quartets are not mirrors."""
+    """Curve name -> what differs, for the curves of a ``.anim`` as read (rotation ``tracks``, and
+    the position, scale and float curves among ``others``, which also hold its editor curves) whose
+    editor curves (``localEulerAnglesRaw.*`` / ``m_LocalRotation.*`` / ``m_LocalPosition.*`` /
+    ``m_LocalScale.*`` / a float curve's copy: what Unity's Animation window edits and rebuilds the
+    played curves from) do not hold the played curve: a missing channel, a key time the runtime
+    curve lacks, or a key's numbers not bit for bit the runtime key's (the writer spells both from
+    the same numbers). Curves without editor curves (clips made in code, ``--no-editor-curves``)
+    and humanoid quartets are not mirrors."""
     from .anim.reader import EULER_EDITOR, QUAT_EDITOR
 
     editors = {(o.path, o.attribute): o.curve for o in others if o.kind == "editor"}
-    out: dict[str, str] = {}
+    mirrored = []  # (name, runtime curve, editor attribute per component)
     for t in tracks:
-        if t.meta.get("humanoid") or t.kind not in ("euler", "quaternion"):
+        if not t.meta.get("humanoid") and t.kind in ("euler", "quaternion"):
+            prefix, comps = (EULER_EDITOR, "xyz") if t.kind == "euler" else (QUAT_EDITOR, "xyzw")
+            mirrored.append((t.path, t.path, t.curve, [f"{prefix}.{c}" for c in comps]))
+    for o in others:
+        if o.curve is None or o.curve.n_keys == 0:
             continue
-        prefix, comps = (EULER_EDITOR, "xyz") if t.kind == "euler" else (QUAT_EDITOR, "xyzw")
-        curves = [editors.get((t.path, f"{prefix}.{c}")) for c in comps]
+        if o.kind in ("position", "scale") and o.curve.n_components == 3:
+            mirrored.append((o.name, o.path, o.curve, [f"{o.attribute}.{c}" for c in "xyz"]))
+        elif o.kind == "float" and (o.path, o.attribute) in editors:
+            mirrored.append((o.name, o.path, o.curve, [o.attribute]))
+    out: dict[str, str] = {}
+    for name, path, curve, attrs in mirrored:
+        curves = [editors.get((path, a)) for a in attrs]
         if all(c is None for c in curves):
             continue
         for k, ec in enumerate(curves):
-            what = _mirror_mismatch(t.curve, k, ec)
+            what = _mirror_mismatch(curve, k, ec)
             if what is not None:
-                out[t.path] = f"{prefix}.{comps[k]} {what}"
+                out[name] = f"{attrs[k]} {what}"
                 break
     return out
 
@@ -652,9 +664,11 @@ def _mirror_mismatch(curve, k: int, ec) -> str | None:
     pos = np.searchsorted(curve.time, ec.time)
     if pos.max() >= curve.n_keys or not np.array_equal(curve.time[pos], ec.time):
         return "has a key the played curve does not"
-    for f in _MIRRORED_FIELDS:
+    for f, weighted in _MIRRORED_FIELDS:
         a, b = getattr(curve, f)[pos, k], getattr(ec, f)[:, 0]
         bad = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+        if weighted:
+            bad &= (ec.weighted_mode[:, 0] & weighted) != 0
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             return (
@@ -673,15 +687,29 @@ def editor_mirror_failure(clip, written, ext: str) -> str | None:
     bad = _mirror_mismatches(written.tracks, written.other_tracks)
     if not bad:
         return None
-    original = getattr(clip.source, "original_tracks", None) or {}
-    known = _mirror_mismatches([t for t, _src in original.values()], clip.other_tracks) if original else {}
+    # The file the clip was read from, as read: its rotation tracks before any edit, and its other
+    # curves (the editor curves among them) as they were.
+    original = getattr(clip.source, "original_tracks", None)
+    known = (
+        _mirror_mismatches([t for t, _src in original.values()], _source_others(clip))
+        if original is not None
+        else {}
+    )
     for p, what in bad.items():
         if p not in known:
             return (
-                f"track {p or '(root)'!r}: its editor curve {what} (Unity's Animation window would "
-                "rebuild another motion from it); nothing written"
+                f"{p or '(root)'!r}: its editor curve {what} (Unity's Animation window would "
+                "rebuild another curve from it); nothing written"
             )
     return None
+
+
+def _source_others(clip) -> list:
+    """The other curves of the ``.anim`` ``clip`` was read from, as read (edited float curves keep
+    their read state in ``source.original_floats``; the rest are the clip's own, never edited)."""
+    floats = getattr(clip.source, "original_floats", None) or {}
+    first = {name: t for name, (t, _e, _m) in floats.items()}
+    return [first.get(o.name, o) if o.kind == "float" else o for o in clip.other_tracks]
 
 
 def check_one_track(clip, track, written, promise: Promise | None, ext: str, path: str) -> WriteCheck:

@@ -55,3 +55,30 @@ def test_an_edited_track_of_a_unity_file_is_checked_and_its_own_state_kept(tmp_p
     with pytest.raises(ClipWriteError, match="editor curve"):
         write_checked(edited, tmp_path / "bad.anim")
     assert not (tmp_path / "bad.anim").exists()
+
+
+def test_position_editor_curves_are_held_to_their_curve_and_unused_weights_are_not(tmp_path):
+    from curveeditor.io.verify import editor_mirror_failure
+
+    src = tmp_path / "swing.bvh"
+    _bvh(src)
+    clip = read_clip(src)
+    write_checked(clip, tmp_path / "out.anim")
+    back = read_clip(tmp_path / "out.anim")
+    assert editor_mirror_failure(clip, back, ".anim") is None
+
+    def changed(attr, **fields):
+        others = [
+            replace(o, curve=o.curve.with_keys(**fields)) if (o.kind, o.attribute) == ("editor", attr) else o
+            for o in back.other_tracks
+        ]
+        return replace(back, other_tracks=others)
+
+    pos = next(o for o in back.other_tracks if (o.kind, o.attribute) == ("editor", "m_LocalPosition.y"))
+    value = np.array(pos.curve.value)
+    value[3, 0] += 0.01
+    why = editor_mirror_failure(clip, changed("m_LocalPosition.y", value=value), ".anim")
+    assert why is not None and "m_LocalPosition.y value at" in why and why.endswith("nothing written")
+    # A weight on an unweighted side is not played: 0 where the runtime key says 1/3 is no difference.
+    w = np.zeros_like(pos.curve.in_weight)
+    assert editor_mirror_failure(clip, changed("m_LocalPosition.y", in_weight=w), ".anim") is None
