@@ -224,6 +224,12 @@ def commands(take: Path, work: Path) -> list[tuple[str, list[str]]]:
             (f"convert {ext}", [*cli, "convert", str(take), str(work / (take.stem + "_out" + ext))])
             for ext in (".anim", ".csv", ".bvh", ".glb")
         ],
+        # Only the curves Unity plays (issue 21's compact .anim; no goal of its own): a third of the
+        # bytes to render and read back.
+        (
+            "  --no-editor-curves",
+            [*cli, "convert", str(take), str(work / (take.stem + "_played.anim")), "--no-editor-curves"],
+        ),
         (
             "clean",
             [
