@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .clip import EULER, RotationTrack, key_quaternions, played
-from .curves import changed_span, evaluate
+from .curves import changed_span, evaluate, rows_any
 from .rotations import (
     _extrinsic_axes,
     euler_to_quat,
@@ -209,7 +209,7 @@ def resample_edited(
     ke = None
     if track.kind != EULER:  # the reference the samples' Euler follows: the keys' decomposition
         ke = key_euler(track)
-        rows = np.flatnonzero(np.any(key_euler(old_track) != ke, axis=1))
+        rows = np.flatnonzero(rows_any(key_euler(old_track) != ke))
         if rows.size:
             kt, kt_old, n = track.curve.time, old_track.curve.time, track.n_keys
             lo = -np.inf if rows[0] == 0 else float(min(kt[rows[0] - 1], kt_old[rows[0] - 1]))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .clip import RotationTrack
-from .curves import KEY_FIELDS, Curve, TangentMode, evaluate, tangent_mode_bits, tangent_mode_sides
+from .curves import KEY_FIELDS, Curve, TangentMode, evaluate, rows_any, tangent_mode_bits, tangent_mode_sides
 from .rotations import euler_to_quat
 from .tangents import recompute_tangents, recomputed_slopes
 
@@ -97,7 +97,7 @@ def move_keys(
     cells = None  # the (key, component) cells a masked value edit changes
     if value_mask is not None and dv:
         vm = np.asarray(value_mask, dtype=bool)
-        rows = np.any(vm, axis=1)
+        rows = rows_any(vm)
         if np.any(rows):
             cells = vm[:, : c.n_components] if track.kind == "euler" else rows
             sel = sel | rows
@@ -293,7 +293,7 @@ def delete_channel_keys(track: RotationTrack, mask) -> RotationTrack:
     """
     c = track.curve
     m = np.asarray(mask, dtype=bool).reshape(c.n_keys, -1)[:, :3]
-    rows = np.any(m, axis=1)
+    rows = rows_any(m)
     if track.kind != "euler" or not np.any(rows):
         return delete_keys(track, np.nonzero(rows)[0])
     full = np.all(m, axis=1)
@@ -483,7 +483,7 @@ def _cells(c: Curve, idx, channels) -> tuple[np.ndarray, np.ndarray]:
     m = np.asarray(channels, dtype=bool).reshape(c.n_keys, -1)
     cells[:, : m.shape[1]] = m[:, : c.n_components]
     cells &= sel[:, None]
-    return np.any(cells, axis=1), cells
+    return rows_any(cells), cells
 
 
 def set_tangent_preset(track: RotationTrack, idx, preset: str, channels=None) -> RotationTrack:

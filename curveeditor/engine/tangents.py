@@ -26,7 +26,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .curves import KEY_FIELDS, Curve, TangentMode, tangent_mode_bits, tangent_mode_sides
+from .curves import KEY_FIELDS, Curve, TangentMode, rows_any, tangent_mode_bits, tangent_mode_sides
 
 __all__ = [
     "MODES",
@@ -211,7 +211,7 @@ def recomputed_slopes(time, value, in_slope, out_slope, tangent_mode, changed=No
     old_in = np.asarray(in_slope, dtype=np.float64)
     old_out = np.asarray(out_slope, dtype=np.float64)
     scope = _scope(n, v.shape[1], changed, at)
-    idx = np.arange(n) if scope is None else np.nonzero(scope.any(axis=1))[0]
+    idx = np.arange(n) if scope is None else np.nonzero(rows_any(scope))[0]
     ins = np.array(old_in, copy=True)
     outs = np.array(old_out, copy=True)
     if idx.size == 0:
