@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_WEIGHT",
     "changed_keys",
     "rows_any",
+    "equal_or_nan",
     "changed_span",
     "evaluate",
     "stepped_intervals",
@@ -329,6 +330,16 @@ def rows_any(m: np.ndarray) -> np.ndarray:
     for j in range(1, m.shape[1]):
         out |= m[:, j]
     return out
+
+
+def equal_or_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Element-wise: ``a`` and ``b`` hold the same number, NaN beside NaN counting as the same (key
+    arrays compared key by key; integer arrays by ``==``)."""
+    a, b = np.asarray(a), np.asarray(b)
+    same = a == b
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        same |= np.isnan(a) & np.isnan(b)
+    return same
 
 
 def changed_keys(a: Curve, b: Curve) -> tuple[int, int] | None:

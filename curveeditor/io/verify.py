@@ -659,6 +659,8 @@ def _mirror_mismatches(tracks, others) -> dict[str, str]:
 
 def _mirror_mismatch(curve, k: int, ec) -> str | None:
     """What editor curve ``ec`` gets wrong of channel ``k`` of the runtime ``curve``, or None."""
+    from ..engine.curves import equal_or_nan
+
     if ec is None or ec.n_keys == 0:
         return "is missing"
     pos = np.searchsorted(curve.time, ec.time)
@@ -666,7 +668,7 @@ def _mirror_mismatch(curve, k: int, ec) -> str | None:
         return "has a key the played curve does not"
     for f, weighted in _MIRRORED_FIELDS:
         a, b = getattr(curve, f)[pos, k], getattr(ec, f)[:, 0]
-        bad = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+        bad = ~equal_or_nan(a, b)
         if weighted:
             bad &= (ec.weighted_mode[:, 0] & weighted) != 0
         if bad.any():

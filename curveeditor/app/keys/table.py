@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from curveeditor.engine import edit as ed
 from curveeditor.engine import float_curves as fc
 from curveeditor.engine.clip import RotationTrack
-from curveeditor.engine.curves import rows_any
+from curveeditor.engine.curves import equal_or_nan, rows_any
 
 from ..common.elided import ELIDE_PATH, ElidedLabel
 from ..model.document import ClipDocument
@@ -75,7 +75,7 @@ def _changed_rows(a, b) -> np.ndarray:
     for f in ("value", "in_slope", "out_slope", "in_weight", "out_weight", "weighted_mode", "tangent_mode"):
         x, y = getattr(a, f), getattr(b, f)
         if x is not y:
-            diff |= rows_any((x != y) & ~(np.isnan(x) & np.isnan(y)) if x.dtype.kind == "f" else x != y)
+            diff |= rows_any(~equal_or_nan(x, y))
     return np.nonzero(diff)[0]
 
 
