@@ -267,3 +267,66 @@ def test_a_child_that_fails_is_made_up_for(long_anim, tmp_path, monkeypatch, slo
     assert_same_clip(got, read_anim(long_anim))
     pids = log.read_text().split()
     assert pids.count(str(me)) == 14 and len(set(pids)) == 2  # (the child tried one, and died)
+
+
+def _arrays_by_content(clip: Clip, field: str) -> dict[bytes, set[int]]:
+    """Content (dtype, shape, bytes) -> ids of the arrays holding it, over the ``field`` of every
+    curve of ``clip``."""
+    out: dict = {}
+    curves = [t.curve for t in clip.tracks] + [o.curve for o in clip.other_tracks if o.curve is not None]
+    for c in curves:
+        a = getattr(c, field)
+        out.setdefault((a.dtype.str, a.shape, a.tobytes()), set()).add(id(a))
+    return out
+
+
+@pytest.mark.parametrize("field", ["time", "in_weight", "weighted_mode", "tangent_mode"])
+def test_equal_arrays_of_the_blocks_are_one_array(long_anim, field, no_whole_read):
+    """A dense file's blocks repeat their times, weights and modes: read in parts, each distinct
+    array is held once (``parts._Interner``), whether the child or the scan parsed the block."""
+    got = parts.read_in_parts(long_anim)
+    assert_same_clip(got, read_anim(long_anim))
+    by_content = _arrays_by_content(got, field)
+    assert all(len(ids) == 1 for ids in by_content.values())
+    assert len(by_content) < len(got.tracks) + len(got.other_tracks)  # (some curves share one)
+
+
+def test_blocks_parsed_by_both_processes_share_their_arrays(
+    long_anim, tmp_path, monkeypatch, slow_scan, no_whole_read
+):
+    """The cuts the caller parsed itself (the child's queue left over, or a child that died) share
+    the arrays the child sent: one copy of each, not one per process."""
+    monkeypatch.setattr(parts, "FORK", True)
+    me = _parsed_by(monkeypatch, tmp_path / "pids", fail_in_child=True)
+    got = parts.read_in_parts(long_anim)
+    assert_same_clip(got, read_anim(long_anim))
+    assert str(me) in (tmp_path / "pids").read_text().split()
+    assert all(len(ids) == 1 for ids in _arrays_by_content(got, "time").values())
+
+
+def test_sharing_is_bit_for_bit():
+    """Arrays equal as numbers but not as bits (0.0 and -0.0, NaNs) are not shared: the keys read are
+    the file's own numbers."""
+    import os
+
+    intern = parts._Interner()
+    n = 4096
+    pos, neg = np.zeros(n), np.zeros(n)
+    neg[7] = -0.0
+    a = _keys(pos)
+    b = _keys(neg)
+    assert intern(0, a).time is a.time
+    got = intern(1, b)
+    assert got.time is b.time and np.signbit(got.time[7])
+    c = intern(2, _keys(pos.copy()))
+    assert c.time is a.time  # (equal bits: the first block's array)
+    assert os.getpid() == intern.pid
+
+
+def _keys(time: np.ndarray):
+    """KeyArrays of one component whose every array but ``time`` is zeros."""
+    from curveeditor.io.anim.keys import KeyArrays
+
+    n = time.shape[0]
+    z = np.zeros((n, 1))
+    return KeyArrays(3, 1, time, z, z, z, np.zeros(n, np.int64), np.zeros(n, np.int64), z, z, np.arange(n))

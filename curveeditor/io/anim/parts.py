@@ -16,7 +16,9 @@ So the keys are the whole-file parse's, bit for bit (the tests compare every arr
 with at most one block's bytes and lines in memory at a time. Where the process may fork (the CLI,
 ``io.beside.may_fork``), a child parses each block as soon as the scan has found its end, while the
 scan reads on (:class:`~curveeditor.io.beside.ForkStream`): the 2.4 GB that ``convert`` writes of a
-10-minute take read back in 20.3 s in one process, 13.3 s so. The clip has no source document: the
+10-minute take read back in 20.3 s in one process, 13.3 s so. Equal arrays of different blocks (their
+times, weights, modes) are held once (:class:`_Interner`): that read-back's clip went from 1.2 GB to
+450 MB of arrays. The clip has no source document: the
 skeleton's lines are not the file's, and a writer must not splice them into a new file; reading a
 file to look at what it plays (the write check) needs none. Any error -> the whole file is parsed
 as :func:`~curveeditor.io.anim.read_anim` does, which names the line and reason of the fault.
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import os
 import re
 import struct
@@ -84,12 +87,14 @@ def read_in_parts(path: str | os.PathLike):
     stream = None
     try:
         with open(path, "rb") as f:
-            stream = _block_stream(path)
-            cuts, parsed = _scan(path, f, stream)
+            intern = _Interner()
+            stream = _block_stream(path, intern)
+            cuts, parsed = _scan(path, f, stream, intern)
             if stream is not None:
-                parsed.update((c.k0, _read_only(ka)) for c, ka in zip(cuts, stream.results(), strict=True))
+                parsed.update((c.k0, ka) for c, ka in zip(cuts, stream.results(), strict=True))
+                parsed = {k0: _read_only(ka) for k0, ka in _resolved(parsed, intern).items()}
             skeleton = _skeleton(f, cuts)
-            parse = _BlockParser(path, f, cuts, parsed)
+            parse = _BlockParser(path, f, cuts, parsed, intern)
             doc = parse_document(path, skeleton, parse_blocks=parse)
             del skeleton
     except OSError as exc:
@@ -110,15 +115,104 @@ def read_in_parts(path: str | os.PathLike):
 _CUT_RECORD = struct.Struct("<6q")
 
 
-def _block_stream(path: str):
+def _block_stream(path: str, intern: _Interner):
     """A :class:`~curveeditor.io.beside.ForkStream` parsing cuts in a child, or None where the
     process may not fork (the editor, a Dask worker's threads: the scan parses them itself)."""
     from ..beside import ForkStream, may_fork
 
     if not (may_fork() if FORK is None else FORK):
         return None
-    stream = ForkStream(functools.partial(_parse_cut, path), _CUT_RECORD, fork=True)
+    stream = ForkStream(functools.partial(_interned_cut, intern, path), _CUT_RECORD, fork=True)
     return stream if stream.pid is not None else None
+
+
+def _interned_cut(intern: _Interner, path: str, fields: tuple):
+    """:func:`_parse_cut` through :meth:`_Interner.keyed`."""
+    return intern.keyed(fields[0], _parse_cut(path, fields))
+
+
+class _Again:
+    """In a forked child's result, an array the child has already sent: the array ``field`` of the
+    cut at line ``k0`` (:meth:`_Interner.__call__`, resolved by :func:`_resolved`)."""
+
+    __slots__ = ("k0", "field")
+
+    def __init__(self, k0: int, field: str):
+        self.k0, self.field = k0, field
+
+    def __reduce__(self):
+        return (_Again, (self.k0, self.field))
+
+
+class _Interner:
+    """One copy of each distinct key array of a read.
+
+    A dense file's key blocks repeat most of their arrays: in the 2.4 GB that ``convert`` writes of a
+    10-minute take (128 blocks of 72,000 keys, 922 MB of arrays) every block has the same times, the
+    weights and modes take 1 to 3 distinct values, and only values, slopes and key lines differ: one
+    copy of each is about 350 MB. In the process that made it, a block's array equal bit for bit to one
+    seen before (same dtype, shape and SHA-256 of its bytes: 1.8 GB/s here, 0.5 s for the 922 MB) is
+    that array; in a forked child (:func:`_block_stream`) it becomes an :class:`_Again`, sent as a
+    few bytes instead of the array and resolved by the caller (:func:`_resolved`)."""
+
+    #: Arrays smaller than this (bytes) are kept as they are: not worth a digest.
+    MIN_BYTES = 1 << 14
+
+    def __init__(self):
+        self.pid = os.getpid()
+        self.arrays: dict[tuple, np.ndarray] = {}  # digest -> array, in the process that made it
+        self.refs: dict[tuple, _Again] = {}  # digest -> reference, in a forked child
+
+    def __call__(self, k0: int, ka):
+        """``ka`` with each array seen before as the first one (in a child: an :class:`_Again`)."""
+        return self.keyed(k0, ka)[0]
+
+    def keyed(self, k0: int, ka) -> tuple:
+        """``(ka as by __call__, {field: digest} of the arrays seen here first)``: a forked child
+        sends the digests with its result, so that the caller can make the blocks it parsed itself
+        share the child's arrays (:func:`_resolved`)."""
+        child = os.getpid() != self.pid
+        seen = self.refs if child else self.arrays
+        ka.modern_tangent_mode()  # (computed here, it is shared too: the tracks' modes are its columns)
+        again, firsts = {}, {}
+        for name, a in vars(ka).items():
+            if name == "key_lines" or not isinstance(a, np.ndarray) or a.nbytes < self.MIN_BYTES:
+                continue  # (the key lines of two blocks never meet)
+            data = memoryview(np.ascontiguousarray(a)).cast("B")
+            key = (a.dtype.str, a.shape, hashlib.sha256(data).digest())
+            first = seen.setdefault(key, _Again(k0, name) if child else a)
+            if first is a or (child and first.k0 == k0 and first.field == name):
+                firsts[name] = key
+            else:
+                again[name] = first
+        return (dataclasses.replace(ka, **again) if again else ka), firsts
+
+
+def _resolved(parsed: dict, intern: _Interner) -> dict:
+    """``parsed`` (cut line -> ``(keys, digests)`` of :meth:`_Interner.keyed`, made by the child or
+    the caller) as cut line -> keys, each distinct array once: every :class:`_Again` replaced by the
+    array it names, and an array both processes parsed by the first block's."""
+    first = {}
+    for ka, firsts in parsed.values():
+        for name, key in firsts.items():
+            first.setdefault(key, getattr(ka, name))
+    made_here = {id(a): key for key, a in intern.arrays.items()}
+    out = {}
+    for k0, (ka, firsts) in parsed.items():
+        new = {}
+        for name, a in vars(ka).items():
+            if isinstance(a, _Again):
+                key = parsed[a.k0][1][a.field]
+            elif name in firsts:
+                key = firsts[name]
+            elif isinstance(a, np.ndarray):
+                key = made_here.get(id(a))
+            else:
+                continue
+            if key is not None and first[key] is not a:
+                new[name] = first[key]
+        out[k0] = dataclasses.replace(ka, **new) if new else ka
+    return out
 
 
 def _parse_cut(path: str, fields: tuple):
@@ -144,7 +238,7 @@ def _read_cut_keys(f, cut: _Cut, path: str):
     return _block_keys(Lines(data), 0, cut.k1 - cut.k0, cut.k0, path)
 
 
-def _scan(path: str, f, stream=None) -> tuple[list[_Cut], dict]:
+def _scan(path: str, f, stream=None, intern=None) -> tuple[list[_Cut], dict]:
     """The key blocks of at least :data:`_CUT_MIN_LINES` lines right after an ``m_Curve:`` line, found
     slice by slice: a block runs from that line to the next line at indentation 6 or less that is
     not a key's ``- `` (what :func:`~.document.parse_document` reads as the curve's next field).
@@ -152,7 +246,8 @@ def _scan(path: str, f, stream=None) -> tuple[list[_Cut], dict]:
     whose lines (and the 64 bytes the fast parser reads past them) lie in one slice, parsed from its
     lines (``{k0: KeyArrays}``): a second read and line table of those bytes was 0.4 s of 3 s on
     the 350 MB that ``clean`` writes of a 10-minute take; the others are read again later. With a
-    ``stream`` (:func:`_block_stream`) every cut is put to it instead, and ``parsed`` is empty."""
+    ``stream`` (:func:`_block_stream`) every cut is put to it instead, and ``parsed`` is empty.
+    ``intern`` (an :class:`_Interner`), if given, keeps one copy of each distinct array parsed."""
     cuts: list[_Cut] = []
     parsed: dict = {}
     line0 = 0  # file line of the slice's first line
@@ -188,7 +283,8 @@ def _scan(path: str, f, stream=None) -> tuple[list[_Cut], dict]:
                     if stream is not None:
                         stream.put(dataclasses.astuple(cut))
                     elif cut.k0 >= line0 and int(starts[i]) + _PAD <= len(data):
-                        parsed[cut.k0] = _block_keys(lines, cut.k0 - line0, i, line0, path)
+                        ka = _block_keys(lines, cut.k0 - line0, i, line0, path)
+                        parsed[cut.k0] = intern(cut.k0, ka) if intern is not None else ka
             line = data[starts[i] : starts[i + 1]].decode("utf-8", "surrogateescape")  # (as Lines.text)
             prev = (k, byte0 + int(starts[i + 1]), line.rstrip("\r\n").strip() == "m_Curve:")
         line0 += n
@@ -259,9 +355,10 @@ class _BlockParser:
     begins is parsed from the file's bytes of the whole block; the others from the skeleton. Key
     lines are numbered as in the file."""
 
-    def __init__(self, path: str, f, cuts: list[_Cut], parsed: dict):
+    def __init__(self, path: str, f, cuts: list[_Cut], parsed: dict, intern=None):
         self.path = path
         self.f = f
+        self.intern = intern
         self.parsed = parsed  # cut k0 -> the keys the scan parsed
         removed = np.cumsum([0] + [c.removed for c in cuts])
         #: skeleton line of each cut's first key -> the cut
@@ -295,4 +392,5 @@ class _BlockParser:
         return dataclasses.replace(ka, key_lines=ka.key_lines + self.removed[before])
 
     def _cut_keys(self, cut: _Cut):
-        return _read_cut_keys(self.f, cut, self.path)
+        ka = _read_cut_keys(self.f, cut, self.path)
+        return self.intern(cut.k0, ka) if self.intern is not None else ka

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -80,8 +81,8 @@ def entry_curve(e: Entry) -> Curve:
         k.out_slope,
         k.in_weight if k.in_weight is not None else default_w,
         k.out_weight if k.out_weight is not None else default_w,
-        _frozen(np.repeat(k.weighted_mode[:, None], c, axis=1)),
-        _frozen(np.repeat(k.modern_tangent_mode()[:, None], c, axis=1)),
+        _columns(k.weighted_mode, c),
+        _columns(k.modern_tangent_mode(), c),
         e.pre_infinity,
         e.post_infinity,
     )
@@ -94,6 +95,25 @@ def _empty_curve(c: int, pre: int, post: int) -> Curve:
     return Curve.make(np.zeros(0), np.zeros((0, c)), pre_infinity=pre, post_infinity=post)
 
 
+#: id of a key array -> (a weak reference to it, {C: its (N, C) columns}): see :func:`_columns`.
+_COLUMNS: dict[int, tuple[weakref.ref, dict[int, np.ndarray]]] = {}
+
+
+def _columns(a: np.ndarray, c: int) -> np.ndarray:
+    """``a`` ``(N,)`` as ``(N, c)`` read-only columns, made once per array while it lives: a large
+    ``.anim`` read in parts shares one array among its blocks' equal modes (``parts._Interner``), and
+    the columns of each curve repeating them were 214 MB of the 10-minute take's read-back."""
+    key = id(a)
+    hit = _COLUMNS.get(key)
+    if hit is None or hit[0]() is not a:
+        hit = (weakref.ref(a, lambda _, key=key: _COLUMNS.pop(key, None)), {})
+        _COLUMNS[key] = hit
+    cols = hit[1].get(c)
+    if cols is None:
+        cols = hit[1][c] = _frozen(np.repeat(a[:, None], c, axis=1))
+    return cols
+
+
 def _frozen(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
@@ -103,11 +123,18 @@ def _mirror_modes(curve: Curve, editors: list[Entry]) -> Curve:
     """Per-component tangent modes from editor curves with identical key times."""
     if len(editors) != curve.n_components or curve.n_keys == 0:
         return curve
-    tm = np.array(curve.tangent_mode)
-    for c, e in enumerate(editors):
+    for e in editors:
         if e.keys is None or e.keys.n != curve.n_keys or not np.array_equal(e.keys.time, curve.time):
             return curve
-        tm[:, c] = e.keys.modern_tangent_mode()
+    modes = [e.keys.modern_tangent_mode() for e in editors]
+    if all(np.array_equal(m, curve.tangent_mode[:, c]) for c, m in enumerate(modes)):
+        return curve  # (the runtime's own modes: its arrays kept, no copy per track)
+    if all(m is modes[0] for m in modes):
+        tm = _columns(modes[0], len(modes))  # (one array of a read in parts: shared, no copy per track)
+    else:
+        tm = np.array(curve.tangent_mode)
+        for c, m in enumerate(modes):
+            tm[:, c] = m
     return Curve(
         curve.time,
         curve.value,
