@@ -205,6 +205,32 @@ def test_a_fork_stream_makes_up_for_a_failed_child_and_a_full_queue():
     assert ForkStream(fn, struct.Struct("<q"), fork=False).pid is None
 
 
+def test_a_fork_stream_applies_loaded_to_the_childs_results_in_order():
+    """``loaded`` sees each result the child sent, in the order it sent them, and what it returns is
+    the result kept; the caller's own results are its ``fn``'s, untouched."""
+    import struct
+    import time
+
+    from curveeditor.io.beside import ForkStream
+
+    parent = os.getpid()
+    seen = []
+
+    def loaded(result):
+        seen.append(result[0])
+        return ("loaded", *result)
+
+    stream = ForkStream(_stream_item, struct.Struct("<qq"), fork=True, loaded=loaded)
+    for i in range(30):
+        stream.put((i, 3))
+        time.sleep(0.01)
+    out = stream.results()
+    child = [r for r in out if r[0] == "loaded"]
+    assert child and seen == [r[1] for r in child] == sorted(seen)
+    assert all(r[2] != parent for r in child)
+    assert all(r[1] == parent for r in out if r[0] != "loaded")  # (the caller's: (value, pid, array))
+
+
 def test_a_closed_fork_stream_leaves_no_child():
     import struct
     import time

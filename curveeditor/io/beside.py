@@ -227,8 +227,17 @@ class ForkStream:
 
     _PLACE = struct.Struct("<IQQ")  # (item, offset, length) of a result in the spill file
 
-    def __init__(self, fn: Callable[[tuple], Any], record: struct.Struct, fork: bool | None = None):
+    def __init__(
+        self,
+        fn: Callable[[tuple], Any],
+        record: struct.Struct,
+        fork: bool | None = None,
+        loaded: Callable[[Any], Any] | None = None,
+    ):
         self.fn = fn
+        #: ``loaded(result)``: a child's result as the caller keeps it, applied as each is loaded, in
+        #: the order the child sent them (the parts reader resolves its references to earlier ones)
+        self.loaded = loaded
         self._record = struct.Struct("<I" + record.format.lstrip("<=!>@"))
         self.items: list[tuple] = []
         self._got: dict[int, Any] = {}
@@ -319,7 +328,8 @@ class ForkStream:
         size = self._PLACE.size
         whole = len(self._buf) - len(self._buf) % size
         for i, pos, n in self._PLACE.iter_unpack(self._buf[:whole]):
-            self._got[i] = pickle.loads(os.pread(self._spill.fileno(), n, pos))
+            got = pickle.loads(os.pread(self._spill.fileno(), n, pos))
+            self._got[i] = got if self.loaded is None else self.loaded(got)
         self._buf = self._buf[whole:]
 
     def results(self) -> list:

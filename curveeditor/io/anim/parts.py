@@ -91,8 +91,7 @@ def read_in_parts(path: str | os.PathLike):
             stream = _block_stream(path, intern)
             cuts, parsed = _scan(path, f, stream, intern)
             if stream is not None:
-                parsed.update((c.k0, ka) for c, ka in zip(cuts, stream.results(), strict=True))
-                parsed = {k0: _read_only(ka) for k0, ka in _resolved(parsed, intern).items()}
+                parsed.update((c.k0, _read_only(ka)) for c, ka in zip(cuts, stream.results(), strict=True))
             skeleton = _skeleton(f, cuts)
             parse = _BlockParser(path, f, cuts, parsed, intern)
             doc = parse_document(path, skeleton, parse_blocks=parse)
@@ -122,26 +121,30 @@ def _block_stream(path: str, intern: _Interner):
 
     if not (may_fork() if FORK is None else FORK):
         return None
-    stream = ForkStream(functools.partial(_interned_cut, intern, path), _CUT_RECORD, fork=True)
+    stream = ForkStream(
+        functools.partial(_interned_cut, intern, path), _CUT_RECORD, fork=True, loaded=intern.adopt
+    )
     return stream if stream.pid is not None else None
 
 
 def _interned_cut(intern: _Interner, path: str, fields: tuple):
-    """:func:`_parse_cut` through :meth:`_Interner.keyed`."""
-    return intern.keyed(fields[0], _parse_cut(path, fields))
+    """:func:`_parse_cut` through the interner: in the caller the keys, in a forked child what
+    :meth:`_Interner.adopt` takes (:meth:`_Interner.sent`)."""
+    ka = _parse_cut(path, fields)
+    return intern(fields[0], ka) if os.getpid() == intern.pid else intern.sent(fields[0], ka)
 
 
 class _Again:
     """In a forked child's result, an array the child has already sent: the array ``field`` of the
-    cut at line ``k0`` (:meth:`_Interner.__call__`, resolved by :func:`_resolved`)."""
+    cut at line ``k0``, or its ``column`` as an ``(N, 1)`` view (:meth:`_Interner.sent`)."""
 
-    __slots__ = ("k0", "field")
+    __slots__ = ("k0", "field", "column")
 
-    def __init__(self, k0: int, field: str):
-        self.k0, self.field = k0, field
+    def __init__(self, k0: int, field: str, column: int | None = None):
+        self.k0, self.field, self.column = k0, field, column
 
     def __reduce__(self):
-        return (_Again, (self.k0, self.field))
+        return (_Again, (self.k0, self.field, self.column))
 
 
 class _Interner:
@@ -149,70 +152,94 @@ class _Interner:
 
     A dense file's key blocks repeat most of their arrays: in the 2.4 GB that ``convert`` writes of a
     10-minute take (128 blocks of 72,000 keys, 922 MB of arrays) every block has the same times, the
-    weights and modes take 1 to 3 distinct values, and only values, slopes and key lines differ: one
-    copy of each is about 350 MB. In the process that made it, a block's array equal bit for bit to one
-    seen before (same dtype, shape and SHA-256 of its bytes: 1.8 GB/s here, 0.5 s for the 922 MB) is
-    that array; in a forked child (:func:`_block_stream`) it becomes an :class:`_Again`, sent as a
-    few bytes instead of the array and resolved by the caller (:func:`_resolved`)."""
+    weights and modes take 1 to 3 distinct values, and each editor curve (``localEulerAnglesRaw.x``)
+    holds a column of its runtime curve's values and slopes: one copy of each is about 220 MB.
+
+    An array is keyed by its dtype, shape and the SHA-256 of its bytes (:func:`_digest`, 1.8 GB/s
+    here), each column of a vector one as an ``(N, 1)`` array too. In the caller (the process that
+    made the interner) an array seen before is that array, a column a view of it (:meth:`__call__`).
+    A forked child (:func:`_block_stream`) keys what it parses the same way and sends an
+    :class:`_Again` for an array it sent before, with the digests of the rest (:meth:`sent`); the
+    caller adopts each result as it arrives (:meth:`adopt`), so the blocks either process parsed
+    share one copy, and the references take a few bytes of the spill file instead of the arrays."""
 
     #: Arrays smaller than this (bytes) are kept as they are: not worth a digest.
     MIN_BYTES = 1 << 14
 
     def __init__(self):
         self.pid = os.getpid()
-        self.arrays: dict[tuple, np.ndarray] = {}  # digest -> array, in the process that made it
-        self.refs: dict[tuple, _Again] = {}  # digest -> reference, in a forked child
+        self.arrays: dict[tuple, np.ndarray] = {}  # digest -> the caller's one copy (or column view)
+        self.refs: dict[tuple, _Again] = {}  # in a forked child: digest -> where the child sent it
+        self.placed: dict[tuple, tuple] = {}  # in the caller: a child's (k0, field, column) -> digest
 
     def __call__(self, k0: int, ka):
-        """``ka`` with each array seen before as the first one (in a child: an :class:`_Again`)."""
-        return self.keyed(k0, ka)[0]
-
-    def keyed(self, k0: int, ka) -> tuple:
-        """``(ka as by __call__, {field: digest} of the arrays seen here first)``: a forked child
-        sends the digests with its result, so that the caller can make the blocks it parsed itself
-        share the child's arrays (:func:`_resolved`)."""
-        child = os.getpid() != self.pid
-        seen = self.refs if child else self.arrays
-        ka.modern_tangent_mode()  # (computed here, it is shared too: the tracks' modes are its columns)
-        again, firsts = {}, {}
-        for name, a in vars(ka).items():
-            if name == "key_lines" or not isinstance(a, np.ndarray) or a.nbytes < self.MIN_BYTES:
-                continue  # (the key lines of two blocks never meet)
-            data = memoryview(np.ascontiguousarray(a)).cast("B")
-            key = (a.dtype.str, a.shape, hashlib.sha256(data).digest())
-            first = seen.setdefault(key, _Again(k0, name) if child else a)
-            if first is a or (child and first.k0 == k0 and first.field == name):
-                firsts[name] = key
-            else:
+        """``ka`` (parsed by the caller) with each array seen before as the one copy of it."""
+        again = {}
+        for name, a, key, cols in self._keyed(ka):
+            first = self.arrays.setdefault(key, a)
+            if first is not a:
                 again[name] = first
-        return (dataclasses.replace(ka, **again) if again else ka), firsts
+            else:
+                for c, kc in cols:
+                    self.arrays.setdefault(kc, a[:, c : c + 1])
+        return dataclasses.replace(ka, **again) if again else ka
 
+    def sent(self, k0: int, ka) -> tuple:
+        """In a forked child: ``(k0, ka, digests)``, each array the child sent before an
+        :class:`_Again`, ``digests`` those of the others ``{digest: (field, column)}``."""
+        again, firsts = {}, {}
+        for name, _, key, cols in self._keyed(ka):
+            hit = self.refs.get(key)
+            if hit is not None:
+                again[name] = hit
+                continue
+            self.refs[key] = _Again(k0, name)
+            firsts[key] = (name, None)
+            for c, kc in cols:
+                if kc not in self.refs:
+                    self.refs[kc] = _Again(k0, name, c)
+                    firsts[kc] = (name, c)
+        return k0, (dataclasses.replace(ka, **again) if again else ka), firsts
 
-def _resolved(parsed: dict, intern: _Interner) -> dict:
-    """``parsed`` (cut line -> ``(keys, digests)`` of :meth:`_Interner.keyed`, made by the child or
-    the caller) as cut line -> keys, each distinct array once: every :class:`_Again` replaced by the
-    array it names, and an array both processes parsed by the first block's."""
-    first = {}
-    for ka, firsts in parsed.values():
-        for name, key in firsts.items():
-            first.setdefault(key, getattr(ka, name))
-    made_here = {id(a): key for key, a in intern.arrays.items()}
-    out = {}
-    for k0, (ka, firsts) in parsed.items():
+    def adopt(self, result):
+        """The keys of a child's result (:meth:`sent`, loaded in the order the child sent them),
+        each array the caller's one copy of it."""
+        k0, ka, firsts = result
+        own = {}
+        for key, (name, col) in firsts.items():
+            self.placed[(k0, name, col)] = key
+            if col is None:
+                own[name] = key
+            a = getattr(ka, name)
+            self.arrays.setdefault(key, a if col is None else a[:, col : col + 1])
         new = {}
         for name, a in vars(ka).items():
             if isinstance(a, _Again):
-                key = parsed[a.k0][1][a.field]
-            elif name in firsts:
-                key = firsts[name]
-            elif isinstance(a, np.ndarray):
-                key = made_here.get(id(a))
+                key = self.placed[(a.k0, a.field, a.column)]
+            elif name in own:
+                key = own[name]
             else:
                 continue
-            if key is not None and first[key] is not a:
-                new[name] = first[key]
-        out[k0] = dataclasses.replace(ka, **new) if new else ka
-    return out
+            if self.arrays[key] is not a:
+                new[name] = self.arrays[key]
+        return dataclasses.replace(ka, **new) if new else ka
+
+    def _keyed(self, ka):
+        """``(field, array, digest, [(column, digest)])`` of the arrays of ``ka`` worth sharing (the
+        columns of a vector array, for the editor curves that copy them)."""
+        ka.modern_tangent_mode()  # (computed here, it is shared too: the tracks' modes are its columns)
+        for name, a in vars(ka).items():
+            if name == "key_lines" or not isinstance(a, np.ndarray) or a.nbytes < self.MIN_BYTES:
+                continue  # (the key lines of two blocks never meet)
+            cols = []
+            if a.ndim == 2 and a.shape[1] > 1:
+                cols = [(c, _digest(a[:, c : c + 1])) for c in range(a.shape[1])]
+            yield name, a, _digest(a), cols
+
+
+def _digest(a: np.ndarray) -> tuple:
+    """What two arrays share when they hold the same numbers bit for bit."""
+    return (a.dtype.str, a.shape, hashlib.sha256(memoryview(np.ascontiguousarray(a)).cast("B")).digest())
 
 
 def _parse_cut(path: str, fields: tuple):

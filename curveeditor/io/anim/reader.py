@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import re
-import weakref
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -95,23 +94,11 @@ def _empty_curve(c: int, pre: int, post: int) -> Curve:
     return Curve.make(np.zeros(0), np.zeros((0, c)), pre_infinity=pre, post_infinity=post)
 
 
-#: id of a key array -> (a weak reference to it, {C: its (N, C) columns}): see :func:`_columns`.
-_COLUMNS: dict[int, tuple[weakref.ref, dict[int, np.ndarray]]] = {}
-
-
 def _columns(a: np.ndarray, c: int) -> np.ndarray:
-    """``a`` ``(N,)`` as ``(N, c)`` read-only columns, made once per array while it lives: a large
-    ``.anim`` read in parts shares one array among its blocks' equal modes (``parts._Interner``), and
-    the columns of each curve repeating them were 214 MB of the 10-minute take's read-back."""
-    key = id(a)
-    hit = _COLUMNS.get(key)
-    if hit is None or hit[0]() is not a:
-        hit = (weakref.ref(a, lambda _, key=key: _COLUMNS.pop(key, None)), {})
-        _COLUMNS[key] = hit
-    cols = hit[1].get(c)
-    if cols is None:
-        cols = hit[1][c] = _frozen(np.repeat(a[:, None], c, axis=1))
-    return cols
+    """``a`` ``(N,)`` as ``(N, c)`` read-only columns: a broadcast view, no copy (as ``Curve.make``
+    keeps a default weight or mode). Their repeated copies were 214 MB of the clip that the write check
+    reads back of a 10-minute take."""
+    return np.broadcast_to(a[:, None], (a.shape[0], c))
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
