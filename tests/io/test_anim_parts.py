@@ -353,3 +353,29 @@ def test_editor_curves_are_views_of_their_runtime_columns(long_anim, no_whole_re
                 run, mine = getattr(t.curve, f), getattr(ed, f)
                 assert _owner(mine) is _owner(run)
                 np.testing.assert_array_equal(mine[:, 0], run[:, c])
+
+
+def test_an_editor_block_parsed_before_its_runtime_block_arrived_is_settled_to_a_view():
+    """The caller may parse an editor block (``localEulerAnglesRaw.y``) before the child's runtime
+    block holding that column is loaded: once it is, the editor block's array gives way to the view
+    of the runtime column (:meth:`parts._Interner.settled`), so one copy remains either way."""
+    from curveeditor.io.anim.keys import KeyArrays
+
+    n = 4096
+    rng = np.random.default_rng(5)
+    vec = rng.normal(size=(n, 3))
+    time = np.arange(n) / 60.0
+    z3, z1, zi = np.zeros((n, 3)), np.zeros((n, 1)), np.zeros(n, np.int64)
+    runtime = KeyArrays(3, 3, time, vec, vec, vec, zi, zi, z3, z3, np.arange(n))
+    col = vec[:, 1:2].copy()
+    editor = KeyArrays(3, 1, time.copy(), col, col, col, zi.copy(), zi.copy(), z1, z1, np.arange(n))
+
+    caller = parts._Interner()
+    mine = caller(900, editor)  # (the caller's own parse, first)
+    from_child = parts._Interner().sent(10, runtime)  # (what a child sends; no fork needed to make it)
+    got = caller.adopt(from_child)
+    settled = caller.settled({900: mine, 10: got})
+    ed = settled[900]
+    assert ed.value.base is settled[10].value  # (a view of the runtime's values)
+    np.testing.assert_array_equal(ed.value[:, 0], vec[:, 1])
+    assert ed.time is settled[10].time

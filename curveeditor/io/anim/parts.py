@@ -93,6 +93,7 @@ def read_in_parts(path: str | os.PathLike):
             cuts, parsed = _scan(path, f, stream, intern)
             if stream is not None:
                 parsed.update((c.k0, _read_only(ka)) for c, ka in zip(cuts, stream.results(), strict=True))
+            parsed = intern.settled(parsed)
             skeleton = _skeleton(f, cuts)
             parse = _BlockParser(path, f, cuts, parsed, intern)
             doc = parse_document(path, skeleton, parse_blocks=parse)
@@ -172,6 +173,8 @@ class _Interner:
         self.arrays: dict[tuple, np.ndarray] = {}  # digest -> the caller's one copy (or column view)
         self.refs: dict[tuple, _Again] = {}  # in a forked child: digest -> where the child sent it
         self.placed: dict[tuple, tuple] = {}  # in the caller: a child's (k0, field, column) -> digest
+        self.late: dict[int, tuple] = {}  # id of an (N, 1) array -> (it, the column view replacing it)
+        self.views: set[int] = set()  # ids of the column views in ``arrays``
 
     def __call__(self, k0: int, ka):
         """``ka`` (parsed by the caller) with each array seen before as the one copy of it."""
@@ -182,7 +185,7 @@ class _Interner:
                 again[name] = first
             else:
                 for c, kc in cols:
-                    self.arrays.setdefault(kc, a[:, c : c + 1])
+                    self._column(kc, a[:, c : c + 1])
         return dataclasses.replace(ka, **again) if again else ka
 
     def sent(self, k0: int, ka) -> tuple:
@@ -209,10 +212,12 @@ class _Interner:
         own = {}
         for key, (name, col) in firsts.items():
             self.placed[(k0, name, col)] = key
+            a = getattr(ka, name)
             if col is None:
                 own[name] = key
-            a = getattr(ka, name)
-            self.arrays.setdefault(key, a if col is None else a[:, col : col + 1])
+                self.arrays.setdefault(key, a)
+            else:
+                self._column(key, a[:, col : col + 1])
         new = {}
         for name, a in vars(ka).items():
             if isinstance(a, _Again):
@@ -224,6 +229,30 @@ class _Interner:
             if self.arrays[key] is not a:
                 new[name] = self.arrays[key]
         return dataclasses.replace(ka, **new) if new else ka
+
+    def _column(self, key: tuple, view: np.ndarray) -> None:
+        """Register ``view``, a column of a vector array, under ``key``. If an ``(N, 1)`` array of
+        its own came first (the caller parsed an editor block before the child's runtime block
+        arrived), the blocks holding it are given the view in :meth:`settled`."""
+        first = self.arrays.setdefault(key, view)
+        if first is view:
+            self.views.add(id(view))
+        elif id(first) not in self.views:
+            self.arrays[key] = view
+            self.views.add(id(view))
+            self.late[id(first)] = (first, view)
+
+    def settled(self, parsed: dict) -> dict:
+        """``parsed`` (cut line -> keys) with the arrays that a column view replaced
+        (:meth:`_column`) as that view: one copy, whichever process parsed which block first."""
+        if not self.late:
+            return parsed
+        out = {}
+        for k0, ka in parsed.items():
+            new = {n: self.late[id(a)][1] for n, a in vars(ka).items() if id(a) in self.late}
+            out[k0] = dataclasses.replace(ka, **new) if new else ka
+        self.late.clear()
+        return out
 
     def _keyed(self, ka):
         """``(field, array, digest, [(column, digest)])`` of the arrays of ``ka`` worth sharing (the
