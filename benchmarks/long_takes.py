@@ -61,6 +61,33 @@ def measure(cmd: list[str], timeout: float = 900.0) -> dict:
     return out
 
 
+_TOUCH = """
+import os, time
+import numpy as np
+for i in range(2):
+    t, c = time.perf_counter(), os.times()
+    a = np.ones(512 << 17)  # 512 MiB of float64, every page written
+    print(time.perf_counter() - t, os.times().system - c.system)
+    del a
+"""
+
+
+def fresh_memory_line() -> str:
+    """What a first touch of memory costs on this machine, in a fresh child: on the shared VM,
+    memory the host has taken back (DAMON reclaim) faults back in at about 30 us a page, so a
+    command whose peak is 600 MB may pay 4-5 s of system time that a second touch does not
+    (measured: 4.67 s, then 0.11 s). Printed so that the rows' seconds can be read against it."""
+    proc = subprocess.run([PY, "-c", _TOUCH], capture_output=True, text=True, env=ENV)
+    try:
+        (w1, s1), (w2, s2) = [map(float, ln.split()) for ln in proc.stdout.split("\n")[:2]]
+    except ValueError:
+        return "fresh memory: not measured"
+    return (
+        f"fresh memory: writing 537 MB took {w1:.2f} s ({s1:.2f} s system), then {w2:.2f} s again "
+        "(the first touch is what every command's new pages cost on this machine today)"
+    )
+
+
 def wrapper_main(cmd: list[str]) -> int:
     """Run ``cmd``, wait, print one JSON line of what it and its descendants used."""
     t0 = time.perf_counter()
@@ -289,6 +316,7 @@ def main() -> int:
         take.unlink()
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores shared); one run per row")
+    print(fresh_memory_line())
     hdr = (
         f"{'take':8s} {'command':15s} {'wall s':>8s} {'CPU s':>8s} {'peak MB':>8s} {'s/min':>7s} "
         f"{'MB/min':>7s} {'goal':>18s} verdict"

@@ -307,8 +307,8 @@ def test_blocks_parsed_by_both_processes_share_their_arrays(
 
 
 def test_sharing_is_bit_for_bit():
-    """Arrays equal as numbers but not as bits (0.0 and -0.0, NaNs) are not shared: the keys read are
-    the file's own numbers."""
+    """Arrays equal as numbers but not as bits (0.0 and -0.0) are not shared: the keys read are the
+    file's own numbers."""
     import os
 
     intern = parts._Interner()
