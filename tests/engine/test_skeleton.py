@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -142,3 +144,39 @@ def test_one_time_pose_is_the_same_floats_as_the_many_times_pose(path):
         assert np.array_equal(one.positions[0], many.positions[i])
         assert np.array_equal(one.rotations[0], many.rotations[i])
         assert np.array_equal(one.tips[0], many.tips[i])
+
+
+CHAIN_BVH = Path(__file__).resolve().parents[1] / "data" / "fbx" / "chain.bvh"
+
+
+@pytest.mark.parametrize("path", [CHAIN_BVH, *BVH], ids=lambda p: p.name[:40])
+def test_poses_of_a_short_span_from_its_keys_are_the_merged_poses(path, monkeypatch):
+    """Poses at a short span of times of long tracks (one pose; a block of playback frames) are
+    evaluated on the keys of that span (``skeleton.WINDOW_FROM``): the same floats as the tracks
+    merged whole, at key times, between them, at both ends and past the end (where the wrap modes
+    decide: the whole tracks), and no whole-track merge is made for them."""
+    from curveeditor.engine import skeleton as sk
+
+    clip = read_clip(path)
+    skel, _ = skeleton_from_clip(clip)
+    kt = clip.tracks[0].curve.time
+    mid = len(kt) // 2
+    spans = [[kt[0]], [kt[1]], [0.5 * (kt[1] + kt[2])], [kt[mid]], [kt[-2]], [kt[-1]], [kt[-1] + 0.25]]
+    spans += [
+        np.linspace(kt[0], kt[3], 8),
+        np.linspace(kt[mid], kt[mid + 2], 5),
+        np.linspace(kt[-4], kt[-1], 6),
+    ]
+    monkeypatch.setattr(sk, "WINDOW_FROM", 10**12)
+    for t in spans:  # (the first pose of these tracks evaluates them one by one; the second merges)
+        sk.local_rotations(skel, clip, t)
+    merged = [sk.local_rotations(skel, clip, t) for t in spans]
+    sk._GROUP_CACHE.clear()
+    monkeypatch.setattr(sk, "WINDOW_FROM", 1)
+    whole = []
+    real = sk._merged_groups
+    monkeypatch.setattr(sk, "_merged_groups", lambda tracks: whole.append(1) or real(tracks))
+    for t, want in zip(spans, merged, strict=True):
+        got = sk.local_rotations(skel, clip, t)
+        assert np.array_equal(got, want), t
+    assert len(whole) == 1  # (only the pose past the end went to the whole tracks)
