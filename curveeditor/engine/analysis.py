@@ -491,19 +491,40 @@ def _joined_medians(sp, inside, starts, ends) -> np.ndarray:
 
 
 def _clip_findings(tracks, spike_speed: float | None) -> list:
-    """:class:`_Findings` (or an equal :class:`_Part`) of each of ``tracks``, in order: tracks of at
-    least 3 keys grouped by kind and order through :func:`_joined_findings`, the others alone."""
+    """:class:`_Findings` (or an equal :class:`_Part`) of each of ``tracks``, in order (all of them
+    held at once: :func:`_findings_in_parts` hands them over a part at a time)."""
     out: list = [None] * len(tracks)
+    for part in _findings_in_parts(tracks, spike_speed):
+        for i, f in part:
+            out[i] = f
+    return out
+
+
+#: Keys analysed in one joined pass at most (:func:`_findings_in_parts`). The 10-minute take's
+#: 2.2M keys in one pass made ``inspect`` peak at 609 MB; a pass of 250,000 keys still makes one
+#: numpy call per step for dozens of tracks of a clip of short ones.
+_JOIN_KEYS = 250_000
+
+
+def _findings_in_parts(tracks, spike_speed: float | None):
+    """``[(index, findings)]`` lists covering each of ``tracks`` once: tracks of at least 3 keys
+    grouped by kind and order through :func:`_joined_findings`, up to :data:`_JOIN_KEYS` keys a pass
+    (so a caller that drops each part bounds its memory), the others alone."""
     groups: dict[tuple, list[int]] = {}
     for i, tr in enumerate(tracks):
         if tr.n_keys >= 3:
             groups.setdefault((tr.kind, tr.order), []).append(i)
         else:
-            out[i] = _Findings(tr, spike_speed)
+            yield [(i, _Findings(tr, spike_speed))]
     for idx in groups.values():
-        for i, part in zip(idx, _joined_findings([tracks[i] for i in idx], spike_speed), strict=True):
-            out[i] = part
-    return out
+        chunk: list[int] = []
+        keys = 0
+        for n, i in enumerate(idx):
+            chunk.append(i)
+            keys += tracks[i].n_keys
+            if keys >= _JOIN_KEYS or n == len(idx) - 1:
+                yield list(zip(chunk, _joined_findings([tracks[j] for j in chunk], spike_speed), strict=True))
+                chunk, keys = [], 0
 
 
 #: Points per flip step at which :func:`flip_details` measures the distance to gimbal lock.
@@ -602,8 +623,11 @@ def flip_details_all(tracks) -> list[FlipDetail]:
     """:func:`flip_details` of every track of ``tracks`` (in order), analysed together by kind and
     order (``clean``'s flips left in the written file)."""
     tracks = list(tracks)
-    found = _clip_findings(tracks, None)
-    return [fd for tr, f in zip(tracks, found, strict=True) for fd in _flip_details(tr, f)]
+    details: list = [()] * len(tracks)
+    for part in _findings_in_parts(tracks, None):
+        for i, f in part:
+            details[i] = _flip_details(tracks[i], f)
+    return [fd for per_track in details for fd in per_track]
 
 
 def _report(track: RotationTrack, f: _Findings) -> TrackReport:
@@ -682,5 +706,9 @@ def pop_detail(step_deg: float, dt: float, speeds: np.ndarray) -> str:
 
 def inspect_clip(clip: Clip, spike_speed: float | None = None) -> list[TrackReport]:
     """One :class:`TrackReport` per rotation track of ``clip``, in track order."""
-    found = _clip_findings(list(clip.tracks), spike_speed)
-    return [_report(tr, f) for tr, f in zip(clip.tracks, found, strict=True)]
+    tracks = list(clip.tracks)
+    reports: list = [None] * len(tracks)
+    for part in _findings_in_parts(tracks, spike_speed):  # (each part's arrays dropped after it)
+        for i, f in part:
+            reports[i] = _report(tracks[i], f)
+    return reports

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -446,3 +448,23 @@ def test_a_pop_added_to_a_corpus_walk_is_found_where_it_is(corpus_dir):
     assert {p: n for p, n in after.items() if p != path} == {p: n for p, n in before.items() if p != path}
     (p,) = [p for p in find_problems(popped.track(path)) if p.kind == "pop" and p.index == 200]
     assert p.detail.startswith("136.0 deg in one key step") and "16,3" in p.detail
+
+
+@pytest.mark.parametrize(
+    "path",
+    [Path(__file__).resolve().parents[2] / "resources" / "samples" / "demo.anim", *bvh_files[:3]],
+    ids=lambda p: p.name[:40],
+)
+def test_reports_in_parts_are_the_reports_of_one_pass(path, monkeypatch):
+    """``inspect`` analyses a clip's tracks joined up to ``_JOIN_KEYS`` keys a pass (bounded memory on
+    long takes): a pass per track gives the same reports and flip details as one pass over all."""
+    from curveeditor.engine import analysis
+    from curveeditor.io import read_clip
+
+    clip = read_clip(path)
+    monkeypatch.setattr(analysis, "_JOIN_KEYS", 10**12)
+    whole = (inspect_clip(clip), analysis.flip_details_all(clip.tracks))
+    monkeypatch.setattr(analysis, "_JOIN_KEYS", 1)
+    parts = list(analysis._findings_in_parts(list(clip.tracks), None))
+    assert len(parts) == len(clip.tracks)  # (a pass per track)
+    assert (inspect_clip(clip), analysis.flip_details_all(clip.tracks)) == whole
