@@ -493,10 +493,16 @@ def _joined_medians(sp, inside, starts, ends) -> np.ndarray:
 def _clip_findings(tracks, spike_speed: float | None) -> list:
     """:class:`_Findings` (or an equal :class:`_Part`) of each of ``tracks``, in order (all of them
     held at once: :func:`_findings_in_parts` hands them over a part at a time)."""
+    return _per_track(tracks, spike_speed, lambda _tr, f: f)
+
+
+def _per_track(tracks: list, spike_speed: float | None, fn) -> list:
+    """``[fn(track, findings)]`` of each of ``tracks``, in order, made a part of
+    :func:`_findings_in_parts` at a time (each part's arrays dropped once ``fn`` has read them)."""
     out: list = [None] * len(tracks)
     for part in _findings_in_parts(tracks, spike_speed):
         for i, f in part:
-            out[i] = f
+            out[i] = fn(tracks[i], f)
     return out
 
 
@@ -622,12 +628,7 @@ def inspect_track(track: RotationTrack, spike_speed: float | None = None) -> Tra
 def flip_details_all(tracks) -> list[FlipDetail]:
     """:func:`flip_details` of every track of ``tracks`` (in order), analysed together by kind and
     order (``clean``'s flips left in the written file)."""
-    tracks = list(tracks)
-    details: list = [()] * len(tracks)
-    for part in _findings_in_parts(tracks, None):
-        for i, f in part:
-            details[i] = _flip_details(tracks[i], f)
-    return [fd for per_track in details for fd in per_track]
+    return [fd for per_track in _per_track(list(tracks), None, _flip_details) for fd in per_track]
 
 
 def _report(track: RotationTrack, f: _Findings) -> TrackReport:
@@ -706,9 +707,4 @@ def pop_detail(step_deg: float, dt: float, speeds: np.ndarray) -> str:
 
 def inspect_clip(clip: Clip, spike_speed: float | None = None) -> list[TrackReport]:
     """One :class:`TrackReport` per rotation track of ``clip``, in track order."""
-    tracks = list(clip.tracks)
-    reports: list = [None] * len(tracks)
-    for part in _findings_in_parts(tracks, spike_speed):  # (each part's arrays dropped after it)
-        for i, f in part:
-            reports[i] = _report(tracks[i], f)
-    return reports
+    return _per_track(list(clip.tracks), spike_speed, _report)

@@ -254,11 +254,7 @@ def _pose_groups(tracks: tuple, t: np.ndarray) -> list:
         lo, hi = float(t.min()), float(t.max())
         near = [_keys_around(tr.curve, lo, hi) for tr in tracks]
         if all(c is not None for c in near) and 4 * sum(c.n_keys * c.n_components for c in near) < total:
-            tags = [(tr.kind, tr.order) for tr in tracks]
-            return [
-                (idx, merged if len(idx) > 1 else None, *tag)
-                for tag, idx, merged in _merged_by_times(near, tags)
-            ]
+            return _groups(tracks, near)
     return _merged_groups(tracks)
 
 
@@ -295,13 +291,18 @@ def _merged_groups(tracks: tuple) -> list:
         # costs about 15 evaluations and pays off from the second pose on (playback, scrubbing).
         _remember(key, (tracks, None))
         return [([i], None, tr.kind, tr.order) for i, tr in enumerate(tracks)]
-    tags = [(tr.kind, tr.order) for tr in tracks]
-    out = [
-        (idx, merged if len(idx) > 1 else None, *tag)
-        for tag, idx, merged in _merged_by_times([tr.curve for tr in tracks], tags)
-    ]
+    out = _groups(tracks, [tr.curve for tr in tracks])
     _remember(key, (tracks, out))
     return out
+
+
+def _groups(tracks: tuple, curves: list) -> list:
+    """``[(indices into tracks, merged Curve | None, kind, order)]`` of ``curves`` (one per track: the
+    track's own, or the keys of a span of it) merged by kind, order and key times."""
+    tags = [(tr.kind, tr.order) for tr in tracks]
+    return [
+        (idx, merged if len(idx) > 1 else None, *tag) for tag, idx, merged in _merged_by_times(curves, tags)
+    ]
 
 
 def _merged_by_times(curves: list, tags: list) -> list[tuple[object, list[int], Curve]]:

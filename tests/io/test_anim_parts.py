@@ -317,10 +317,10 @@ def test_sharing_is_bit_for_bit():
     neg[7] = -0.0
     a = _keys(pos)
     b = _keys(neg)
-    assert intern(0, a).time is a.time
-    got = intern(1, b)
+    assert intern(a).time is a.time
+    got = intern(b)
     assert got.time is b.time and np.signbit(got.time[7])
-    c = intern(2, _keys(pos.copy()))
+    c = intern(_keys(pos.copy()))
     assert c.time is a.time  # (equal bits: the first block's array)
     assert os.getpid() == intern.pid
 
@@ -371,7 +371,7 @@ def test_an_editor_block_parsed_before_its_runtime_block_arrived_is_settled_to_a
     editor = KeyArrays(3, 1, time.copy(), col, col, col, zi.copy(), zi.copy(), z1, z1, np.arange(n))
 
     caller = parts._Interner()
-    mine = caller(900, editor)  # (the caller's own parse, first)
+    mine = caller(editor)  # (the caller's own parse, first)
     from_child = parts._Interner().sent(10, runtime)  # (what a child sends; no fork needed to make it)
     got = caller.adopt(from_child)
     settled = caller.settled({900: mine, 10: got})

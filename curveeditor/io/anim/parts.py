@@ -133,7 +133,7 @@ def _interned_cut(intern: _Interner, path: str, fields: tuple):
     """:func:`_parse_cut` through the interner: in the caller the keys, in a forked child what
     :meth:`_Interner.adopt` takes (:meth:`_Interner.sent`)."""
     ka = _parse_cut(path, fields)
-    return intern(fields[0], ka) if os.getpid() == intern.pid else intern.sent(fields[0], ka)
+    return intern(ka) if os.getpid() == intern.pid else intern.sent(fields[0], ka)
 
 
 class _Again:
@@ -176,7 +176,7 @@ class _Interner:
         self.late: dict[int, tuple] = {}  # id of an (N, 1) array -> (it, the column view replacing it)
         self.views: set[int] = set()  # ids of the column views in ``arrays``
 
-    def __call__(self, k0: int, ka):
+    def __call__(self, ka):
         """``ka`` (parsed by the caller) with each array seen before as the one copy of it."""
         again = {}
         for name, a, key, cols in self._keyed(ka):
@@ -295,7 +295,7 @@ def _read_cut_keys(f, cut: _Cut, path: str):
     return _block_keys(Lines(data), 0, cut.k1 - cut.k0, cut.k0, path)
 
 
-def _scan(path: str, f, stream=None, intern=None) -> tuple[list[_Cut], dict]:
+def _scan(path: str, f, stream, intern: _Interner) -> tuple[list[_Cut], dict]:
     """The key blocks of at least :data:`_CUT_MIN_LINES` lines right after an ``m_Curve:`` line, found
     slice by slice: a block runs from that line to the next line at indentation 6 or less that is
     not a key's ``- `` (what :func:`~.document.parse_document` reads as the curve's next field).
@@ -304,7 +304,7 @@ def _scan(path: str, f, stream=None, intern=None) -> tuple[list[_Cut], dict]:
     lines (``{k0: KeyArrays}``): a second read and line table of those bytes was 0.4 s of 3 s on
     the 350 MB that ``clean`` writes of a 10-minute take; the others are read again later. With a
     ``stream`` (:func:`_block_stream`) every cut is put to it instead, and ``parsed`` is empty.
-    ``intern`` (an :class:`_Interner`), if given, keeps one copy of each distinct array parsed."""
+    ``intern`` keeps one copy of each distinct array parsed."""
     cuts: list[_Cut] = []
     parsed: dict = {}
     line0 = 0  # file line of the slice's first line
@@ -341,7 +341,7 @@ def _scan(path: str, f, stream=None, intern=None) -> tuple[list[_Cut], dict]:
                         stream.put(dataclasses.astuple(cut))
                     elif cut.k0 >= line0 and int(starts[i]) + _PAD <= len(data):
                         ka = _block_keys(lines, cut.k0 - line0, i, line0, path)
-                        parsed[cut.k0] = intern(cut.k0, ka) if intern is not None else ka
+                        parsed[cut.k0] = intern(ka)
             line = data[starts[i] : starts[i + 1]].decode("utf-8", "surrogateescape")  # (as Lines.text)
             prev = (k, byte0 + int(starts[i + 1]), line.rstrip("\r\n").strip() == "m_Curve:")
         line0 += n
@@ -412,7 +412,7 @@ class _BlockParser:
     begins is parsed from the file's bytes of the whole block; the others from the skeleton. Key
     lines are numbered as in the file."""
 
-    def __init__(self, path: str, f, cuts: list[_Cut], parsed: dict, intern=None):
+    def __init__(self, path: str, f, cuts: list[_Cut], parsed: dict, intern: _Interner):
         self.path = path
         self.f = f
         self.intern = intern
@@ -450,4 +450,4 @@ class _BlockParser:
 
     def _cut_keys(self, cut: _Cut):
         ka = _read_cut_keys(self.f, cut, self.path)
-        return self.intern(cut.k0, ka) if self.intern is not None else ka
+        return self.intern(ka)

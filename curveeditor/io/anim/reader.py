@@ -119,9 +119,7 @@ def _mirror_modes(curve: Curve, editors: list[Entry]) -> Curve:
     if all(m is modes[0] for m in modes):
         tm = _columns(modes[0], len(modes))  # (one array of a read in parts: shared, no copy per track)
     else:
-        tm = np.array(curve.tangent_mode)
-        for c, m in enumerate(modes):
-            tm[:, c] = m
+        tm = np.stack(modes, axis=1)
     return Curve(
         curve.time,
         curve.value,
