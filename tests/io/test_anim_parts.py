@@ -377,5 +377,6 @@ def test_an_editor_block_parsed_before_its_runtime_block_arrived_is_settled_to_a
     settled = caller.settled({900: mine, 10: got})
     ed = settled[900]
     assert ed.value.base is settled[10].value  # (a view of the runtime's values)
+    assert not ed.value.flags.writeable  # (else a Curve copies it: the child's arrays arrive writeable)
     np.testing.assert_array_equal(ed.value[:, 0], vec[:, 1])
     assert ed.time is settled[10].time

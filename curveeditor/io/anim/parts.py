@@ -233,7 +233,10 @@ class _Interner:
     def _column(self, key: tuple, view: np.ndarray) -> None:
         """Register ``view``, a column of a vector array, under ``key``. If an ``(N, 1)`` array of
         its own came first (the caller parsed an editor block before the child's runtime block
-        arrived), the blocks holding it are given the view in :meth:`settled`."""
+        arrived), the blocks holding it are given the view in :meth:`settled`. The view is made
+        read-only here: one made of a child's array before :func:`_read_only` froze that array stays
+        writeable, and a ``Curve`` copies a writeable array."""
+        view.flags.writeable = False
         first = self.arrays.setdefault(key, view)
         if first is view:
             self.views.add(id(view))
