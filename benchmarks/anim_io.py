@@ -41,8 +41,8 @@ Rows:
   run) against ``yaml.load(..., CSafeLoader)`` alone on the same text (tags stripped, not timed).
 
 A BVH is also written with ``--no-editor-curves`` (only the curves Unity plays), and the generated
-CMU-style BVH's sizes are held to issue 21's 35 MB for CMU 01_01 (with editor curves it is about
-three times that: FAIL, printed as measured).
+CMU-style BVH's sizes are held to issue 21's 35 MB for CMU 01_01 (with editor curves, written as
+serializedVersion 2 keys without weight fields, it is about 1.7 times that: FAIL, printed as measured).
 
 Goals (issue 8 section 2, issue 10): write >= 30 MB/s with peak RSS < 300 MB (the checked write is
 the one users run; the write alone is printed beside it so a miss caused by the read-back shows);

@@ -32,6 +32,18 @@ INSPECT_TRACK_KEYS = [
 ]
 
 
+def with_weights(curve, weight: float = 0.25):
+    """``curve`` with every key's weights set to ``weight`` (unweighted still): weights other than
+    Unity's default 1/3, so a new ``.anim`` holds this curve as serializedVersion 3 keys, with the
+    ``weightedMode``/``inWeight``/``outWeight`` fields the key parser's tests probe."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    w = np.full_like(curve.in_weight, weight)
+    return replace(curve, in_weight=w, out_weight=w)
+
+
 def corpus_root() -> Path | None:
     env = os.environ.get("CURVEEDITOR_CORPUS")
     root = Path(env) if env else REPO.parent / "shared" / "corpus"

@@ -21,6 +21,7 @@ from curveeditor.io.anim import anim_text, keys
 from curveeditor.io.anim.document import parse_document
 from curveeditor.io.anim.keys import _plain_decimals, parse_key_block
 from curveeditor.io.errors import ClipReadError
+from tests.conftest import with_weights
 
 PLAIN = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 TRICKY = [
@@ -109,11 +110,11 @@ def _text_with(numbers: list[str]) -> str:
         "p",
         30.0,
         [
-            RotationTrack("A", "euler", make_curve(t, e)),
-            RotationTrack("B", "quaternion", make_curve(t, euler_to_quat(e))),
+            RotationTrack("A", "euler", with_weights(make_curve(t, e))),
+            RotationTrack("B", "quaternion", with_weights(make_curve(t, euler_to_quat(e)))),
         ],
     )
-    text = anim_text(clip)[0]
+    text = anim_text(clip)[0]  # (serializedVersion 3 keys: every keyframe field)
     it = itertools.cycle(numbers)
 
     def sub_vector(m):

@@ -14,7 +14,7 @@ from curveeditor.engine.tangents import make_curve
 from curveeditor.io.anim import parts, read_anim, write_anim
 from curveeditor.io.anim.document import parse_document
 from curveeditor.io.errors import ClipReadError
-from tests.conftest import corpus_files
+from tests.conftest import corpus_files, with_weights
 
 ANIMS = corpus_files("anim", "*.anim")
 TWO_KEYS = re.compile(rb"m_Curve:\r?\n      - [^\n]*\n(?:        [^\n]*\n){7,}      - ")
@@ -70,24 +70,38 @@ def no_whole_read(monkeypatch):
     monkeypatch.setattr(anim, "read_anim", whole)
 
 
-def long_clip(n=3000, tracks=3) -> Clip:
-    """Euler tracks of ``n`` keys at 60 fps (blocks of ``9 n`` lines), a float curve of ``n`` keys."""
+#: The two key layouts a new clip is written in: serializedVersion 2 (no weight fields: 6 lines a
+#: key) for unweighted curves, 3 (9 lines) for curves with weights.
+LAYOUTS = {"sv2": (2, 6), "sv3": (3, 9)}
+
+
+def long_clip(n=3000, tracks=3, weights=False) -> Clip:
+    """Euler tracks of ``n`` keys at 60 fps (blocks of ``6 n`` lines, ``9 n`` with ``weights``), a
+    float curve of ``n`` keys."""
     t = np.arange(n) / 60.0
     rng = np.random.default_rng(3)
     tr = []
+    dress = with_weights if weights else (lambda c: c)
     for j in range(tracks):
         e = np.cumsum(rng.normal(0, 2.0, (n, 3)), axis=0)
-        tr.append(RotationTrack(f"Root/Bone{j}", "euler", make_curve(t, e), order="zxy"))
+        tr.append(RotationTrack(f"Root/Bone{j}", "euler", dress(make_curve(t, e)), order="zxy"))
     blend = OtherTrack(
-        "Face", "blendShape.smile", "float", make_curve(t, np.sin(t)[:, None]), t, {"class_id": 137}
+        "Face", "blendShape.smile", "float", dress(make_curve(t, np.sin(t)[:, None])), t, {"class_id": 137}
     )
     return Clip("long", 60.0, tr, [blend])
 
 
+@pytest.fixture(params=list(LAYOUTS))
+def layout(request):
+    """``(key serializedVersion, lines a key)`` of :func:`long_anim`'s keys."""
+    return LAYOUTS[request.param]
+
+
 @pytest.fixture
-def long_anim(tmp_path):
+def long_anim(tmp_path, layout):
     path = tmp_path / "long.anim"
-    write_anim(long_clip(), path)
+    write_anim(long_clip(weights=layout[0] == 3), path)
+    assert f"      - serializedVersion: {layout[0]}\n".encode() in path.read_bytes()
     return path
 
 
@@ -106,13 +120,13 @@ def test_corpus_in_parts_is_the_whole_read(path, monkeypatch, cuts_seen, no_whol
         assert cuts_seen[0], "no block was cut"
 
 
-def test_long_blocks_are_cut_and_read_back_exactly(long_anim, cuts_seen, no_whole_read):
+def test_long_blocks_are_cut_and_read_back_exactly(long_anim, layout, cuts_seen, no_whole_read):
     got = parts.read_in_parts(long_anim)
     assert_same_clip(got, read_anim(long_anim))
     # Cut: the 3 tracks' m_EulerCurves and 9 m_EditorCurves blocks and the float curve's 2 (runtime and
     # editor), each of 3000 keys.
     assert len(cuts_seen[0]) == 14
-    assert all(c.k1 - c.k0 == 3000 * 9 for c in cuts_seen[0])
+    assert all(c.k1 - c.k0 == 3000 * layout[1] for c in cuts_seen[0])
 
 
 def test_key_lines_are_the_files_lines(long_anim, monkeypatch, no_whole_read):
@@ -161,16 +175,17 @@ def _corrupt(data: bytes, nth_key: int, old: bytes, new: bytes) -> bytes:
         (2500, b"inSlope: {x: ", b"inSlope: {x: abc"),  # a bad number deep in a cut block
         (7000, b"value: {x: ", b"value: {x: nan, q: "),  # in the second track's block
         (1500, b"tangentMode: ", b"tangentMode: 1.5"),
-        (2000, b"      - serializedVersion: 3", b"      - serializedVersion: 9"),
+        (2000, b"      - serializedVersion: {v}", b"      - serializedVersion: 9"),
         (400, b"time: ", b"time: \x01"),  # a control character
         (900, b"time: ", "time: \u00e9".encode("latin-1")),  # invalid UTF-8
         (1200, b"        outSlope", b"\toutSlope"),  # a tab in the indentation
         (1, b"m_PreInfinity: 2", b"m_PreInfinity: 7"),  # a skeleton line after a cut block
     ],
 )
-def test_a_fault_is_named_as_the_whole_read_names_it(tmp_path, long_anim, fault):
+def test_a_fault_is_named_as_the_whole_read_names_it(tmp_path, long_anim, layout, fault):
     bad = tmp_path / "bad.anim"
-    bad.write_bytes(_corrupt(long_anim.read_bytes(), *fault))
+    nth, old, new = fault
+    bad.write_bytes(_corrupt(long_anim.read_bytes(), nth, old.replace(b"{v}", b"%d" % layout[0]), new))
     with pytest.raises(ClipReadError) as whole:
         read_anim(bad)
     with pytest.raises(ClipReadError) as inparts:

@@ -24,7 +24,7 @@ from curveeditor.io.anim import anim_text, read_anim
 from curveeditor.io.anim.document import parse_document
 from curveeditor.io.anim.keys import parse_key_block
 from curveeditor.io.errors import ClipReadError, ClipWriteError
-from tests.conftest import corpus_files
+from tests.conftest import corpus_files, with_weights
 
 ANIMS = corpus_files("anim", "*.anim")
 T = np.array([0.0, 0.5, 1.0])
@@ -32,12 +32,14 @@ E = np.array([[0.0, 0.0, 0.0], [10.0, 20.0, 30.0], [0.0, 90.0, 0.0]])
 
 
 def base_text() -> str:
+    """A new clip's text with every keyframe field (serializedVersion 3 keys: the curves have
+    weights)."""
     clip = Clip(
         "p",
         30.0,
         [
-            RotationTrack("A", "euler", make_curve(T, E)),
-            RotationTrack("B", "quaternion", make_curve(T, euler_to_quat(E))),
+            RotationTrack("A", "euler", with_weights(make_curve(T, E))),
+            RotationTrack("B", "quaternion", with_weights(make_curve(T, euler_to_quat(E)))),
         ],
     )
     return anim_text(clip)[0]
@@ -325,6 +327,16 @@ def test_a_later_keys_serialized_version_other_than_2_or_3_is_an_error(tmp_path,
 def test_a_version_2_first_key_with_version_3_fields_is_an_error(tmp_path):
     text, line = mutate(r"^(      - serializedVersion: )3$", r"\g<1>2")
     err = read_error(tmp_path, text)
+    assert err.line == line and "do not match any Unity key layout" in err.reason
+
+
+def test_a_version_3_first_key_without_weight_fields_is_an_error(tmp_path):
+    """The other way round, in a new clip's unweighted (serializedVersion 2) keys."""
+    clip = Clip("p", 30.0, [RotationTrack("A", "euler", make_curve(T, E))])
+    text = anim_text(clip)[0]
+    m = re.search(r"^(      - serializedVersion: )2$", text, flags=re.M)
+    line = text.count("\n", 0, m.start()) + 1
+    err = read_error(tmp_path, text[: m.start()] + m.group(1) + "3" + text[m.end() :])
     assert err.line == line and "do not match any Unity key layout" in err.reason
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...engine.clip import Clip, OtherTrack, RotationTrack
-from ...engine.curves import Curve
+from ...engine.curves import DEFAULT_WEIGHT, Curve
 from ...engine.rotations import UNITY_ROTATION_ORDERS
 from ..errors import ClipReadError
 from .document import AnimDocument, Entry
@@ -61,6 +61,10 @@ class TrackSource:
     path: str = ""
 
 
+_DEFAULT_W = np.array(DEFAULT_WEIGHT)
+_DEFAULT_W.flags.writeable = False  # (the one array every weightless key's weights are a view of)
+
+
 def entry_curve(e: Entry) -> Curve:
     """The keys of an AnimationCurve entry as a :class:`Curve` (tangent modes in modern encoding)."""
     k = e.keys
@@ -69,8 +73,12 @@ def entry_curve(e: Entry) -> Curve:
         comps = {"m_RotationCurves": 4, "m_EulerCurves": 3, "m_PositionCurves": 3, "m_ScaleCurves": 3}
         return _empty_curve(comps.get(e.list_name, 1), e.pre_infinity, e.post_infinity)
     c = k.n_components
+    # Keys without weight fields (serializedVersion 2 and older) hold Unity's default weight, the
+    # float32 1/3 a serializedVersion 3 key spells 0.33333334: one value, as a broadcast view.
     default_w = (
-        None if k.in_weight is not None and k.out_weight is not None else _frozen(np.full((k.n, c), 1 / 3))
+        None
+        if k.in_weight is not None and k.out_weight is not None
+        else np.broadcast_to(_DEFAULT_W, (k.n, c))
     )
     # Arrays handed over read-only: Curve keeps them as they are (no second copy).
     return Curve(
@@ -217,7 +225,7 @@ def _humanoid_curve(parts: list[Entry]) -> Curve:
         if n == 0:
             return Curve.make(np.zeros(0), np.zeros((0, 4)))
 
-        def stack(attr, default=1.0 / 3.0):
+        def stack(attr, default=DEFAULT_WEIGHT):
             cols = []
             for p in parts:
                 a = getattr(p.keys, attr)
