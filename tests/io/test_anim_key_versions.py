@@ -99,3 +99,11 @@ def test_weights_edited_into_a_written_file_are_kept_and_not_warned(tmp_path):
     assert not [w for w in warnings if "weight" in w]
     back = read_clip(out).tracks[0].curve
     assert back.weighted_mode[3, 1] == 1 and back.in_weight[3, 1] == np.float32(0.7)
+
+
+def test_a_written_file_saved_again_unchanged_is_byte_identical(tmp_path):
+    first = tmp_path / "first.anim"
+    write_clip(_clip(make_curve(T, E), with_weights(make_curve(T, E))), first)
+    again = tmp_path / "again.anim"
+    write_clip(read_clip(first), again)
+    assert again.read_bytes() == first.read_bytes()

@@ -6,11 +6,11 @@ output format must update them on purpose, with the reason in the commit."""
 from __future__ import annotations
 
 import hashlib
-import re
 
 import numpy as np
 import pytest
 
+from benchmarks.anim_io import as_version_3
 from curveeditor.engine.clip import Clip, OtherTrack, RotationTrack
 from curveeditor.engine.rotations import euler_to_quat
 from curveeditor.engine.tangents import make_curve
@@ -72,29 +72,6 @@ def digest(clip, **kw) -> str:
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:20]
-
-
-_V2_KEY = re.compile(
-    r"^(?P<i> +)- serializedVersion: 2\n(?P<body>(?P=i)  time: .*\n(?P=i)  value: (?P<v>.*)\n"
-    r"(?P=i)  inSlope: .*\n(?P=i)  outSlope: .*\n(?P=i)  tangentMode: .*\n)",
-    flags=re.M,
-)
-
-
-def as_version_3(text: str) -> str:
-    """``text`` with every serializedVersion 2 key spelled as the serializedVersion 3 key Unity reads
-    it as (unweighted, default weights 1/3): the layout new clips had before issue 21's compaction."""
-
-    def key(m: re.Match) -> str:
-        v, i = m.group("v"), m.group("i")
-        comps = re.findall(r"(\w): ", v) if v.startswith("{") else []
-        w = ("{" + ", ".join(f"{c}: 0.33333334" for c in comps) + "}") if comps else "0.33333334"
-        return (
-            f"{i}- serializedVersion: 3\n{m.group('body')}{i}  weightedMode: 0\n"
-            f"{i}  inWeight: {w}\n{i}  outWeight: {w}\n"
-        )
-
-    return _V2_KEY.sub(key, text)
 
 
 #: The bytes as serializedVersion 3 keys (:func:`as_version_3`): new clips are written with
