@@ -303,7 +303,7 @@ def main() -> int:
             rows.append((label, minutes, name, r))
             for f in work.glob(f"{take.stem}*.*"):
                 if f != take:
-                    f.unlink()  # a 10-minute .anim is 2.4 GB
+                    f.unlink()  # a 10-minute .anim is 1.5 GB
             print(f"  {label:7s} {name:14s} done", file=sys.stderr)
         if editor:
             r = measure([PY, __file__, "--editor", str(take), str(work)])
