@@ -355,9 +355,10 @@ def anim_frames(clip) -> np.ndarray:
 
 def ours_anim(anim: Path, bound: float, tmp: Path, **reduce_opts):
     """``clean X.anim --reduce BOUND -o Y.anim`` in-process: ``(channel keys, max error at every frame)``
-    of the written file read back against the source (both as our reader plays them). Channel keys
-    are counted on the file read back: each channel's own keys where its editor curves hold them
-    (``per_channel=True``), every runtime key for every channel otherwise."""
+    of the written file read back against the source (both as our reader plays them), and its
+    played keys (every runtime key for every component). Channel keys are counted on the file read
+    back: each channel's own keys where its editor curves hold them (``per_channel=True``; a clip
+    without editor curves is given them), every runtime key for every channel otherwise."""
     from curveeditor.engine.clip import played
     from curveeditor.engine.recipe import Recipe, run_recipe
     from curveeditor.io import read_clip, write_checked
@@ -372,7 +373,8 @@ def ours_anim(anim: Path, bound: float, tmp: Path, **reduce_opts):
     t = anim_frames(clip) / clip.frame_rate
     worst = max(_geodesic_wxyz(played(back.track(s.path), t), played(s, t)) for s in clip.tracks)
     channel = sum(w.curve.channel_key_count() for w in back.tracks)
-    return channel, worst
+    stored = sum(w.n_keys * w.curve.value.shape[1] for w in back.tracks)
+    return channel, worst, stored
 
 
 def decimate_anim_table(anims, bounds, cache: Path) -> bool:
@@ -381,21 +383,22 @@ def decimate_anim_table(anims, bounds, cache: Path) -> bool:
 
     from curveeditor.engine.clip import played
     from curveeditor.io import read_clip
+    from curveeditor.io.anim.reader import editor_curves_addable
 
     print(
         "\nThe largest corpus .anim clips: their rotation curves as Blender F-curves (Bezier, the same "
         "cubics), decimated;\nours: clean --reduce, written and read back. Error at every frame against "
         "each tool's own source curves. Channel keys (a quaternion key = 4); 'perch' = --per-channel, "
         "counted on the written\neditor curves (each component's own keys; a clip without editor curves "
-        "keeps one key list per track).\n'stored': for a clip without editor curves, Blender's result as "
-        "its runtime curves would hold it (each track keyed at the union of its F-curves' key times, "
-        "every key all components),\nand our per-channel ratio against that: informational, the goal "
-        "stays on Blender's own channel keys.\n"
+        "is given a whole set to hold them).\n'stored': for a clip without editor curves, the keys its "
+        "played (runtime) curves hold, every key all components: Blender's result keyed at the union of "
+        "its F-curves' key times,\nours as written (the per-channel keys' union); informational, the goal "
+        "stays on channel keys.\n"
     )
     head = (
         f"{'clip':36} {'bound':>5} {'Blender':>8} {'its err':>7} {'ours':>7} {'our err':>7} "
         f"{'ours@B':>7} {'err':>6} {'ratio':>6} {'perch@B':>7} {'err':>6} {'ratio':>6}  goal   "
-        f"{'stored':>7} {'ratio':>6}  (Blender's source = ours within)"
+        f"{'stored B':>8} {'ours':>7} {'ratio':>6}  (Blender's source = ours within)"
     )
     print(head)
     print("-" * len(head))
@@ -407,7 +410,7 @@ def decimate_anim_table(anims, bounds, cache: Path) -> bool:
             if bl is None:
                 continue
             clip = read_clip(f)
-            no_editor = all(tr.meta.get("separate_channel_keys") is False for tr in clip.tracks)
+            no_editor = editor_curves_addable(clip.source)
             widths = {str(i): tr.curve.value.shape[1] for i, tr in enumerate(clip.tracks)}
             t = anim_frames(clip) / clip.frame_rate
             same = max(
@@ -418,9 +421,9 @@ def decimate_anim_table(anims, bounds, cache: Path) -> bool:
                 b = run["margin_deg"]
                 bl_keys = sum(sum(v) for v in run["keys"].values())
                 bl_err = max(_geodesic_wxyz(bl["before"][n], run["after"][n]) for n in run["after"])
-                ck, err = ours_anim(f, b, tmp)
-                ck_b, err_b = ours_anim(f, bl_err, tmp)
-                pc_b, pc_err = ours_anim(f, bl_err, tmp, per_channel=True)
+                ck, err, _ = ours_anim(f, b, tmp)
+                ck_b, err_b, _ = ours_anim(f, bl_err, tmp)
+                pc_b, pc_err, pc_stored = ours_anim(f, bl_err, tmp, per_channel=True)
                 ratio = ck_b / bl_keys
                 pc_ratio = pc_b / bl_keys
                 ok = min(ratio, pc_ratio) <= DECIMATE_GOAL and max(err_b, pc_err) <= bl_err + 1e-9
@@ -428,11 +431,11 @@ def decimate_anim_table(anims, bounds, cache: Path) -> bool:
                 stored = "-"
                 if no_editor:
                     st = sum(n * widths[name] for name, n in run["union"].items())
-                    stored = f"{st:7d} {pc_b / st:6.2f}"
+                    stored = f"{st:7d} {pc_stored:7d} {pc_stored / st:6.2f}"
                 print(
                     f"{short(f.name, 36):36} {b:5.2f} {bl_keys:8d} {bl_err:7.3f} {ck:7d} {err:7.3f} "
                     f"{ck_b:7d} {err_b:6.3f} {ratio:6.2f} {pc_b:7d} {pc_err:6.3f} {pc_ratio:6.2f}  "
-                    f"{'PASS' if ok else 'FAIL'}   {stored:>14}  ({same:.4f} deg)",
+                    f"{'PASS' if ok else 'FAIL'}   {stored:>22}  ({same:.4f} deg)",
                     flush=True,
                 )
     return ok_all

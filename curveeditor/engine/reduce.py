@@ -1076,7 +1076,8 @@ def _per_channel(tracks: list[RotationTrack], out: list[RotationTrack], bounds) 
     tracks not proven at one share are mended (:func:`_repair`) and try the next. Unweighted tracks
     with finite slopes only (the split points use the Hermite cubic), and not tracks whose file keeps
     one key list for all channels (``meta["separate_channel_keys"] is False``: an ``.anim`` track
-    without editor curves, which would store the union of the channels' keys for every channel)."""
+    without editor curves in a clip that has others, which would store the union of the channels'
+    keys for every channel; a clip with none at all is given a whole set by the writer)."""
     todo = [
         i
         for i, (s, r) in enumerate(zip(tracks, out, strict=True))

@@ -168,12 +168,25 @@ def _channel_keys(curve: Curve, editors: list[Entry]) -> Curve:
     return replace(curve, tangent_mode=tm, channel_keys=own)
 
 
-def _rotation_meta(list_name: str, editors: list[Entry], width: int) -> dict:
+def editor_curves_addable(doc: AnimDocument) -> bool:
+    """True when a clip has no editor curves at all and its layout has the list for them (not a
+    Unity 4 compressed clip): the writer can give it a whole set (``writer._add_editor_curves``), so
+    its tracks' channels can be keyed independently."""
+    E = doc.entries
+    return (
+        not E.get("m_EditorCurves")
+        and doc.field_span("m_EditorCurves") is not None
+        and not E.get("m_CompressedRotationCurves")
+    )
+
+
+def _rotation_meta(list_name: str, editors: list[Entry], width: int, addable: bool) -> dict:
     """A rotation track's meta: its list, and ``separate_channel_keys: False`` when it has no editor
-    curve per channel (states Unity itself saves: clips built in code): the runtime curve alone keys
-    every channel at the same times, so the reducer's ``per_channel`` leaves it shared."""
+    curve per channel in a clip that has others (``addable`` False; a clip with none at all gets a
+    whole set when it is written with independent channel keys): the runtime curve alone keys every
+    channel at the same times, so the reducer's ``per_channel`` leaves it shared."""
     meta = {"format": "anim", "list": list_name}
-    if len(editors) != width:
+    if len(editors) != width and not addable:
         meta["separate_channel_keys"] = False
     return meta
 
@@ -313,6 +326,7 @@ def build_clip(doc: AnimDocument) -> Clip:
     sources: dict[str, TrackSource] = {}
     used: set[int] = set()
 
+    addable = editor_curves_addable(doc)
     editors: dict[tuple[str, str], Entry] = {}
     for e in E["m_EditorCurves"]:
         if e.class_id == 4 and e.attribute:
@@ -344,7 +358,7 @@ def build_clip(doc: AnimDocument) -> Clip:
                 "euler",
                 curve,
                 order=UNITY_ROTATION_ORDERS[order_i],
-                meta=_rotation_meta("m_EulerCurves", ed, 3),
+                meta=_rotation_meta("m_EulerCurves", ed, 3, addable),
             ),
             src,
         )
@@ -354,7 +368,9 @@ def build_clip(doc: AnimDocument) -> Clip:
         curve = _channel_keys(_mirror_modes(entry_curve(e), ed), ed)
         src = TrackSource("quaternion", [e], ed, displays.get(e.path, []), path=e.path)
         add(
-            RotationTrack(e.path, "quaternion", curve, meta=_rotation_meta("m_RotationCurves", ed, 4)),
+            RotationTrack(
+                e.path, "quaternion", curve, meta=_rotation_meta("m_RotationCurves", ed, 4, addable)
+            ),
             src,
         )
 

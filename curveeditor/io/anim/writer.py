@@ -43,7 +43,7 @@ from .bindings import HUMANOID_IK_INDEX, Binding, binding_lines, float_binding, 
 from .document import AnimDocument, Entry
 from .floats import detect_style, format_floats, format_matrix
 from .lexer import yaml_string
-from .reader import DISPLAY_ATTRS, EULER_EDITOR, HUMANOID_Q, QUAT_EDITOR, TrackSource
+from .reader import DISPLAY_ATTRS, EULER_EDITOR, HUMANOID_Q, QUAT_EDITOR, TrackSource, editor_curves_addable
 
 __all__ = ["write_anim", "render", "render_chunks", "Fmt"]
 
@@ -715,6 +715,8 @@ def _render_doc(
     uses, single_rule = _binding_rules(doc)
     seen = set()
     changed_any = False
+    add_editor = editor_curves and _needs_editor_curves(clip, doc)
+    written: list[tuple[RotationTrack, int]] = []  # (track as written, its m_RotationOrder)
     for t in clip.tracks:
         seen.add(t.path)
         orig = doc.original_tracks.get(t.path)
@@ -742,16 +744,20 @@ def _render_doc(
                     if d.n_keys:
                         ed.replace[id(d)] = rewrite_entry(doc, d, dc, fmt, "xyz".index(d.attribute[-1]))
                 warnings.append(f"{t.path or '(root)'}: Euler display curves made continuous (no wrap jumps)")
+            if add_editor:
+                written.append((t, _read_order_index(src)))
             continue
         changed_any = True
         original_order = orig[0].order if orig and orig[0].kind == EULER else None
         new, w, order_idx = _prepare(t, kind, keep_order, original_order, fix_hemisphere)
         warnings += w
-        warnings += _layout_warnings(new, orig[0] if orig else None, fmt, src)
+        warnings += _layout_warnings(new, orig[0] if orig else None, fmt, src, add_editor)
         if new.curve.channel_keys is not None and (
-            not editor_curves or (src is not None and src.kind == new.kind and not src.editor)
+            not editor_curves
+            or (not add_editor and src is not None and src.kind == new.kind and not src.editor)
         ):
             warnings.append(_union_keys_warning(new))
+        written.append((new, order_idx))
         _apply_track(
             ed,
             fmt,
@@ -778,6 +784,8 @@ def _render_doc(
                 0,
             )
     changed_any |= _apply_floats(clip, doc, ed, fmt, uses, single_rule)
+    if add_editor:
+        warnings.append(_add_editor_curves(clip, doc, ed, fmt, written))
     if clip.name != doc.name or np.float32(clip.frame_rate) != np.float32(doc.sample_rate):
         changed_any = True
     if not editor_curves and _drop_editor_curves(clip, doc, ed, fmt):
@@ -795,6 +803,56 @@ def _render_doc(
     if not changed_any:
         return iter([doc.data]), warnings
     return _assemble(clip, doc, ed, fmt), warnings
+
+
+def _needs_editor_curves(clip: Clip, doc: AnimDocument) -> bool:
+    """True when a clip with no editor curves at all (:func:`editor_curves_addable`) has a track
+    whose channels are keyed independently (``--per-channel``): its runtime curve can only hold them
+    at the union of their times (one key holds every component), so the Animation window's editor
+    curves are added to hold each channel's own keys, as Unity keeps a clip edited there."""
+    return editor_curves_addable(doc) and any(t.curve.channel_keys is not None for t in clip.tracks)
+
+
+def _read_order_index(src: TrackSource | None) -> int:
+    """The ``m_RotationOrder`` a track's runtime entry was read with (4, Unity's ZXY, when absent)."""
+    if src is None or not src.runtime or src.runtime[0].rotation_order is None:
+        return 4
+    return src.runtime[0].rotation_order
+
+
+def _add_editor_curves(
+    clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt, written: list[tuple[RotationTrack, int]]
+) -> str:
+    """Editor curves for every curve of a clip that had none (:func:`_needs_editor_curves`): each
+    rotation track's ``localEulerAnglesRaw.*`` / ``m_LocalRotation.*`` (each channel's own keys),
+    ``m_LocalPosition.*``, ``m_LocalScale.*`` and each float curve's copy, so that the Animation
+    window, which rebuilds the played curves from the editor curves when the clip is edited there,
+    has all of them (a partial set would lose the rest). The played curves are as before. Returns
+    the export note."""
+    for t, order_idx in written:
+        for lname, args in _track_entry_args(t, fmt, order_idx, editor=True):
+            if lname in ("m_EditorCurves", "m_EulerEditorCurves"):
+                ed.add(lname, new_entry(*args))
+    for o in clip.other_tracks:
+        c = o.curve
+        if c is None:
+            continue
+        if o.kind in ("position", "scale") and c.n_components == 3:
+            attr = "m_LocalPosition" if o.kind == "position" else "m_LocalScale"
+            for k in range(3):
+                ed.add("m_EditorCurves", new_entry(c, fmt, o.path, k, f"{attr}.{_COMP[k]}"))
+        elif o.kind == "float" and c.n_components == 1 and o.meta.get("class_id"):
+            src = doc.original_floats.get(o.name)
+            script = src[1].script if src is not None else "{fileID: 0}"
+            ed.add(
+                "m_EditorCurves",
+                new_entry(c, fmt, o.path, 0, o.attribute, int(o.meta["class_id"]), 4, script),
+            )
+    return (
+        "editor curves added (the clip had none): they hold each channel's own keys of a "
+        "--per-channel reduction, which the played curves hold at the union of their times; "
+        "Unity's Animation window shows and edits them"
+    )
 
 
 def _drop_editor_curves(clip: Clip, doc: AnimDocument, ed: _Edits, fmt: Fmt) -> bool:
@@ -885,7 +943,9 @@ def _common_tangent_modes(curve: Curve) -> np.ndarray:
     return np.where(uniform, tm[:, 0], 0)
 
 
-def _layout_warnings(t: RotationTrack, original: RotationTrack | None, fmt: Fmt, src) -> list[str]:
+def _layout_warnings(
+    t: RotationTrack, original: RotationTrack | None, fmt: Fmt, src, editor_added: bool = False
+) -> list[str]:
     """What the file's key layout cannot hold of an edited track's tangents (issue 8 section 2): keys
     without weight fields (Unity 4.x-2017 layouts) drop weights, and keys without serializedVersion
     have no ClampedAuto (written as Smooth, Unity's old name for Auto). Said once per track."""
@@ -910,7 +970,13 @@ def _layout_warnings(t: RotationTrack, original: RotationTrack | None, fmt: Fmt,
                 f"{name}: {int(np.count_nonzero(ca))} key(s) with ClampedAuto tangents written as Smooth: "
                 f"this file's {layout} (Unity 4.x-5.2) have no ClampedAuto; the slopes are kept as they are"
             )
-    if _modes_edited(t, original) and src is not None and not src.editor and src.kind != "humanoid":
+    if (
+        _modes_edited(t, original)
+        and src is not None
+        and not src.editor
+        and not editor_added
+        and src.kind != "humanoid"
+    ):
         tm = c.tangent_mode
         mixed = ~np.all(tm == tm[:, :1], axis=1)
         if np.any(mixed):
