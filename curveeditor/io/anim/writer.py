@@ -33,7 +33,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ...engine.clip import EULER, QUATERNION, Clip, RotationTrack
-from ...engine.curves import Curve
+from ...engine.curves import DEFAULT_WEIGHT, Curve
 from ...engine.export_checks import CONVERT_TOLERANCE_DEG, prepare_for_export, to_euler_track
 from ...engine.rotations import UNITY_ORDER, UNITY_ROTATION_ORDERS, extrinsic_order
 from ..atomic import atomic_write_chunks
@@ -171,19 +171,16 @@ class Fmt:
         self._ones.clear()
 
 
-#: Unity's default key weight, 1/3 as the float32 it stores (``0.33333334``).
-_DEFAULT_WEIGHT = np.float32(1.0 / 3.0)
-
-
 def _has_weights(curve: Curve, sl: slice) -> bool:
     """Whether components ``sl`` of ``curve`` have any weighted key or a weight other than Unity's
     default (compared at float32, the precision a file holds): what serializedVersion 2 keys, which
     have no weight fields, would lose."""
     if np.any(curve.weighted_mode[:, sl] != 0):
         return True
+    w = np.float32(DEFAULT_WEIGHT)
     return bool(
-        np.any(curve.in_weight[:, sl].astype(np.float32) != _DEFAULT_WEIGHT)
-        or np.any(curve.out_weight[:, sl].astype(np.float32) != _DEFAULT_WEIGHT)
+        np.any(curve.in_weight[:, sl].astype(np.float32) != w)
+        or np.any(curve.out_weight[:, sl].astype(np.float32) != w)
     )
 
 
@@ -745,7 +742,8 @@ def _render_doc(
                         ed.replace[id(d)] = rewrite_entry(doc, d, dc, fmt, "xyz".index(d.attribute[-1]))
                 warnings.append(f"{t.path or '(root)'}: Euler display curves made continuous (no wrap jumps)")
             if add_editor:
-                written.append((t, _read_order_index(src)))
+                idx = _euler_order_index(t, True, t.order)[0] if t.kind == EULER else 4
+                written.append((t, idx))
             continue
         changed_any = True
         original_order = orig[0].order if orig and orig[0].kind == EULER else None
@@ -757,7 +755,8 @@ def _render_doc(
             or (not add_editor and src is not None and src.kind == new.kind and not src.editor)
         ):
             warnings.append(_union_keys_warning(new))
-        written.append((new, order_idx))
+        if add_editor:
+            written.append((new, order_idx))
         _apply_track(
             ed,
             fmt,
@@ -813,11 +812,24 @@ def _needs_editor_curves(clip: Clip, doc: AnimDocument) -> bool:
     return editor_curves_addable(doc) and any(t.curve.channel_keys is not None for t in clip.tracks)
 
 
-def _read_order_index(src: TrackSource | None) -> int:
-    """The ``m_RotationOrder`` a track's runtime entry was read with (4, Unity's ZXY, when absent)."""
-    if src is None or not src.runtime or src.runtime[0].rotation_order is None:
-        return 4
-    return src.runtime[0].rotation_order
+#: The runtime list and the Transform property of a position or scale curve.
+_TRANSFORM_CURVES = {
+    "position": ("m_PositionCurves", "m_LocalPosition"),
+    "scale": ("m_ScaleCurves", "m_LocalScale"),
+}
+
+
+def _other_editor_args(o, fmt: Fmt, script: str = "{fileID: 0}") -> list[tuple]:
+    """:func:`entry_bytes` arguments of the editor curves mirroring a position, scale (one per
+    component) or float curve ``o`` (an ``OtherTrack`` with a curve Unity can store: 3 components,
+    or 1 and a class ID); none for any other."""
+    c = o.curve
+    if o.kind in _TRANSFORM_CURVES and c.n_components == 3:
+        attr = _TRANSFORM_CURVES[o.kind][1]
+        return [(c, fmt, o.path, k, f"{attr}.{_COMP[k]}") for k in range(3)]
+    if o.kind == "float" and c.n_components == 1 and o.meta.get("class_id"):
+        return [(c, fmt, o.path, 0, o.attribute, int(o.meta["class_id"]), 4, script)]
+    return []
 
 
 def _add_editor_curves(
@@ -834,20 +846,11 @@ def _add_editor_curves(
             if lname in ("m_EditorCurves", "m_EulerEditorCurves"):
                 ed.add(lname, new_entry(*args))
     for o in clip.other_tracks:
-        c = o.curve
-        if c is None:
+        if o.curve is None:
             continue
-        if o.kind in ("position", "scale") and c.n_components == 3:
-            attr = "m_LocalPosition" if o.kind == "position" else "m_LocalScale"
-            for k in range(3):
-                ed.add("m_EditorCurves", new_entry(c, fmt, o.path, k, f"{attr}.{_COMP[k]}"))
-        elif o.kind == "float" and c.n_components == 1 and o.meta.get("class_id"):
-            src = doc.original_floats.get(o.name)
-            script = src[1].script if src is not None else "{fileID: 0}"
-            ed.add(
-                "m_EditorCurves",
-                new_entry(c, fmt, o.path, 0, o.attribute, int(o.meta["class_id"]), 4, script),
-            )
+        src = doc.original_floats.get(o.name)
+        for args in _other_editor_args(o, fmt, src[1].script if src is not None else "{fileID: 0}"):
+            ed.add("m_EditorCurves", new_entry(*args))
     return (
         "editor curves added (the clip had none): they hold each channel's own keys of a "
         "--per-channel reduction, which the played curves hold at the union of their times; "
@@ -1346,18 +1349,14 @@ def _render_new(
         if o.curve is None or o.kind not in ("position", "scale", "float"):
             continue
         c = o.curve
-        if o.kind in ("position", "scale"):
+        if o.kind in _TRANSFORM_CURVES:
             if c.n_components != 3:
                 warnings.append(f"{o.name}: {o.kind} curve needs 3 components; not written")
                 continue
-            lname, attr = (
-                ("m_PositionCurves", "m_LocalPosition")
-                if o.kind == "position"
-                else ("m_ScaleCurves", "m_LocalScale")
-            )
+            lname = _TRANSFORM_CURVES[o.kind][0]
             lists[lname].append((c, fmt, o.path, None, None, 4, 4, "{fileID: 0}", not editor_curves))
             if editor_curves:
-                lists["m_EditorCurves"].extend((c, fmt, o.path, k, f"{attr}.{_COMP[k]}") for k in range(3))
+                lists["m_EditorCurves"].extend(_other_editor_args(o, fmt))
             if c.n_keys >= 2:
                 bnd = transform_binding(o.path, o.kind)
                 binds.append((bnd.attribute, bnd))
@@ -1369,7 +1368,7 @@ def _render_new(
                 continue
             lists["m_FloatCurves"].append((c, fmt, o.path, 0, o.attribute, cid))
             if editor_curves:
-                lists["m_EditorCurves"].append((c, fmt, o.path, 0, o.attribute, cid))
+                lists["m_EditorCurves"].extend(_other_editor_args(o, fmt))
             if c.n_keys >= 2:
                 binds.append((100, float_binding(o.path, o.attribute, cid)))
         if c.n_keys:
